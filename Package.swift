@@ -1,0 +1,145 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Strict settings for every target of ours: Swift 6 language mode (strict concurrency) is the package default.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "subscription-ledger",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ledger", targets: ["Ledger"]),
+        .library(name: "PostgresClient", targets: ["PostgresClient"]),
+        .library(name: "LedgerStore", targets: ["LedgerStore"]),
+        .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev", "pkgconf"])]),
+
+        // A small PostgreSQL client over libpq: connections, binary parameters, rows, COPY, LISTEN, a pool.
+        .target(
+            name: "PostgresClient",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Everything the ledger keeps in PostgreSQL: migrations (schema/), the append-only event log, its verification.
+        .target(
+            name: "LedgerStore",
+            dependencies: [
+                "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // A private PostgreSQL cluster (initdb / pg_ctl) for the zero-configuration default.
+        .target(
+            name: "EmbeddedPostgres",
+            dependencies: ["PostgresClient", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+
+        // Offline verification of App Store signed data (JWS) and legacy receipts (PKCS#7).
+        .target(
+            name: "AppStoreVerification",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Roots")],
+            swiftSettings: strict
+        ),
+
+        // The HTTP service (Hummingbird 2).
+        .target(
+            name: "LedgerServer",
+            dependencies: [
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // The `ledger` command line: every subcommand, as a library so tests can run them in-process.
+        .target(
+            name: "LedgerCommands",
+            dependencies: [
+                "LedgerStore",
+                "PostgresClient",
+                "EmbeddedPostgres",
+                "LedgerServer",
+                "AppStoreVerification",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "Ledger",
+            dependencies: ["LedgerCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+
+        // Starts one private PostgreSQL per test process (or uses DATABASE_URL) and hands out fresh databases.
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["PostgresClient", "EmbeddedPostgres"],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
+        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "PostgresTestSupport"], swiftSettings: strict),
+        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "AppStoreVerificationTests",
+            dependencies: [
+                "AppStoreVerification",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LedgerServerTests",
+            dependencies: [
+                "LedgerServer", "LedgerStore", "PostgresTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LedgerCommandsTests",
+            dependencies: ["LedgerCommands", "LedgerStore", "PostgresClient", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,102 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// Verifies an App Store JWS and returns its payload.
+///
+/// Order of checks, chosen so a forged input gets the code that names the forgery: header and `alg`
+/// (`malformed`, `unsupported_algorithm`); the `x5c` certificates parse and chain to a root with Apple's OIDs
+/// (`untrusted_chain`, `missing_apple_oid`; before the signature, because x5c sits in the signed header and a changed
+/// certificate would otherwise show up as a bad signature); the ES256 signature over the exact header.payload text
+/// (`invalid_signature`, so a changed payload byte is reported as such even if it also breaks the JSON or the
+/// dates); the payload decodes (`malformed`); finally validity at the payload's signing date
+/// (`certificate_expired`).
+struct JWSVerifier: Sendable {
+    let chainVerifier: ChainVerifier
+
+    /// - Parameters:
+    ///   - allowLocallySigned: accept a single self-signed certificate (Xcode / LocalTesting data).
+    ///   - signingDateKey: the payload member holding the signing date (`signedDate`; app transactions have none and
+    ///     use `receiptCreationDate`, as Apple's library does). Without it the chain is checked at the current time.
+    func verify(
+        _ text: String, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Date = Date()
+    ) async throws(AppStoreVerificationError) -> JSONValue {
+        let jws = try CompactJWS(text)
+        guard jws.algorithm == "ES256" else {
+            throw AppStoreVerificationError(
+                .unsupportedAlgorithm,
+                "the JWS header says alg \(jws.algorithm.map { "\"\($0)\"" } ?? "(none)"); App Store data is always ES256"
+            )
+        }
+        guard let x5c = jws.certificateChain, !x5c.isEmpty else {
+            throw .malformed("the JWS header has no x5c certificate chain, so its signer cannot be identified")
+        }
+        let certificates = try Self.parseCertificates(x5c.prefix(2))
+        let leaf = certificates[0]
+        let selfSigned = x5c.count == 1 && allowLocallySigned
+        switch x5c.count {
+        case 3:
+            try await chainVerifier.verifyTrust(leaf: leaf, intermediate: certificates[1])
+        case 1 where allowLocallySigned:
+            try SelfSignedCertificate.checkIntact(leaf, what: "the x5c certificate")
+        case 1:
+            throw AppStoreVerificationError(
+                .untrustedChain,
+                "signed by a single self-signed certificate (StoreKit testing in Xcode); such data is accepted only when the app is configured for the Xcode or LocalTesting environment"
+            )
+        default:
+            throw AppStoreVerificationError(
+                .untrustedChain, "x5c holds \(x5c.count) certificates; App Store data carries exactly 3 (leaf, intermediate, root)"
+            )
+        }
+        try Self.checkSignature(of: jws, with: leaf)
+        let payload = try jws.payloadJSON()
+
+        let validationTime = Self.signingDate(in: payload, key: signingDateKey) ?? now
+        if selfSigned {
+            try SelfSignedCertificate.checkValidity(leaf, at: validationTime, what: "the x5c certificate")
+        } else {
+            try await chainVerifier.verify(leaf: leaf, intermediate: certificates[1], at: validationTime)
+        }
+        return payload
+    }
+
+    private static func parseCertificates(_ entries: ArraySlice<String>) throws(AppStoreVerificationError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for (position, entry) in entries.enumerated() {
+            guard let der = Base64.decodeStandard(entry), let certificate = try? Certificate(derEncoded: der) else {
+                throw AppStoreVerificationError(
+                    .untrustedChain, "x5c[\(position)] is not a base64 DER X.509 certificate (damaged or forged)"
+                )
+            }
+            certificates.append(certificate)
+        }
+        return certificates
+    }
+
+    private static func checkSignature(of jws: CompactJWS, with leaf: Certificate) throws(AppStoreVerificationError) {
+        guard let key = P256.Signing.PublicKey(leaf.publicKey) else {
+            throw AppStoreVerificationError(
+                .invalidSignature, "the signing certificate's key is \(leaf.publicKey), but ES256 signatures need a P-256 key"
+            )
+        }
+        guard let raw = jws.signature, raw.count == 64,
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+              key.isValidSignature(signature, for: jws.signingInput)
+        else {
+            throw AppStoreVerificationError(
+                .invalidSignature,
+                "the ES256 signature does not match the header and payload; the data was altered after signing (or truncated in transit)"
+            )
+        }
+    }
+
+    /// The payload's signing date as a `Date`, if present and numeric.
+    static func signingDate(in payload: JSONValue, key: String) -> Date? {
+        guard case .number(let literal)? = payload[key], let timestamp = AppStoreTimestamp(literal: literal) else {
+            return nil
+        }
+        return timestamp.date
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import LedgerStore
+import PostgresClient
+
+/// `ledger events export|import`: JSON Lines backups, migrations between servers, and seeding.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "events", abstract: "Export or import events as JSON Lines.",
+                                                    subcommands: [Export.self, Import.self])
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write events as JSON Lines, in position order.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "Only this app's events.") var app: String?
+        @Option(help: "Only events after this position.") var after: Int64 = 0
+        @Option(name: .shortAndLong, help: "Output file (default: standard output).") var output: String?
+
+        mutating func run() async throws {
+            let logger = CommandLogging.logger("ledger.export")
+            let sink = try OutputSink(path: output)
+            let count = try await database.withDatabase(logger: logger) { url in
+                try EventExport.export(on: try PostgresConnectionFactory.connect(url), app: app, after: after,
+                                       write: { sink.write($0 + "\n") }, progress: { if $0 % 50_000 == 0 { note("exported \($0) events…") } })
+            }
+            sink.close()
+            note("exported \(count) events")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Append events from a JSON Lines file (idempotent; exact restore into an empty log).")
+
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The JSON Lines file ('-' for standard input).") var file: String
+
+        mutating func run() async throws {
+            let logger = CommandLogging.logger("ledger.import")
+            let text: String
+            do {
+                text = file == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                    : try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw CommandFailure("cannot read \(file): \(error.localizedDescription)")
+            }
+            let summary = try await database.withLedger(logger: logger) { _, owner, _ in
+                try await owner.withConnection { connection in
+                    try EventImport.run(lines: text.split(separator: "\n", omittingEmptySubsequences: false).lazy.map(String.init),
+                                        on: connection, progress: { if $0 % 50_000 == 0 { note("imported \($0) lines…") } })
+                }
+            }
+            print("read \(summary.lines) events: appended \(summary.appended), already present \(summary.alreadyPresent)"
+                  + (summary.restoredExactly ? " (restored with original positions and hashes)" : ""))
+        }
+    }
+}
+
+/// Standard output or a file, written line by line.
+final class OutputSink {
+    let handle: FileHandle
+    let ownsHandle: Bool
+
+    init(path: String?) throws {
+        if let path, path != "-" {
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw CommandFailure("cannot write \(path)")
+            }
+            self.handle = handle
+            ownsHandle = true
+        } else {
+            handle = FileHandle.standardOutput
+            ownsHandle = false
+        }
+    }
+
+    func write(_ text: String) { handle.write(Data(text.utf8)) }
+    func close() { if ownsHandle { try? handle.close() } }
+}

@@ -1,0 +1,36 @@
+import Crypto
+import PostgresClient
+
+/// The hash chain's encoding, recomputed outside the database. It must stay byte-for-byte equal to
+/// `ledger.event_hash` in schema/001_event_log.sql: SHA-256 over the previous hash, then each field
+/// (text as 4-byte big-endian length + UTF-8, integers big-endian, times as epoch microseconds).
+public enum EventHash {
+    public static let genesis = [UInt8](repeating: 0, count: 32)
+
+    public static func compute(previousHash: [UInt8], event: RecordedEvent) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: previousHash)
+        text(event.appID, into: &hasher)
+        integer(event.position, into: &hasher)
+        text(event.streamID, into: &hasher)
+        integer(event.streamVersion, into: &hasher)
+        text(event.type, into: &hasher)
+        integer(event.schemaVersion, into: &hasher)
+        text(event.payload, into: &hasher)
+        text(event.metadata, into: &hasher)
+        text(event.idempotencyKey, into: &hasher)
+        integer(event.occurredAt.microsecondsSinceEpoch, into: &hasher)
+        integer(event.recordedAt.microsecondsSinceEpoch, into: &hasher)
+        return Array(hasher.finalize())
+    }
+
+    private static func text(_ value: String, into hasher: inout SHA256) {
+        let bytes = Array(value.utf8)
+        integer(Int32(bytes.count), into: &hasher)
+        hasher.update(data: bytes)
+    }
+
+    private static func integer<T: FixedWidthInteger>(_ value: T, into hasher: inout SHA256) {
+        hasher.update(data: BigEndian.bytes(of: value))
+    }
+}

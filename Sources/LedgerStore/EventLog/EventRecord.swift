@@ -1,0 +1,119 @@
+import PostgresClient
+
+/// An event to append. `payload` and `metadata` are JSON object text (stored as `jsonb`).
+public struct NewEvent: Sendable, Equatable {
+    public var type: String
+    public var schemaVersion: Int32
+    public var payload: String
+    public var metadata: String
+    /// Unique per app: the same key appends once, however often and however concurrently it is sent.
+    public var idempotencyKey: String
+    /// Business time (Apple's purchase / signed date), UTC.
+    public var occurredAt: PostgresTimestamp
+
+    public init(type: String, schemaVersion: Int32 = 1, payload: String, metadata: EventMetadata = EventMetadata(),
+                idempotencyKey: String, occurredAt: PostgresTimestamp) {
+        self.type = type
+        self.schemaVersion = schemaVersion
+        self.payload = payload
+        self.metadata = metadata.json
+        self.idempotencyKey = idempotencyKey
+        self.occurredAt = occurredAt
+    }
+
+    public init(type: String, schemaVersion: Int32 = 1, payload: String, metadataJSON: String,
+                idempotencyKey: String, occurredAt: PostgresTimestamp) {
+        self.type = type
+        self.schemaVersion = schemaVersion
+        self.payload = payload
+        self.metadata = metadataJSON
+        self.idempotencyKey = idempotencyKey
+        self.occurredAt = occurredAt
+    }
+}
+
+/// Who and what caused an event: the source (api, notification, import…), the request id, the actor.
+public struct EventMetadata: Sendable, Equatable, Codable {
+    public var source: String?
+    public var requestID: String?
+    public var actor: String?
+
+    public init(source: String? = nil, requestID: String? = nil, actor: String? = nil) {
+        self.source = source
+        self.requestID = requestID
+        self.actor = actor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case source, actor
+        case requestID = "request_id"
+    }
+
+    var json: String {
+        var fields: [String] = []
+        if let source { fields.append("\"source\":\(JSONText.quote(source))") }
+        if let requestID { fields.append("\"request_id\":\(JSONText.quote(requestID))") }
+        if let actor { fields.append("\"actor\":\(JSONText.quote(actor))") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// The version a writer expects the stream to be at (optimistic concurrency).
+public enum ExpectedVersion: Sendable, Equatable {
+    case any
+    case noStream
+    case exact(Int64)
+}
+
+/// What an append did. `positions` has one entry per submitted event, in order: the new position, or the
+/// original one for an event whose idempotency key was already recorded.
+public struct AppendResult: Sendable, Equatable {
+    public var positions: [Int64]
+    /// The stream's version after the append.
+    public var streamVersion: Int64
+    public var appendedCount: Int
+    public var isDuplicate: Bool { appendedCount == 0 }
+}
+
+/// An event as stored.
+public struct RecordedEvent: Sendable, Equatable {
+    public var appID: String
+    public var position: Int64
+    public var transactionID: UInt64
+    public var streamID: String
+    public var streamVersion: Int64
+    public var type: String
+    public var schemaVersion: Int32
+    public var payload: String
+    public var metadata: String
+    public var idempotencyKey: String
+    public var occurredAt: PostgresTimestamp
+    public var recordedAt: PostgresTimestamp
+    public var previousHash: [UInt8]
+    public var hash: [UInt8]
+
+    public var checkpoint: LogCheckpoint { LogCheckpoint(transactionID: transactionID, position: position) }
+}
+
+/// Where a reader of the whole log stands: the last event it consumed, in (transaction id, position) order.
+public struct LogCheckpoint: Sendable, Hashable, Comparable, Codable {
+    public var transactionID: UInt64
+    public var position: Int64
+
+    public init(transactionID: UInt64, position: Int64) {
+        self.transactionID = transactionID
+        self.position = position
+    }
+
+    public static let start = LogCheckpoint(transactionID: 0, position: 0)
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.transactionID, lhs.position) < (rhs.transactionID, rhs.position)
+    }
+}
+
+/// A transaction id bound as `xid8`.
+struct TransactionIDValue: PostgresEncodable {
+    var value: UInt64
+    var postgresValue: PostgresValue { PostgresValue(type: .xid8, bytes: BigEndian.bytes(of: value)) }
+}

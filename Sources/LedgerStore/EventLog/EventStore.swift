@@ -1,0 +1,167 @@
+import Logging
+import PostgresClient
+
+/// The append-only event log in `ledger.events` (SPEC §3).
+///
+/// Optimistic concurrency and idempotency are enforced by the table's unique keys
+/// (`(app_id, stream_id, stream_version)` and `(app_id, idempotency_key)`), not by locks: a writer that loses a
+/// race gets a unique violation and re-runs its append, which then finds either the winner's events (a duplicate:
+/// their original positions are returned) or a newer stream version (a conflict, or a retry for `.any`).
+public struct EventStore: Sendable {
+    public let pool: PostgresPool
+    let logger: Logger
+    static let maximumAttempts = 16
+    /// Largest batch accepted by one append (keeps one transaction's size bounded).
+    public static let maximumBatch = 10_000
+
+    public init(pool: PostgresPool, logger: Logger = Logger(label: "ledger.events")) {
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// Appends `events` to one stream in one transaction.
+    public func append(app appID: String, stream streamID: String, expected: ExpectedVersion = .any,
+                       events: [NewEvent]) async throws -> AppendResult {
+        try EventValidation.check(appID: appID, streamID: streamID, events: events)
+        return try await pool.withConnection { connection in
+            try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
+        }
+    }
+
+    /// The synchronous append, for callers that already hold a connection (import, tests).
+    public static func append(on connection: PostgresConnection, app appID: String, stream streamID: String,
+                              expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
+        for _ in 0..<maximumAttempts {
+            do {
+                return try connection.transaction { connection in
+                    try appendOnce(on: connection, app: appID, stream: streamID, expected: expected, events: events)
+                }
+            } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
+                continue // a concurrent writer won; the next attempt sees its events
+            } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
+                // Data exceptions: invalid JSON, characters jsonb refuses (\u0000), out-of-range times.
+                if case .server(let server) = error { throw EventStoreError.invalidEvent("PostgreSQL refused the event: \(server.message)") }
+                throw error
+            }
+        }
+        throw EventStoreError.contention(appID: appID, streamID: streamID)
+    }
+
+    private static func appendOnce(on connection: PostgresConnection, app appID: String, stream streamID: String,
+                                   expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
+        let keys = events.map(\.idempotencyKey)
+        var recorded: [String: Int64] = [:]
+        var recordedVersion: Int64 = 0
+        for row in try connection.query("""
+            SELECT idempotency_key, position, stream_version FROM ledger.events
+            WHERE app_id = \(appID) AND idempotency_key = ANY(\(TextArray(keys)))
+            """) {
+            recorded[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
+            recordedVersion = max(recordedVersion, try row.decode(Int64.self, at: 2))
+        }
+        let fresh = events.filter { recorded[$0.idempotencyKey] == nil }
+        if fresh.isEmpty {
+            return AppendResult(positions: keys.compactMap { recorded[$0] }, streamVersion: recordedVersion, appendedCount: 0)
+        }
+        let head = try connection.query("""
+            SELECT coalesce(max(stream_version), 0) FROM ledger.events WHERE app_id = \(appID) AND stream_id = \(streamID)
+            """).first?.decode(Int64.self, at: 0) ?? 0
+        switch expected {
+        case .any: break
+        case .noStream where head != 0, .exact(_) where expected != .exact(head):
+            throw EventStoreError.versionConflict(appID: appID, streamID: streamID, expected: expected, actual: head)
+        default: break
+        }
+        let rows = try connection.query("""
+            INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
+                                       idempotency_key, occurred_at)
+            SELECT \(appID), \(streamID), \(head) + e.n, e.type, e.schema_version::integer, e.payload::jsonb,
+                   e.metadata::jsonb, e.key, 'epoch'::timestamptz + e.micros * interval '1 microsecond'
+            FROM unnest(\(TextArray(fresh.map(\.type))), \(Int64Array(fresh.map { Int64($0.schemaVersion) })),
+                        \(TextArray(fresh.map(\.payload))), \(TextArray(fresh.map(\.metadata))),
+                        \(TextArray(fresh.map(\.idempotencyKey))), \(Int64Array(fresh.map(\.occurredAt.microsecondsSinceEpoch))))
+                 WITH ORDINALITY AS e(type, schema_version, payload, metadata, key, micros, n)
+            ORDER BY e.n
+            RETURNING idempotency_key, position
+            """)
+        for row in rows {
+            recorded[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
+        }
+        return AppendResult(positions: keys.compactMap { recorded[$0] }, streamVersion: head + Int64(fresh.count),
+                            appendedCount: fresh.count)
+    }
+
+    /// The events of one stream from `version` on, in version order.
+    public func readStream(app appID: String, stream streamID: String, fromVersion version: Int64 = 1,
+                           limit: Int = 10_000) async throws -> [RecordedEvent] {
+        try await pool.withConnection { connection in
+            try EventColumns.decode(connection.query("""
+                SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                WHERE app_id = \(appID) AND stream_id = \(streamID) AND stream_version >= \(version)
+                ORDER BY stream_version LIMIT \(Int64(limit))
+                """))
+        }
+    }
+
+    /// The next events of the whole log (or of one app) after `checkpoint`, in commit-safe order: only events of
+    /// transactions older than every transaction still running, ordered by (transaction id, position). An event
+    /// whose transaction commits after a later-numbered one is therefore delivered once it commits, never skipped.
+    public func readForward(app appID: String? = nil, after checkpoint: LogCheckpoint = .start,
+                            limit: Int = 1000) async throws -> [RecordedEvent] {
+        try await pool.withConnection { connection in
+            try Self.readForward(on: connection, app: appID, after: checkpoint, limit: limit)
+        }
+    }
+
+    public static func readForward(on connection: PostgresConnection, app appID: String?, after checkpoint: LogCheckpoint,
+                                   limit: Int) throws -> [RecordedEvent] {
+        let after = TransactionIDValue(value: checkpoint.transactionID)
+        let query: PostgresQuery = if let appID {
+            """
+            SELECT \(unescaped: EventColumns.list) FROM ledger.events
+            WHERE app_id = \(appID) AND (transaction_id, position) > (\(after), \(checkpoint.position))
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY transaction_id, position LIMIT \(Int64(limit))
+            """
+        } else {
+            """
+            SELECT \(unescaped: EventColumns.list) FROM ledger.events
+            WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY transaction_id, position LIMIT \(Int64(limit))
+            """
+        }
+        return try EventColumns.decode(connection.query(query))
+    }
+
+    /// Events in position order after `position` (export, verification). Not commit-safe for live tailing:
+    /// use `readForward` for that.
+    public static func readByPosition(on connection: PostgresConnection, app appID: String?, after position: Int64,
+                                      limit: Int) throws -> [RecordedEvent] {
+        let query: PostgresQuery = if let appID {
+            "SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE app_id = \(appID) AND position > \(position) ORDER BY position LIMIT \(Int64(limit))"
+        } else {
+            "SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE position > \(position) ORDER BY position LIMIT \(Int64(limit))"
+        }
+        return try EventColumns.decode(connection.query(query))
+    }
+}
+
+/// The column list every event read uses, and its decoder.
+enum EventColumns {
+    static let list = """
+        app_id, position, transaction_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
+        idempotency_key, occurred_at, recorded_at, previous_hash, hash
+        """
+
+    static func decode(_ rows: PostgresRows) throws -> [RecordedEvent] {
+        try rows.map { row in
+            RecordedEvent(
+                appID: try row.decode(at: 0), position: try row.decode(at: 1), transactionID: try row.decode(at: 2),
+                streamID: try row.decode(at: 3), streamVersion: try row.decode(at: 4), type: try row.decode(at: 5),
+                schemaVersion: try row.decode(at: 6), payload: try row.decode(at: 7), metadata: try row.decode(at: 8),
+                idempotencyKey: try row.decode(at: 9), occurredAt: try row.decode(at: 10), recordedAt: try row.decode(at: 11),
+                previousHash: try row.decode(at: 12), hash: try row.decode(at: 13))
+        }
+    }
+}

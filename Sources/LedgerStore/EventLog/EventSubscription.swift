@@ -1,0 +1,88 @@
+import PostgresClient
+import Synchronization
+
+extension EventStore {
+    /// The NOTIFY channel appenders signal after each commit that appended events.
+    public static let notificationChannel = "ledger_events"
+
+    /// Tells listeners (projection workers, subscriptions, other instances) that new events were committed.
+    /// Sent after the commit, outside the appending transaction: NOTIFY inside it would serialise all commits.
+    public func notifyAppended(app appID: String) async {
+        _ = try? await pool.query("SELECT pg_notify(\(Self.notificationChannel), \(appID))")
+    }
+
+    /// Every event after `checkpoint`, then new ones as they commit, in commit-safe order.
+    /// Wakes on NOTIFY and, as a fallback (notifications are lost while a listener reconnects), every `pollInterval`.
+    public func subscribe(app appID: String? = nil, after checkpoint: LogCheckpoint = .start, batchSize: Int = 500,
+                          pollInterval: Duration = .seconds(1)) -> AsyncThrowingStream<RecordedEvent, any Error> {
+        let listener = PostgresListener(configuration: pool.configuration, channels: [Self.notificationChannel])
+        let signal = WakeSignal()
+        let (stream, continuation) = AsyncThrowingStream<RecordedEvent, any Error>.makeStream()
+        let listening = Task {
+            for await _ in listener.events() { signal.fire() }
+        }
+        let reading = Task {
+            var position = checkpoint
+            do {
+                while !Task.isCancelled {
+                    let batch = try await readForward(app: appID, after: position, limit: batchSize)
+                    for event in batch {
+                        continuation.yield(event)
+                        position = event.checkpoint
+                    }
+                    if batch.count < batchSize { await signal.wait(timeout: pollInterval) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in
+            reading.cancel()
+            listening.cancel()
+            Task { await listener.stop() }
+        }
+        return stream
+    }
+}
+
+/// A wake-up flag with at most one waiter: `fire` wakes the waiter, or makes the next `wait` return at once.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func fire() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.pending = true
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    func wait(timeout: Duration) async {
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            fire()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.pending {
+                    state.pending = false
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+        timer.cancel()
+    }
+}

@@ -1,0 +1,30 @@
+import Logging
+import PostgresClient
+
+/// Opens the ledger's database: applies pending migrations as the connecting user, then hands out a pool whose
+/// connections work as `ledger_service` (may read and append events, never change them) when that role exists.
+public enum LedgerDatabase {
+    public static let serviceRole = "ledger_service"
+
+    /// Migrates, then returns the service's pool.
+    public static func open(connectionString: String, poolSize: Int = 4, migrations: [Migration],
+                            logger: Logger = Logger(label: "ledger.database")) async throws -> PostgresPool {
+        let base = PostgresConfiguration(connectionString: connectionString)
+        let admin = PostgresPool(configuration: base, size: 1, logger: logger)
+        defer { Task { await admin.shutdown() } }
+        let canUseRole = try await admin.withConnection { connection in
+            try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
+            return try connection.query("""
+                SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = \(serviceRole))
+                   AND pg_has_role(current_user, \(serviceRole), 'MEMBER')
+                """).first?.decode(Bool.self, at: 0) ?? false
+        }
+        var configuration = base
+        if canUseRole {
+            configuration.setupStatements = ["SET ROLE \(serviceRole)"]
+        } else {
+            logger.warning("the role \(serviceRole) is not available; working as the connecting user (the events table is still protected by triggers)")
+        }
+        return PostgresPool(configuration: configuration, size: poolSize, logger: logger)
+    }
+}

@@ -1,0 +1,81 @@
+import CLibPQ
+import Synchronization
+
+extension PostgresConnection {
+    /// `COPY ... FROM STDIN`: streams `chunks` (text or CSV lines as the statement says) and returns the rows copied.
+    /// If producing a chunk throws, the COPY is aborted server-side and the error rethrown.
+    @discardableResult
+    public func copyIn(_ sql: String, chunks: some Sequence<[UInt8]>) throws -> Int {
+        try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
+            let connection = handle.pointer
+            guard let start = PQexec(connection, sql) else { throw Self.connectionError(connection) }
+            guard PQresultStatus(start) == PGRES_COPY_IN else {
+                defer { PQclear(start) }
+                throw Self.serverError(start, connection: connection)
+            }
+            PQclear(start)
+            var failure: (any Error)?
+            for chunk in chunks where !chunk.isEmpty {
+                let sent = chunk.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                        PQputCopyData(connection, $0, Int32(buffer.count))
+                    }
+                }
+                if sent != 1 {
+                    failure = PostgresError.copyFailed(message: String(cString: PQerrorMessage(connection)))
+                    break
+                }
+            }
+            _ = failure == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
+            return try Self.drainResults(connection, priorFailure: failure)
+        }
+    }
+
+    /// `COPY ... TO STDOUT`: hands each row's bytes to `receive`; returns the number of rows.
+    @discardableResult
+    public func copyOut(_ sql: String, _ receive: ([UInt8]) throws -> Void) throws -> Int {
+        try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
+            let connection = handle.pointer
+            guard let start = PQexec(connection, sql) else { throw Self.connectionError(connection) }
+            guard PQresultStatus(start) == PGRES_COPY_OUT else {
+                defer { PQclear(start) }
+                throw Self.serverError(start, connection: connection)
+            }
+            PQclear(start)
+            var failure: (any Error)?
+            while true {
+                var buffer: UnsafeMutablePointer<CChar>?
+                let length = PQgetCopyData(connection, &buffer, 0)
+                if length > 0, let buffer {
+                    let bytes = buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                        Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+                    }
+                    PQfreemem(buffer)
+                    if failure == nil {
+                        do { try receive(bytes) } catch { failure = error }
+                    }
+                    continue
+                }
+                break // -1: done, -2: error; either way the final result says which
+            }
+            return try Self.drainResults(connection, priorFailure: failure)
+        }
+    }
+
+    /// Reads results until libpq returns NULL (required after COPY), clearing each; returns the affected rows.
+    private static func drainResults(_ connection: OpaquePointer, priorFailure: (any Error)?) throws -> Int {
+        var rows = 0
+        var failure = priorFailure
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK {
+                rows = affectedRows(result)
+            } else if failure == nil {
+                failure = serverError(result, connection: connection)
+            }
+        }
+        if let failure { throw failure }
+        return rows
+    }
+}

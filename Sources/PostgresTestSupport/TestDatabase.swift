@@ -1,0 +1,82 @@
+import EmbeddedPostgres
+import Foundation
+import Glibc
+import PostgresClient
+import Synchronization
+
+/// A real PostgreSQL for tests, started by the test run itself: `DATABASE_URL` when set (it must allow
+/// CREATE DATABASE), otherwise one private cluster per test process in a temporary folder, stopped and removed
+/// when the process exits. Every test gets a database of its own, so tests run in parallel without interfering.
+public enum TestDatabase {
+    /// The superuser connection string of a fresh, empty database (no migrations applied).
+    public static func makeDatabase(prefix: String = "test") async throws -> String {
+        let server = try await TestServer.shared.start()
+        let name = "\(prefix)_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        try await server.withAdminConnection { connection in
+            try connection.execute("CREATE DATABASE \(PostgresIdentifier.quote(name))")
+        }
+        return server.connectionString(database: name)
+    }
+
+    /// Connection details of the server itself, for tests that manage databases or clusters themselves.
+    public static func server() async throws -> TestServer.Info { try await TestServer.shared.start() }
+}
+
+/// Starts the test server once per process.
+public actor TestServer {
+    public struct Info: Sendable {
+        /// libpq keyword string without `dbname`, or a URL, for the admin database.
+        let adminConnectionString: String
+        let isURL: Bool
+
+        public func connectionString(database: String) -> String {
+            if isURL {
+                guard var components = URLComponents(string: adminConnectionString) else { return adminConnectionString }
+                components.path = "/" + database
+                return components.string ?? adminConnectionString
+            }
+            return adminConnectionString + " dbname=\(database)"
+        }
+
+        func withAdminConnection(_ body: @Sendable (PostgresConnection) throws -> Void) async throws {
+            let connection = try PostgresConnection.connect(PostgresConfiguration(
+                connectionString: isURL ? adminConnectionString : adminConnectionString + " dbname=postgres"))
+            try body(connection)
+        }
+    }
+
+    static let shared = TestServer()
+    private var info: Info?
+
+    func start() throws -> Info {
+        if let info { return info }
+        if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
+            let info = Info(adminConnectionString: url, isURL: url.contains("://"))
+            self.info = info
+            return info
+        }
+        let directory = NSTemporaryDirectory() + "ledger-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
+                                      options: .init(unsafeFastWrites: true, maxConnections: 300))
+        let running = try cluster.start()
+        TestClusterRegistry.register(cluster)
+        let info = Info(adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
+                        isURL: false)
+        self.info = info
+        return info
+    }
+}
+
+/// Stops the per-process test cluster when the test process exits.
+enum TestClusterRegistry {
+    static let cluster = Mutex<EmbeddedCluster?>(nil)
+
+    static func register(_ value: EmbeddedCluster) {
+        cluster.withLock { $0 = value }
+        atexit {
+            guard let cluster = TestClusterRegistry.cluster.withLock({ $0 }) else { return }
+            try? cluster.stop()
+            try? FileManager.default.removeItem(atPath: cluster.directory)
+        }
+    }
+}

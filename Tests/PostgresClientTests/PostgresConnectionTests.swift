@@ -1,0 +1,110 @@
+import Foundation
+import PostgresClient
+import PostgresTestSupport
+import Testing
+
+@Suite struct PostgresConnectionTests {
+    /// Runs `body` on a connection to a fresh database, on the pool's own thread (libpq blocks).
+    func withFreshConnection(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: try await TestDatabase.makeDatabase()), size: 1)
+        defer { Task { await pool.shutdown() } }
+        try await pool.withConnection(body)
+    }
+
+    @Test func bindsAndDecodesEveryTypeInBinary() async throws {
+        try await withFreshConnection { connection in
+            let stamp = PostgresTimestamp(microsecondsSinceEpoch: 1_697_679_936_049_730)
+            let id = UUID()
+            let row = try #require(try connection.query("""
+                SELECT \(Int64.max)::int8, \(Int32(-7))::int4, \(Int16(3))::int2, \("héllo ✓ ' \" \\ ; DROP TABLE x")::text,
+                       \([UInt8]([0, 1, 255]))::bytea, \(true)::bool, \(stamp)::timestamptz, \(JSONB(#"{"b": [1, 2.50], "a": "x"}"#))::jsonb,
+                       \(id)::uuid, \(Optional<String>.none)::text, \(Decimal(string: "12.345")!)::numeric::text
+                """).first)
+            #expect(try row.decode(Int64.self, at: 0) == Int64.max)
+            #expect(try row.decode(Int32.self, at: 1) == -7)
+            #expect(try row.decode(Int.self, at: 2) == 3)
+            #expect(try row.decode(String.self, at: 3) == "héllo ✓ ' \" \\ ; DROP TABLE x")
+            #expect(try row.decode([UInt8].self, at: 4) == [0, 1, 255])
+            #expect(try row.decode(Bool.self, at: 5))
+            #expect(try row.decode(PostgresTimestamp.self, at: 6) == stamp)
+            #expect(try row.decode(String.self, at: 7) == #"{"a": "x", "b": [1, 2.50]}"#)
+            #expect(try row.decode(UUID.self, at: 8) == id)
+            #expect(try row.decode(String?.self, at: 9) == nil)
+            #expect(try row.decode(Decimal.self, at: 10) == Decimal(string: "12.345"))
+            #expect(throws: PostgresError.self) { try row.decode(String.self, at: 9) }
+            #expect(throws: PostgresError.self) { try row.decode(Bool.self, at: 0) }
+        }
+    }
+
+    @Test func arraysBindForAnyLookups() async throws {
+        try await withFreshConnection { connection in
+            let rows = try connection.query("SELECT x FROM unnest(\(TextArray(["a", "b", ""]))) AS x WHERE x = ANY(\(TextArray(["b", ""]))) ORDER BY x")
+            #expect(try rows.map { try $0.decode(String.self, at: 0) } == ["", "b"])
+            let sum = try connection.query("SELECT sum(x)::int8 FROM unnest(\(Int64Array([1, 2, 40]))) AS x")
+            #expect(try sum.first?.decode(Int64.self, at: 0) == 43)
+        }
+    }
+
+    @Test func serverErrorsCarrySQLStateAndConstraint() async throws {
+        try await withFreshConnection { connection in
+            try connection.execute("CREATE TABLE t (id int CONSTRAINT t_pk PRIMARY KEY)")
+            try connection.query("INSERT INTO t VALUES (\(Int32(1)))")
+            do {
+                try connection.query("INSERT INTO t VALUES (\(Int32(1)))")
+                Issue.record("a duplicate insert must fail")
+            } catch let error as PostgresError {
+                guard case .server(let server) = error else { Issue.record("expected a server error, got \(error)"); return }
+                #expect(server.sqlState == "23505")
+                #expect(server.constraint == "t_pk")
+            }
+            #expect(connection.isReusable)
+        }
+    }
+
+    @Test func transactionRollsBackOnError() async throws {
+        try await withFreshConnection { connection in
+            try connection.execute("CREATE TABLE t (id int PRIMARY KEY)")
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try connection.transaction { connection in
+                    try connection.query("INSERT INTO t VALUES (\(Int32(1)))")
+                    throw Stop()
+                }
+            }
+            // A failure caught inside the body must not be committed as if nothing happened.
+            #expect(throws: PostgresError.self) {
+                try connection.transaction { connection in
+                    try connection.query("INSERT INTO t VALUES (\(Int32(2)))")
+                    _ = try? connection.query("SELECT 1/0")
+                }
+            }
+            #expect(try connection.query("SELECT count(*) FROM t").first?.decode(Int64.self, at: 0) == 0)
+            #expect(connection.isReusable)
+        }
+    }
+
+    @Test func copyInAndOut() async throws {
+        try await withFreshConnection { connection in
+            try connection.execute("CREATE TABLE t (id int, name text)")
+            let lines = (1...1000).map { Array("\($0)\tname \($0)\n".utf8) }
+            #expect(try connection.copyIn("COPY t FROM STDIN", chunks: lines) == 1000)
+            var received: [[UInt8]] = []
+            let count = try connection.copyOut("COPY (SELECT * FROM t ORDER BY id) TO STDOUT") { received.append($0) }
+            #expect(count == 1000)
+            #expect(received == lines)
+            #expect(throws: PostgresError.self) { try connection.copyIn("COPY t FROM STDIN", chunks: [Array("not-a-number\tx\n".utf8)]) }
+            #expect(connection.isReusable)
+        }
+    }
+
+    @Test func unreachableServerFailsFastWithAClearError() async throws {
+        let start = ContinuousClock.now
+        #expect {
+            _ = try PostgresConnection.connect(PostgresConfiguration(connectionString: "host=127.0.0.1 port=1 dbname=x connect_timeout=3"))
+        } throws: { error in
+            guard let error = error as? PostgresError, case .connectionFailed(let message) = error else { return false }
+            return message.contains("127.0.0.1") || message.lowercased().contains("connect")
+        }
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+}
