@@ -9,13 +9,15 @@ public struct PostgresInstallation: Sendable {
 
     public func program(_ name: String) -> String { binDirectory + "/" + name }
 
-    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) throws(EmbeddedPostgresError) -> PostgresInstallation {
+    /// `pgConfig` and `debianRoot` are parameters so tests can look at a machine without PostgreSQL.
+    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment,
+                              pgConfig: String? = "pg_config", debianRoot: String = "/usr/lib/postgresql")
+        throws(EmbeddedPostgresError) -> PostgresInstallation {
         var candidates: [String] = []
         if let explicit = environment["LEDGER_PG_BINDIR"], !explicit.isEmpty { candidates.append(explicit) }
-        if let output = try? ProcessRunner.run(["pg_config", "--bindir"], searchPath: true).output {
-            candidates.append(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        if let pgConfig, let result = try? ProcessRunner.run([pgConfig, "--bindir"], searchPath: true), result.status == 0 {
+            candidates.append(result.output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        let debianRoot = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: debianRoot)) ?? []
         for version in versions.compactMap(Int.init).sorted(by: >) {
             candidates.append("\(debianRoot)/\(version)/bin")

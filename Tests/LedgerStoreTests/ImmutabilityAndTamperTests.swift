@@ -7,7 +7,7 @@ import Testing
         let fixture = try await StoreFixture.make()
         _ = try await fixture.store.append(app: "app", stream: "s", events: [event("a")])
         for statement in ["UPDATE ledger.events SET payload = '{}'", "DELETE FROM ledger.events", "TRUNCATE ledger.events"] {
-            await #expect(statement) {
+            await #expect("\(statement)") {
                 try await fixture.store.pool.query(PostgresQuery(unsafeSQL: statement))
             } throws: { error in
                 (error as? PostgresError)?.sqlState == ServerError.insufficientPrivilege
@@ -21,7 +21,7 @@ import Testing
         let fixture = try await StoreFixture.make()
         _ = try await fixture.store.append(app: "app", stream: "s", events: [event("a")])
         for statement in ["UPDATE ledger.events SET payload = '{}'", "DELETE FROM ledger.events", "TRUNCATE ledger.events"] {
-            await #expect(statement) {
+            await #expect("\(statement)") {
                 try await fixture.superuser.query(PostgresQuery(unsafeSQL: statement))
             } throws: { error in
                 guard case .server(let server) = error as? PostgresError else { return false }

@@ -2,6 +2,7 @@ import PostgresClient
 
 extension EventImport {
     static let chunkSize = 500
+    static let windowSize = 10_000
 
     /// Imports `lines` (numbered from 1) on `connection`, which must belong to the schema's owner when restoring
     /// (restoring moves the position sequence past the restored positions).
@@ -10,20 +11,34 @@ extension EventImport {
         let empty = try connection.query("SELECT NOT EXISTS (SELECT FROM ledger.events)").first?.decode(Bool.self, at: 0) ?? false
         var restore: Bool?
         var summary = Summary(lines: 0, appended: 0, alreadyPresent: 0, restoredExactly: false)
-        var chunk: [(number: Int, line: Line)] = []
+        // Lines are read in windows and grouped by stream (keeping each stream's order), so an interleaved file
+        // still appends in batches rather than one transaction per line.
+        var window: [(number: Int, line: Line)] = []
 
         func flush() throws {
-            guard let first = chunk.first?.line else { return }
-            let events = chunk.map(\.line.event)
-            if restore == true {
-                try restoreChunk(chunk, on: connection)
-                summary.appended += chunk.count
-            } else {
-                let result = try EventStore.append(on: connection, app: first.appID, stream: first.streamID, expected: .any, events: events)
-                summary.appended += result.appendedCount
-                summary.alreadyPresent += events.count - result.appendedCount
+            var order: [StreamKey] = []
+            var groups: [StreamKey: [(number: Int, line: Line)]] = [:]
+            for entry in window {
+                let key = StreamKey(appID: entry.line.appID, streamID: entry.line.streamID)
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(entry)
             }
-            chunk.removeAll(keepingCapacity: true)
+            for key in order {
+                guard let group = groups[key] else { continue }
+                for start in stride(from: 0, to: group.count, by: chunkSize) {
+                    let chunk = Array(group[start..<min(start + chunkSize, group.count)])
+                    if restore == true {
+                        try restoreChunk(chunk, on: connection)
+                        summary.appended += chunk.count
+                    } else {
+                        let events = chunk.map(\.line.event)
+                        let result = try EventStore.append(on: connection, app: key.appID, stream: key.streamID, expected: .any, events: events)
+                        summary.appended += result.appendedCount
+                        summary.alreadyPresent += events.count - result.appendedCount
+                    }
+                }
+            }
+            window.removeAll(keepingCapacity: true)
             progress(summary.lines)
         }
 
@@ -34,11 +49,9 @@ extension EventImport {
             if restore == true, line.position == nil || line.recordedAt == nil {
                 throw ImportError.badLine(number: number, reason: "restoring needs \"position\" and \"recorded_at\" on every line, as the first line has them")
             }
-            if let previous = chunk.last?.line, previous.appID != line.appID || previous.streamID != line.streamID || chunk.count >= chunkSize {
-                try flush()
-            }
-            chunk.append((number, line))
+            window.append((number, line))
             summary.lines += 1
+            if window.count >= windowSize { try flush() }
         }
         try flush()
         if restore == true {
