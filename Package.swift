@@ -31,6 +31,10 @@ let package = Package(
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev", "pkgconf"])]),
 
+        // JSON kept exactly as received (numbers as their literal text, members in order), for signed payloads and
+        // for event data that must not be rewritten.
+        .target(name: "ExactJSON", swiftSettings: strict),
+
         // A small PostgreSQL client over libpq: connections, binary parameters, rows, COPY, LISTEN, a pool.
         .target(
             name: "PostgresClient",
@@ -46,6 +50,7 @@ let package = Package(
         .target(
             name: "LedgerStore",
             dependencies: [
+                "ExactJSON",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -64,6 +69,7 @@ let package = Package(
         .target(
             name: "AppStoreVerification",
             dependencies: [
+                "ExactJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -115,6 +121,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresClient", "PostgresTestSupport"], swiftSettings: strict),

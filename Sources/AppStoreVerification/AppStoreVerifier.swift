@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 
 /// Offline verification of App Store signed data and legacy receipts for one app.

@@ -7,16 +7,19 @@ import PostgresClient
 /// stopped on request. The folder holds `pgdata/` (the cluster, owned by the server user) and
 /// `superuser-password` (mode 0600, owned by whoever runs the ledger).
 ///
-/// The cluster listens on 127.0.0.1 only, with password (SCRAM) authentication, and no Unix socket (socket paths
-/// are limited to 107 bytes, which deep data folders exceed).
+/// The cluster listens on 127.0.0.1 only, with password (SCRAM) authentication, and by default no Unix socket
+/// (socket paths are limited to 107 bytes, which deep data folders exceed).
 public final class EmbeddedCluster: Sendable {
     public struct Options: Sendable {
         /// Turns off fsync and full-page writes: for throwaway test clusters only.
         public var unsafeFastWrites: Bool
         public var maxConnections: Int
-        public init(unsafeFastWrites: Bool = false, maxConnections: Int = 100) {
+        /// Also listen on a Unix socket in this folder (its path must stay under 107 bytes).
+        public var unixSocketDirectory: String?
+        public init(unsafeFastWrites: Bool = false, maxConnections: Int = 100, unixSocketDirectory: String? = nil) {
             self.unsafeFastWrites = unsafeFastWrites
             self.maxConnections = maxConnections
+            self.unixSocketDirectory = unixSocketDirectory
         }
     }
 
@@ -75,7 +78,7 @@ public final class EmbeddedCluster: Sendable {
             return Running(host: "127.0.0.1", port: port, superuser: Self.superuser, password: password, startedHere: false)
         }
         let port = try Self.freeLoopbackPort()
-        var settings = ["-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
+        var settings = ["-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories='\(options.unixSocketDirectory ?? "")'",
                         "-c max_connections=\(options.maxConnections)"]
         if options.unsafeFastWrites {
             settings += ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"]

@@ -11,13 +11,19 @@ public enum LedgerDatabase {
                             logger: Logger = Logger(label: "ledger.database")) async throws -> PostgresPool {
         let base = PostgresConfiguration(connectionString: connectionString)
         let admin = PostgresPool(configuration: base, size: 1, logger: logger)
-        defer { Task { await admin.shutdown() } }
-        let canUseRole = try await admin.withConnection { connection in
-            try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
-            return try connection.query("""
-                SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = \(serviceRole))
-                   AND pg_has_role(current_user, \(serviceRole), 'MEMBER')
-                """).first?.decode(Bool.self, at: 0) ?? false
+        let canUseRole: Bool
+        do {
+            canUseRole = try await admin.withConnection { connection in
+                try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
+                return try connection.query("""
+                    SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = \(serviceRole))
+                       AND pg_has_role(current_user, \(serviceRole), 'MEMBER')
+                    """).first?.decode(Bool.self, at: 0) ?? false
+            }
+            await admin.shutdown()
+        } catch {
+            await admin.shutdown()
+            throw error
         }
         var configuration = base
         if canUseRole {

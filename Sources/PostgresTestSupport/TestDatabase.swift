@@ -28,6 +28,8 @@ public actor TestServer {
         /// libpq keyword string without `dbname`, or a URL, for the admin database.
         let adminConnectionString: String
         let isURL: Bool
+        /// Set when the test server is the embedded one, which also listens on a Unix socket there.
+        public var unixSocketDirectory: String? = nil
 
         public func connectionString(database: String) -> String {
             if isURL {
@@ -57,11 +59,11 @@ public actor TestServer {
         }
         let directory = NSTemporaryDirectory() + "ledger-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
         let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
-                                      options: .init(unsafeFastWrites: true, maxConnections: 300))
+                                      options: .init(unsafeFastWrites: true, maxConnections: 300, unixSocketDirectory: directory + "/pgdata"))
         let running = try cluster.start()
         TestClusterRegistry.register(cluster)
         let info = Info(adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
-                        isURL: false)
+                        isURL: false, unixSocketDirectory: directory + "/pgdata")
         self.info = info
         return info
     }

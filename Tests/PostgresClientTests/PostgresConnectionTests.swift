@@ -97,6 +97,24 @@ import Testing
         }
     }
 
+    @Test func connectsThroughAUnixSocketAndAURL() async throws {
+        let keywords = try await TestDatabase.makeDatabase()
+        // The embedded test server also listens on a Unix socket; a DATABASE_URL server may not.
+        if let socket = try await TestDatabase.server().unixSocketDirectory {
+            let viaSocket = keywords.replacingOccurrences(of: "host=127.0.0.1", with: "host=\(socket)")
+            let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: viaSocket))
+            // A Unix-socket session has no client address.
+            #expect(try connection.query("SELECT inet_client_addr() IS NULL").first?.decode(Bool.self, at: 0) == true)
+            let fields = Dictionary(uniqueKeysWithValues: keywords.split(separator: " ").map { field in
+                let parts = field.split(separator: "=", maxSplits: 1)
+                return (String(parts[0]), String(parts[1]))
+            })
+            let url = "postgresql://\(fields["user"]!):\(fields["password"]!)@127.0.0.1:\(fields["port"]!)/\(fields["dbname"]!)?sslmode=disable"
+            let overTCP = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
+            #expect(try overTCP.query("SELECT inet_client_addr() IS NOT NULL").first?.decode(Bool.self, at: 0) == true)
+        }
+    }
+
     @Test func unreachableServerFailsFastWithAClearError() async throws {
         let start = ContinuousClock.now
         #expect {

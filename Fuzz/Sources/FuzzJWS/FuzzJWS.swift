@@ -1,3 +1,4 @@
+import ExactJSON
 import AppStoreVerification
 
 /// Feeds arbitrary bytes to the JWS path: the compact splitter, base64url, the JSON parser and the payload models.

@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 
 /// Recognizes, verifies and reports on one input, as `ledger appstore decode` does; the command only does I/O.

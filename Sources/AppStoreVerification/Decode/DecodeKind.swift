@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// What a piece of App Store data is, as named on the command line (`--kind`).
 public enum DecodeKind: String, Sendable, Hashable, CaseIterable, Codable {
     case auto

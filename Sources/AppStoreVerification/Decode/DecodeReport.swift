@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 
 /// The outcome of `ledger appstore decode`: `{"valid", "kind", "error"?, "message"?, "payload"?}`.

@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 
 /// An input file's content, reduced to what is inside: a Notification V2 body `{"signedPayload": "…"}`, a bare JWS,

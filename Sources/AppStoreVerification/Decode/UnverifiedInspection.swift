@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// Decoding without verification, for diagnostics and fuzzing only.
 ///
 /// Exposes exactly the parsing the verifier runs on attacker-controlled bytes before any signature is checked, so

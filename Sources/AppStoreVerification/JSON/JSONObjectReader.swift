@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 
 /// Typed, validating access to the members of a payload object.

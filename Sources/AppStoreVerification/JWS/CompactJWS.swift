@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// A JWS in compact serialization (`header.payload.signature`), split and decoded but not yet verified.
 ///
 /// Decoding is deliberately separate from verification: nothing here is trusted until `JWSVerifier` has checked the

@@ -1,3 +1,4 @@
+import ExactJSON
 import Crypto
 import Foundation
 import SwiftASN1

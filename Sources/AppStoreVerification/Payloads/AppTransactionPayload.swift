@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// A decoded signed app transaction (`AppTransaction`), every documented field typed; `raw` is verbatim.
 public struct AppTransactionPayload: Sendable, Hashable {
     public var raw: JSONValue

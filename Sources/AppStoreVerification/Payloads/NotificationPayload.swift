@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// A decoded App Store Server Notification V2 (`ResponseBodyV2DecodedPayload`); `raw` is verbatim.
 ///
 /// `data`, `summary`, `externalPurchaseToken` and `appData` are mutually exclusive; which one is present depends on

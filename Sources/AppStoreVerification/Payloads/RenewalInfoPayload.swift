@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// A decoded signed renewal info (`JWSRenewalInfoDecodedPayload`), every documented field typed; `raw` is verbatim.
 public struct RenewalInfoPayload: Sendable, Hashable {
     public var raw: JSONValue

@@ -1,3 +1,5 @@
+import ExactJSON
+
 /// A decoded StoreKit 2 signed transaction (`JWSTransactionDecodedPayload`), every documented field typed.
 ///
 /// `raw` keeps the whole payload verbatim, so fields Apple adds later are never lost.

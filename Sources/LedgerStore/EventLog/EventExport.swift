@@ -1,3 +1,4 @@
+import ExactJSON
 import PostgresClient
 
 /// JSON Lines export of the log: one event per line, in position order, with everything needed to restore it
@@ -5,11 +6,11 @@ import PostgresClient
 /// PostgreSQL stores them, so numbers keep their exact digits.
 public enum EventExport {
     public static func line(for event: RecordedEvent) -> String {
-        "{\"position\":\(event.position),\"app_id\":\(JSONText.quote(event.appID)),\"stream\":\(JSONText.quote(event.streamID)),"
-            + "\"stream_version\":\(event.streamVersion),\"type\":\(JSONText.quote(event.type)),\"schema_version\":\(event.schemaVersion),"
-            + "\"data\":\(event.payload),\"metadata\":\(event.metadata),\"idempotency_key\":\(JSONText.quote(event.idempotencyKey)),"
+        "{\"position\":\(event.position),\"app_id\":\(JSONWriter.quoted(event.appID)),\"stream\":\(JSONWriter.quoted(event.streamID)),"
+            + "\"stream_version\":\(event.streamVersion),\"type\":\(JSONWriter.quoted(event.type)),\"schema_version\":\(event.schemaVersion),"
+            + "\"data\":\(event.payload),\"metadata\":\(event.metadata),\"idempotency_key\":\(JSONWriter.quoted(event.idempotencyKey)),"
             + "\"occurred_at\":\"\(event.occurredAt.rfc3339)\",\"recorded_at\":\"\(event.recordedAt.rfc3339)\","
-            + "\"previous_hash\":\"\(JSONText.hex(event.previousHash))\",\"hash\":\"\(JSONText.hex(event.hash))\"}"
+            + "\"previous_hash\":\"\(Hex.string(event.previousHash))\",\"hash\":\"\(Hex.string(event.hash))\"}"
     }
 
     /// Writes every event after `position` (of one app, or all) through `write`; returns how many.

@@ -1,3 +1,4 @@
+import ExactJSON
 import PostgresClient
 
 /// Imports JSON Lines (the `EventExport` format, or the minimum `{"app_id", "stream", "type", "data",
@@ -39,16 +40,19 @@ public struct EventImport: Sendable {
     }
 
     public static func parse(line text: String, number: Int) throws(ImportError) -> Line {
-        let members: [String: String]
-        do { members = try JSONObjectScanner.members(of: text) } catch {
-            throw .badLine(number: number, reason: "not a JSON object (\(error.message))")
+        let object: JSONValue
+        do { object = try JSONParser.parse(text.utf8) } catch {
+            throw .badLine(number: number, reason: "not valid JSON (\(error.reason) at byte \(error.offset))")
         }
+        guard object.isObject else { throw .badLine(number: number, reason: "a line must be one JSON object") }
         func string(_ key: String) throws(ImportError) -> String {
-            guard let raw = members[key] else { throw .badLine(number: number, reason: "\"\(key)\" is missing") }
-            guard raw.hasPrefix("\""), let value = JSONStringDecoder.decode(raw) else {
-                throw .badLine(number: number, reason: "\"\(key)\" must be a string")
-            }
-            return value
+            guard let value = object[key] else { throw .badLine(number: number, reason: "\"\(key)\" is missing") }
+            guard let text = value.stringValue else { throw .badLine(number: number, reason: "\"\(key)\" must be a string") }
+            return text
+        }
+        func integer(_ key: String) -> Int64? {
+            if case .number(let literal) = object[key] { return Int64(literal) }
+            return nil
         }
         func timestamp(_ key: String) throws(ImportError) -> PostgresTimestamp {
             guard let value = PostgresTimestamp(rfc3339: try string(key)) else {
@@ -56,24 +60,16 @@ public struct EventImport: Sendable {
             }
             return value
         }
-        guard let data = members["data"], data.hasPrefix("{") else {
+        // Data is re-written from the parsed value with every number's literal text unchanged.
+        guard let data = object["data"], data.isObject else {
             throw .badLine(number: number, reason: "\"data\" must be a JSON object")
         }
-        let metadata = members["metadata"].flatMap { $0.hasPrefix("{") ? $0 : nil } ?? #"{"source": "import"}"#
-        let schemaVersion = members["schema_version"].flatMap { Int32($0) } ?? 1
-        let event = NewEvent(type: try string("type"), schemaVersion: schemaVersion, payload: data, metadataJSON: metadata,
-                             idempotencyKey: try string("idempotency_key"), occurredAt: try timestamp("occurred_at"))
-        return Line(appID: try string("app_id"), streamID: try string("stream"), event: event,
-                    position: members["position"].flatMap { Int64($0) },
-                    recordedAt: members["recorded_at"] == nil ? nil : try timestamp("recorded_at"),
-                    hash: members["hash"].flatMap { JSONStringDecoder.decode($0) }.flatMap { JSONText.bytes(hex: $0) })
+        let metadata = object["metadata"].flatMap { $0.isObject ? JSONWriter.string($0) : nil } ?? #"{"source": "import"}"#
+        let schemaVersion = integer("schema_version").flatMap { Int32(exactly: $0) } ?? 1
+        let event = NewEvent(type: try string("type"), schemaVersion: schemaVersion, payload: JSONWriter.string(data),
+                             metadataJSON: metadata, idempotencyKey: try string("idempotency_key"), occurredAt: try timestamp("occurred_at"))
+        return Line(appID: try string("app_id"), streamID: try string("stream"), event: event, position: integer("position"),
+                    recordedAt: object["recorded_at"] == nil ? nil : try timestamp("recorded_at"),
+                    hash: object["hash"]?.stringValue.flatMap(Hex.bytes))
     }
 }
-
-enum JSONStringDecoder {
-    static func decode(_ raw: String) -> String? {
-        try? JSONDecoder().decode(String.self, from: Data(raw.utf8))
-    }
-}
-
-import Foundation

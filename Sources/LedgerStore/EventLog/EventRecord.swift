@@ -1,3 +1,4 @@
+import ExactJSON
 import PostgresClient
 
 /// An event to append. `payload` and `metadata` are JSON object text (stored as `jsonb`).
@@ -51,9 +52,9 @@ public struct EventMetadata: Sendable, Equatable, Codable {
 
     var json: String {
         var fields: [String] = []
-        if let source { fields.append("\"source\":\(JSONText.quote(source))") }
-        if let requestID { fields.append("\"request_id\":\(JSONText.quote(requestID))") }
-        if let actor { fields.append("\"actor\":\(JSONText.quote(actor))") }
+        if let source { fields.append("\"source\":\(JSONWriter.quoted(source))") }
+        if let requestID { fields.append("\"request_id\":\(JSONWriter.quoted(requestID))") }
+        if let actor { fields.append("\"actor\":\(JSONWriter.quoted(actor))") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 }

@@ -1,25 +1,6 @@
-/// Minimal JSON text helpers for the exact, hand-written JSON the store emits (payloads are embedded verbatim).
-enum JSONText {
-    static func quote(_ string: String) -> String {
-        var result = "\""
-        result.reserveCapacity(string.utf8.count + 2)
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let s where s.value < 0x20:
-                let hex = String(s.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
+/// Hex text for hashes in exports.
+enum Hex {
+    static func string(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""
         text.reserveCapacity(bytes.count * 2)
@@ -30,7 +11,7 @@ enum JSONText {
         return text
     }
 
-    static func bytes(hex text: String) -> [UInt8]? {
+    static func bytes(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
