@@ -84,6 +84,7 @@ let package = Package(
             dependencies: [
                 "LedgerStore",
                 "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -103,6 +104,7 @@ let package = Package(
                 "LedgerServer",
                 "AppStoreVerification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -123,8 +125,12 @@ let package = Package(
 
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "PostgresTestSupport"], swiftSettings: strict),
-        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "LedgerStoreTests",
+            dependencies: ["LedgerStore", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerStore", "PostgresClient"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreVerificationTests",
             dependencies: [
@@ -145,7 +151,11 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerCommandsTests",
-            dependencies: ["LedgerCommands", "LedgerStore", "PostgresClient", "PostgresTestSupport"],
+            dependencies: [
+                "LedgerCommands", "LedgerStore", "PostgresClient", "PostgresTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
     ]

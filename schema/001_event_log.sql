@@ -94,7 +94,7 @@ CREATE FUNCTION ledger.refuse_event_change() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    RAISE EXCEPTION 'ledger.events is append-only: % is not allowed', TG_OP
+    RAISE EXCEPTION '% is append-only: % is not allowed', TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, TG_OP
         USING ERRCODE = '42501', HINT = 'record a new event that corrects the earlier one instead';
 END
 $$;

@@ -20,6 +20,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL connections (and libpq threads) in the pool.")
     var poolSize: Int = 8
 
+    @OptionGroup var digest: DigestOptions
+
+    @Option(help: "Seconds between signed log digests (default: $LEDGER_DIGEST_INTERVAL or 3600).")
+    var digestInterval: Int?
+
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.serve")
         let environment = ProcessInfo.processInfo.environment
@@ -27,10 +32,21 @@ struct ServeCommand: AsyncParsableCommand {
         guard let port = port ?? Int(environment["LEDGER_PORT"] ?? "8080"), (0...65535).contains(port) else {
             throw ValidationError("LEDGER_PORT must be a port number (0–65535)")
         }
+        let interval = digestInterval ?? Int(environment["LEDGER_DIGEST_INTERVAL"] ?? "3600") ?? 3600
+        guard interval > 0 else { throw ValidationError("the digest interval must be a positive number of seconds") }
+        let database = database
+        let digest = digest
         try await database.withLedger(logger: logger, poolSize: poolSize) { service, _, migrations in
+            // Loaded once the data folder exists (the embedded default key lives there).
+            let key = try digest.key(database: database)
+            if key == nil {
+                logger.warning("no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests are taken")
+            }
+            let services = key.map { [DigestService(pool: service, key: $0, interval: .seconds(interval), logger: logger)] } ?? []
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
-                                            readiness: ReadinessCheck(pool: service, migrations: migrations), logger: logger)
+                                            readiness: ReadinessCheck(pool: service, migrations: migrations),
+                                            services: services, logger: logger)
         }
     }
 }

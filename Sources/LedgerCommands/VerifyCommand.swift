@@ -1,31 +1,56 @@
 import ArgumentParser
+import Crypto
+import Foundation
 import LedgerStore
 import PostgresClient
 
-/// `ledger verify`: recomputes the hash chain of the whole log. Exit 0: intact; exit 1: the first problems found,
-/// each with its position.
+/// `ledger verify`: recomputes the hash chain of the whole log and checks the newest signed digest of every app.
+/// Exit 0: intact; exit 1: each problem found, with its position (chain) or app (digest).
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check that no event was altered, removed or inserted.")
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var digest: DigestOptions
+
+    @Option(name: .customLong("digest-public-key"), help: "The trusted public key of the digests (64 hex digits; default: $LEDGER_DIGEST_PUBLIC_KEY, else the signing key's).")
+    var digestPublicKey: String?
 
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.verify")
-        let report = try await database.withDatabase(logger: logger) { url in
+        let trustedKey = try trustedPublicKey()
+        let (report, digestProblems, digestsChecked) = try await database.withDatabase(logger: logger) { url in
             let connection = try PostgresConnectionFactory.connect(url)
             guard try connection.query("SELECT to_regclass('ledger.events') IS NOT NULL").first?.decode(Bool.self, at: 0) == true else {
                 throw CommandFailure("this database has no ledger yet: run `ledger migrate` (or `ledger serve`) first")
             }
-            return try LogVerifier().verify(on: connection) { checked in
+            let report = try LogVerifier().verify(on: connection) { checked in
                 if checked % 100_000 == 0 { note("verified \(checked) events…") }
             }
+            let hasDigests = try connection.query("SELECT to_regclass('ledger.chain_digests') IS NOT NULL").first?.decode(Bool.self, at: 0) == true
+            let digestProblems = hasDigests ? try ChainDigester().verify(on: connection, trustedKey: trustedKey) : []
+            return (report, digestProblems, hasDigests)
         }
-        if report.isIntact {
-            print("OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain is intact")
+        if digestsChecked && trustedKey == nil {
+            note("note: digests were checked against the keys stored with them; pass --digest-public-key to rule out re-signed digests")
+        }
+        if report.isIntact && digestProblems.isEmpty {
+            print("OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact")
             return
         }
-        print("TAMPERED: \(report.problems.count) problem(s) in \(report.eventsChecked) events checked")
+        print("TAMPERED: \(report.problems.count + digestProblems.count) problem(s) in \(report.eventsChecked) events checked")
         for problem in report.problems { print("  [\(problem.kind.rawValue)] \(problem)") }
+        for problem in digestProblems { print("  [digest] \(problem)") }
         throw ExitCode(1)
+    }
+
+    private func trustedPublicKey() throws -> Curve25519.Signing.PublicKey? {
+        if let text = digestPublicKey ?? ProcessInfo.processInfo.environment["LEDGER_DIGEST_PUBLIC_KEY"] {
+            guard let key = DigestSigningKey.publicKey(hex: text) else {
+                throw ValidationError("--digest-public-key must be 64 hex digits (the public key `ledger digest` prints)")
+            }
+            return key
+        }
+        guard let path = digest.keyPath(database: database), FileManager.default.fileExists(atPath: path) else { return nil }
+        return try DigestSigningKey.load(path: path).publicKey
     }
 }

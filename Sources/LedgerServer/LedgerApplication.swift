@@ -2,6 +2,7 @@ import Hummingbird
 import LedgerStore
 import Logging
 import PostgresClient
+import ServiceLifecycle
 
 /// The HTTP service. This issue serves liveness and readiness; the API routes arrive with later issues.
 public enum LedgerApplication {
@@ -29,15 +30,18 @@ public enum LedgerApplication {
     }
 
     /// Serves until SIGINT / SIGTERM, then shuts down gracefully (in-flight requests finish).
-    public static func run(configuration: Configuration, readiness: ReadinessCheck, logger: Logger) async throws {
-        try await make(configuration: configuration, readiness: readiness, logger: logger).runService()
+    /// `services` run beside the server and stop with it (for example `DigestService`).
+    public static func run(configuration: Configuration, readiness: ReadinessCheck, services: [any Service] = [],
+                           logger: Logger) async throws {
+        try await make(configuration: configuration, readiness: readiness, services: services, logger: logger).runService()
     }
 
-    public static func make(configuration: Configuration, readiness: ReadinessCheck, logger: Logger)
-        -> some ApplicationProtocol {
+    public static func make(configuration: Configuration, readiness: ReadinessCheck, services: [any Service] = [],
+                            logger: Logger) -> some ApplicationProtocol {
         Application(
             router: makeRouter(readiness: readiness),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "subscription-ledger"),
+            services: services,
             logger: logger
         )
     }

@@ -1,11 +1,12 @@
 import EmbeddedPostgres
 import Foundation
+import LedgerStore
 import PostgresClient
 import Testing
 
 @Suite struct EmbeddedClusterTests {
-    /// start → write → stop → start again on the same folder: the data is still there, under a new port.
-    @Test func restartOnTheSameFolderKeepsTheData() throws {
+    /// start → append events → stop → start again on the same folder: the events are still there.
+    @Test func restartOnTheSameFolderKeepsTheEvents() async throws {
         let directory = NSTemporaryDirectory() + "ledger-embedded-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
@@ -13,8 +14,13 @@ import Testing
         let first = try cluster.start()
         #expect(first.startedHere)
         try first.ensureDatabase("ledger")
+        let pool = try await LedgerDatabase.open(connectionString: first.connectionString(database: "ledger"), poolSize: 1,
+                                                 migrations: try SchemaLocation.migrations())
+        let appended = try await EventStore(pool: pool).append(app: "app", stream: "s", events: [
+            NewEvent(type: "kept", payload: #"{"survives": "restarts"}"#, idempotencyKey: "k1", occurredAt: .now()),
+        ])
+        await pool.shutdown()
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: first.connectionString(database: "ledger")))
-        try connection.execute("CREATE TABLE kept (value text); INSERT INTO kept VALUES ('survives restarts')")
 
         // A second start while running reuses the server instead of starting another.
         let again = try cluster.start()
@@ -28,8 +34,12 @@ import Testing
         defer { try? cluster.stop() }
         #expect(second.startedHere)
         #expect(second.password == first.password)
-        let reopened = try PostgresConnection.connect(PostgresConfiguration(connectionString: second.connectionString(database: "ledger")))
-        #expect(try reopened.query("SELECT value FROM kept").first?.decode(String.self, at: 0) == "survives restarts")
+        let reopened = try await LedgerDatabase.open(connectionString: second.connectionString(database: "ledger"), poolSize: 1,
+                                                     migrations: try SchemaLocation.migrations())
+        let events = try await EventStore(pool: reopened).readStream(app: "app", stream: "s")
+        #expect(events.map(\.position) == appended.positions)
+        #expect(events.first?.payload == #"{"survives": "restarts"}"#)
+        await reopened.shutdown()
     }
 
     @Test func missingBinariesSayWhatToInstall() {

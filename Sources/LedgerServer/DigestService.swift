@@ -1,0 +1,41 @@
+import Crypto
+import LedgerStore
+import Logging
+import PostgresClient
+import ServiceLifecycle
+
+/// Signs a digest of every app's log at start and then every `interval`, until graceful shutdown.
+public struct DigestService: Service {
+    let pool: PostgresPool
+    let key: Curve25519.Signing.PrivateKey
+    let interval: Duration
+    let logger: Logger
+
+    public init(pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration, logger: Logger) {
+        self.pool = pool
+        self.key = key
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        // Graceful shutdown cancels the wait; that is the normal end, not an error.
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await digestOnce()
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    func digestOnce() async {
+        let key = key
+        do {
+            let digests = try await pool.withConnection { try ChainDigester().digest(on: $0, key: key) }
+            logger.info("signed log digests", metadata: ["apps": "\(digests.count)"])
+        } catch {
+            // A missed digest only delays the next; the service keeps serving.
+            logger.error("signing log digests failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import LedgerCommands
+import PostgresClient
+
+/// Runs `ledger <arguments>` in-process; returns the exit code it would end with.
+func ledger(_ arguments: [String]) async throws -> Int32 {
+    var command = try LedgerCommand.parseAsRoot(arguments)
+    do {
+        if var asyncCommand = command as? any AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+        return 0
+    } catch let exit as ExitCode {
+        return exit.rawValue
+    }
+}
+
+func count(_ url: String) async throws -> Int64 {
+    let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
+    return try connection.query("SELECT count(*) FROM ledger.events").first!.decode(Int64.self, at: 0)
+}
+
+func file(_ name: String) -> String { NSTemporaryDirectory() + "ledger-\(UUID().uuidString.prefix(8))-\(name)" }
+
+/// Imports `n` events of one stream (`k1`…`kn`) into the database at `url`.
+func importEvents(_ n: Int, into url: String) async throws {
+    let input = file("events.jsonl")
+    try (1...n).map { #"{"app_id": "a", "stream": "s", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "occurred_at": "2026-10-01T00:00:00Z"}"# }
+        .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+    _ = try await ledger(["events", "import", "--database-url", url, input])
+}
