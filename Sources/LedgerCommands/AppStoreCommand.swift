@@ -79,8 +79,13 @@ public struct AppStoreCommand: AsyncParsableCommand {
             if file == "-" {
                 data = FileHandle.standardInput.readDataToEndOfFile()
             } else {
-                // FileHandle, not FileManager.contents: it also reads pipes such as <(…).
-                data = FileHandle(forReadingAtPath: file).map { $0.readDataToEndOfFile() }
+                // FileHandle, not FileManager.contents: it also reads pipes such as <(…). Its non-throwing read
+                // traps on errors (a directory, say), so use the throwing one.
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+                    throw Self.usageError("\(file) is a directory; give the file to decode")
+                }
+                data = try? FileHandle(forReadingAtPath: file).flatMap { try $0.readToEnd() ?? Data() }
             }
             guard let data else { throw Self.usageError("cannot read \(file)") }
             return String(decoding: data, as: UTF8.self)

@@ -32,3 +32,16 @@ import Testing
         #expect(try await ledger(["verify", "--database-url", url, "--digest-public-key", publicKey]) == 1)
     }
 }
+
+@Suite struct AppStoreDecodeCommandTests {
+    @Test func aDirectoryOrMissingFileIsAUsageErrorNotACrash() async throws {
+        #expect(try await ledger(["appstore", "decode", "--bundle-id", "com.example", "--environment", "Production", NSTemporaryDirectory()]) == 2)
+        #expect(try await ledger(["appstore", "decode", "--bundle-id", "com.example", "--environment", "Production", "/nonexistent/file"]) == 2)
+    }
+
+    @Test func garbageIsInvalidWithExitOne() async throws {
+        let input = file("garbage.txt")
+        try "definitely not a receipt".write(toFile: input, atomically: true, encoding: .utf8)
+        #expect(try await ledger(["appstore", "decode", "--bundle-id", "com.example", "--environment", "Production", input]) == 1)
+    }
+}
