@@ -18,9 +18,13 @@ for target in "${TARGETS[@]}"; do
     artifacts="$FUZZ/artifacts/$target"
     mkdir -p "$work" "$artifacts"
     echo "== $target for ${SECONDS_PER_TARGET}s"
-    if ! "$BIN/$target" "$work" "$FUZZ/Corpus/$target" \
+    log="$artifacts/fuzz.log"            # libFuzzer prints a line per new input: keep it out of the CI log
+    if "$BIN/$target" "$work" "$FUZZ/Corpus/$target" \
         -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$artifacts/" -print_final_stats=1; then
+        -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1; then
+        grep -E "^Done|stat::number_of_executed_units|stat::peak_rss_mb" "$log" || tail -3 "$log"
+    else
+        tail -60 "$log" >&2
         echo "!! $target found a crash; reproducer in $artifacts" >&2
         status=1
     fi

@@ -8,12 +8,7 @@ extension PostgresConnection {
     public func copyIn(_ sql: String, chunks: some Sequence<[UInt8]>) throws -> Int {
         try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
             let connection = handle.pointer
-            guard let start = PQexec(connection, sql) else { throw Self.connectionError(connection) }
-            guard PQresultStatus(start) == PGRES_COPY_IN else {
-                defer { PQclear(start) }
-                throw Self.serverError(start, connection: connection)
-            }
-            PQclear(start)
+            try Self.startCopy(connection, sql, expecting: PGRES_COPY_IN)
             var failure: (any Error)?
             for chunk in chunks where !chunk.isEmpty {
                 let sent = chunk.withUnsafeBufferPointer { buffer in
@@ -36,12 +31,7 @@ extension PostgresConnection {
     public func copyOut(_ sql: String, _ receive: ([UInt8]) throws -> Void) throws -> Int {
         try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
             let connection = handle.pointer
-            guard let start = PQexec(connection, sql) else { throw Self.connectionError(connection) }
-            guard PQresultStatus(start) == PGRES_COPY_OUT else {
-                defer { PQclear(start) }
-                throw Self.serverError(start, connection: connection)
-            }
-            PQclear(start)
+            try Self.startCopy(connection, sql, expecting: PGRES_COPY_OUT)
             var failure: (any Error)?
             while true {
                 var buffer: UnsafeMutablePointer<CChar>?
@@ -60,6 +50,13 @@ extension PostgresConnection {
             }
             return try Self.drainResults(connection, priorFailure: failure)
         }
+    }
+
+    /// Sends the COPY statement; the server must answer that it is ready to stream in the expected direction.
+    private static func startCopy(_ connection: OpaquePointer, _ sql: String, expecting status: ExecStatusType) throws(PostgresError) {
+        guard let start = PQexec(connection, sql) else { throw connectionError(connection) }
+        defer { PQclear(start) }
+        guard PQresultStatus(start) == status else { throw serverError(start, connection: connection) }
     }
 
     /// Reads results until libpq returns NULL (required after COPY), clearing each; returns the affected rows.

@@ -14,12 +14,8 @@ public struct NewEvent: Sendable, Equatable {
 
     public init(type: String, schemaVersion: Int32 = 1, payload: String, metadata: EventMetadata = EventMetadata(),
                 idempotencyKey: String, occurredAt: PostgresTimestamp) {
-        self.type = type
-        self.schemaVersion = schemaVersion
-        self.payload = payload
-        self.metadata = metadata.json
-        self.idempotencyKey = idempotencyKey
-        self.occurredAt = occurredAt
+        self.init(type: type, schemaVersion: schemaVersion, payload: payload, metadataJSON: metadata.json,
+                  idempotencyKey: idempotencyKey, occurredAt: occurredAt)
     }
 
     public init(type: String, schemaVersion: Int32 = 1, payload: String, metadataJSON: String,
