@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -34,6 +36,9 @@ let package = Package(
         // JSON kept exactly as received (numbers as their literal text, members in order), for signed payloads and
         // for event data that must not be rewritten.
         .target(name: "ExactJSON", swiftSettings: strict),
+
+        // The pure domain: ledger events, projection reducers, rules. No I/O, so it replays and tests exhaustively.
+        .target(name: "LedgerDomain", swiftSettings: strict),
 
         // A small PostgreSQL client over libpq: connections, binary parameters, rows, COPY, LISTEN, a pool.
         .target(
@@ -51,9 +56,11 @@ let package = Package(
             name: "LedgerStore",
             dependencies: [
                 "ExactJSON",
+                "LedgerDomain",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -103,6 +110,7 @@ let package = Package(
                 "EmbeddedPostgres",
                 "LedgerServer",
                 "AppStoreVerification",
+                "LedgerDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,11 +131,16 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .testTarget(
+            name: "LedgerDomainTests",
+            dependencies: ["LedgerDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerStore", "LedgerDomain", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerStore", "PostgresClient"], swiftSettings: strict),

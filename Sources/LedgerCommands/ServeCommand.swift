@@ -3,6 +3,7 @@ import Foundation
 import LedgerServer
 import LedgerStore
 import Logging
+import ServiceLifecycle
 
 /// `ledger serve`: the HTTP service. Stops gracefully on SIGINT / SIGTERM (and then stops the embedded PostgreSQL
 /// it started).
@@ -42,7 +43,8 @@ struct ServeCommand: AsyncParsableCommand {
             if key == nil {
                 logger.warning("no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests are taken")
             }
-            let services = key.map { [DigestService(pool: service, key: $0, interval: .seconds(interval), logger: logger)] } ?? []
+            var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service, runners: ProjectionCatalog.runners(), logger: logger))]
+            if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),

@@ -1,0 +1,64 @@
+/// A calendar month in UTC, e.g. 2026-11: the billing period of paying-user counts and invoices.
+///
+/// Computed with integer civil-calendar arithmetic (Howard Hinnant's `civil_from_days`) so it needs no
+/// `Calendar`, no time zone database and gives the same answer on every platform.
+public struct CalendarMonth: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The year, e.g. 2026.
+    public var year: Int
+    /// The month, 1...12.
+    public var month: Int
+
+    /// Creates a month; `month` is expected in 1...12.
+    public init(year: Int, month: Int) {
+        self.year = year
+        self.month = month
+    }
+
+    /// The UTC month that contains `instant`.
+    public init(containing instant: Instant) {
+        let civil = CalendarMonth.civil(instant)
+        self.init(year: civil.year, month: civil.month)
+    }
+
+    /// `YYYY-MM`, zero padded: the form used in projection keys.
+    public var description: String {
+        let m = month < 10 ? "0\(month)" : "\(month)"
+        return "\(year)-\(m)"
+    }
+
+    public static func < (lhs: CalendarMonth, rhs: CalendarMonth) -> Bool {
+        (lhs.year, lhs.month) < (rhs.year, rhs.month)
+    }
+
+    /// Year, month, day, and microseconds into the day of an instant (UTC).
+    static func civil(_ instant: Instant) -> (year: Int, month: Int, day: Int, microsOfDay: Int64) {
+        let perDay: Int64 = 86_400_000_000
+        let micros = instant.microsecondsSinceEpoch
+        var days = micros / perDay
+        var rest = micros % perDay
+        if rest < 0 { rest += perDay; days -= 1 }
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day), rest)
+    }
+
+    /// ISO 8601 text of an instant, for descriptions and error messages only.
+    static func isoString(_ instant: Instant) -> String {
+        let c = civil(instant)
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        let seconds = c.microsOfDay / 1_000_000
+        let micros = c.microsOfDay % 1_000_000
+        return "\(pad(Int64(c.year), 4))-\(pad(Int64(c.month), 2))-\(pad(Int64(c.day), 2))T"
+            + "\(pad(seconds / 3_600, 2)):\(pad(seconds % 3_600 / 60, 2)):\(pad(seconds % 60, 2)).\(pad(micros, 6))Z"
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// Why a stored event could not be read back.
+public enum EventDecodingError: Error, Sendable, Equatable {
+    /// The type name is not one this version knows (a newer writer, or a typo).
+    case unknownType(String)
+    /// The schema version is newer than this reader, or was never issued.
+    case unsupportedVersion(type: String, schemaVersion: Int32)
+    /// The payload does not match the schema version it claims.
+    case malformedPayload(type: String, schemaVersion: Int32, message: String)
+}
+
+extension LedgerEvent {
+    /// The stored form: type name, schema version and payload as a JSON object with sorted keys.
+    ///
+    /// Deterministic (sorted keys, integers only) so that the same fact always hashes the same in the log's
+    /// hash chain. Encoding these payloads cannot fail (no floats, string keys only); should the encoder ever
+    /// fail, the payload is `{}` rather than a crash, and `decode` rejects it loudly.
+    public func encoded() -> (type: String, schemaVersion: Int32, payload: String) {
+        switch self {
+        case .purchaseConsumable(let p): ("purchase.consumable", 1, EventCodec.json(p))
+        case .purchaseNonConsumable(let p): ("purchase.non_consumable", 1, EventCodec.json(p))
+        case .purchaseNonRenewing(let p): ("purchase.non_renewing", 1, EventCodec.json(p))
+        case .externalPurchase(let p): ("purchase.external", 1, EventCodec.json(p))
+        case .consumed(let p): ("purchase.consumed", 1, EventCodec.json(p))
+        case .subscriptionStarted(let p): ("subscription.started", 1, EventCodec.json(p))
+        case .subscriptionRenewed(let p): ("subscription.renewed", 1, EventCodec.json(p))
+        case .billingFailed(let p): ("subscription.billing_failed", 1, EventCodec.json(p))
+        case .gracePeriodExpired(let p): ("subscription.grace_period_expired", 1, EventCodec.json(p))
+        case .billingRecovered(let p): ("subscription.billing_recovered", 1, EventCodec.json(p))
+        case .subscriptionExpired(let p): ("subscription.expired", 1, EventCodec.json(p))
+        case .autoRenewChanged(let p): ("subscription.auto_renew_changed", 1, EventCodec.json(p))
+        case .renewalPreferenceChanged(let p): ("subscription.renewal_preference_changed", 1, EventCodec.json(p))
+        case .priceIncrease(let p): ("subscription.price_increase", 1, EventCodec.json(p))
+        case .renewalExtended(let p): ("subscription.renewal_extended", 1, EventCodec.json(p))
+        case .refunded(let p): ("transaction.refunded", 1, EventCodec.json(p))
+        case .refundDeclined(let p): ("transaction.refund_declined", 1, EventCodec.json(p))
+        case .refundReversed(let p): ("transaction.refund_reversed", 1, EventCodec.json(p))
+        case .revoked(let p): ("transaction.revoked", 1, EventCodec.json(p))
+        case .consumptionRequested(let p): ("transaction.consumption_requested", 1, EventCodec.json(p))
+        case .linked(let p): ("identity.linked", 1, EventCodec.json(p))
+        case .transferred(let p): ("identity.transferred", 2, EventCodec.json(p))
+        case .appStoreNotification(let p): ("appstore.notification", 1, EventCodec.json(p))
+        }
+    }
+
+    /// Reads a stored event of any schema version ever written; older versions are upcast to the current shape.
+    public static func decode(type: String, schemaVersion: Int32, payload: String) throws -> LedgerEvent {
+        let c = EventCodec(type: type, version: schemaVersion, payload: payload)
+        switch type {
+        case "purchase.consumable": return .purchaseConsumable(try c.v1())
+        case "purchase.non_consumable": return .purchaseNonConsumable(try c.v1())
+        case "purchase.non_renewing": return .purchaseNonRenewing(try c.v1())
+        case "purchase.external": return .externalPurchase(try c.v1())
+        case "purchase.consumed": return .consumed(try c.v1())
+        case "subscription.started": return .subscriptionStarted(try c.v1())
+        case "subscription.renewed": return .subscriptionRenewed(try c.v1())
+        case "subscription.billing_failed": return .billingFailed(try c.v1())
+        case "subscription.grace_period_expired": return .gracePeriodExpired(try c.v1())
+        case "subscription.billing_recovered": return .billingRecovered(try c.v1())
+        case "subscription.expired": return .subscriptionExpired(try c.v1())
+        case "subscription.auto_renew_changed": return .autoRenewChanged(try c.v1())
+        case "subscription.renewal_preference_changed": return .renewalPreferenceChanged(try c.v1())
+        case "subscription.price_increase": return .priceIncrease(try c.v1())
+        case "subscription.renewal_extended": return .renewalExtended(try c.v1())
+        case "transaction.refunded": return .refunded(try c.v1())
+        case "transaction.refund_declined": return .refundDeclined(try c.v1())
+        case "transaction.refund_reversed": return .refundReversed(try c.v1())
+        case "transaction.revoked": return .revoked(try c.v1())
+        case "transaction.consumption_requested": return .consumptionRequested(try c.v1())
+        case "identity.linked": return .linked(try c.v1())
+        case "identity.transferred":
+            switch schemaVersion {
+            case 1: return .transferred(try c.decode(TransferV1.self).upcast())
+            case 2: return .transferred(try c.decode(Transfer.self))
+            default: throw EventDecodingError.unsupportedVersion(type: type, schemaVersion: schemaVersion)
+            }
+        case "appstore.notification": return .appStoreNotification(try c.v1())
+        default: throw EventDecodingError.unknownType(type)
+        }
+    }
+}
+
+/// `identity.transferred` schema version 1: one transaction per event. Kept forever so old logs replay.
+///
+/// This is the pattern for every future shape change: freeze the old payload as a private struct, write an
+/// `upcast()` to the current struct, and dispatch on `schemaVersion` in `LedgerEvent.decode`.
+struct TransferV1: Decodable {
+    var fromUserID: String
+    var toUserID: String
+    var originalTransactionID: String
+    var transferredAt: Instant
+    var policy: TransferPolicy?
+
+    func upcast() -> Transfer {
+        Transfer(
+            fromUserID: fromUserID, toUserID: toUserID, originalTransactionIDs: [originalTransactionID],
+            transferredAt: transferredAt, policy: policy ?? .transfer)
+    }
+}
+
+/// JSON helpers shared by encoding and decoding.
+struct EventCodec {
+    let type: String
+    let version: Int32
+    let payload: String
+
+    /// Decodes a payload of a type whose only version is 1.
+    func v1<T: Decodable>() throws -> T {
+        guard version == 1 else { throw EventDecodingError.unsupportedVersion(type: type, schemaVersion: version) }
+        return try decode(T.self)
+    }
+
+    func decode<T: Decodable>(_: T.Type) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(payload.utf8))
+        } catch {
+            throw EventDecodingError.malformedPayload(type: type, schemaVersion: version, message: "\(error)")
+        }
+    }
+
+    static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

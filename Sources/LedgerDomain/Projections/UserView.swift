@@ -1,0 +1,32 @@
+/// The per-transaction states that belong to one app user: the input of every per-user projection.
+///
+/// Why per-user projections are queries over per-transaction states rather than reducers keyed by user:
+/// App Store notifications carry no app user id. A subscription's history is recorded under its original
+/// transaction id long before (or without) any link to a user, and a restore or transfer moves the whole
+/// history to another user at once. Keeping the facts per transaction with an `owner`, and selecting by owner,
+/// makes late linking and transfers exact with no re-keying. The runtime keeps `subscription_status` and
+/// `purchases` tables with an indexed owner column and calls these functions on the rows of one owner.
+public struct UserView: Sendable, Equatable {
+    public var appUserID: String
+    public var subscriptions: [SubscriptionStatus]
+    public var purchases: [PurchaseRecord]
+
+    /// Selects the states owned by `appUserID` (states of other owners are dropped, unknown ones too).
+    public init(appUserID: String, subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
+        self.appUserID = appUserID
+        self.subscriptions = subscriptions
+            .filter { $0.isKnown && $0.ownerUserID == appUserID }
+            .sorted { $0.originalTransactionID < $1.originalTransactionID }
+        self.purchases = purchases
+            .filter { $0.isKnown && $0.ownerUserID == appUserID }
+            .sorted { $0.originalTransactionID < $1.originalTransactionID }
+    }
+
+    /// Whether the user has anything giving access at `instant` (the test of `TransferPolicy.transferIfNoActive`):
+    /// an entitled subscription or an active non-consumable / non-renewing / external purchase. Unconsumed
+    /// consumables do not count: they are goods waiting for delivery, not an ongoing service.
+    public func hasActive(at instant: Instant) -> Bool {
+        subscriptions.contains { $0.isEntitled(at: instant) }
+            || purchases.contains { $0.isActive(at: instant) && $0.details?.productType != .consumable }
+    }
+}

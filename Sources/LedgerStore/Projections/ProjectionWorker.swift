@@ -1,0 +1,75 @@
+import LedgerDomain
+import Logging
+import Metrics
+import PostgresClient
+
+/// Keeps every projection current: catches up, then waits for `NOTIFY ledger_events` (or the poll interval, since
+/// notifications are lost while the listener reconnects) and catches up again. Safe with several instances: each
+/// batch holds its projection's advisory lock, so only one instance applies a given projection at a time.
+public struct ProjectionWorker: Sendable {
+    let pool: PostgresPool
+    let runners: [any ProjectionRunning]
+    let logger: Logger
+
+    public init(pool: PostgresPool, runners: [any ProjectionRunning], logger: Logger = Logger(label: "ledger.projections")) {
+        self.pool = pool
+        self.runners = runners
+        self.logger = logger
+    }
+
+    /// Applies every event not yet applied, projection by projection; returns how many events were read.
+    @discardableResult
+    public func catchUp(progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Int {
+        var total = 0
+        for runner in runners {
+            var applied = 0
+            while true {
+                let count = try await pool.withConnection { try runner.runBatch(on: $0) }
+                if count == 0 { break }
+                applied += count
+                progress(runner.name, applied)
+            }
+            total += applied
+        }
+        try await recordLag()
+        return total
+    }
+
+    /// Runs until the task is cancelled.
+    public func run(pollInterval: Duration = .seconds(1)) async {
+        let listener = PostgresListener(configuration: pool.configuration, channels: [EventStore.notificationChannel])
+        let signal = WakeSignal()
+        let listening = Task { for await _ in listener.events() { signal.fire() } }
+        defer {
+            listening.cancel()
+            Task { await listener.stop() }
+        }
+        while !Task.isCancelled {
+            do {
+                try await catchUp()
+            } catch {
+                // The database may be down; the next round retries. Nothing was half-applied (one transaction per batch).
+                logger.warning("projection catch-up failed; retrying", metadata: ["error": "\(error)"])
+            }
+            await signal.wait(timeout: pollInterval)
+        }
+    }
+
+    /// Publishes, per projection, how many events it has not applied yet (`ledger_projection_lag_events`).
+    func recordLag() async throws {
+        let names = runners.map(\.name)
+        let lags = try await pool.withConnection { connection in
+            try names.map { name in
+                try connection.query("""
+                    SELECT count(*) FROM ledger.events e
+                    WHERE (e.transaction_id, e.position) > coalesce(
+                        (SELECT (c.transaction_id, c.position) FROM ledger.projection_checkpoints c WHERE c.projection = \(name)),
+                        ('0'::xid8, 0::bigint))
+                    """).first?.decode(Int64.self, at: 0) ?? 0
+            }
+        }
+        for (name, lag) in zip(names, lags) {
+            Gauge(label: "ledger_projection_lag_events", dimensions: [("projection", name)]).record(lag)
+        }
+    }
+}
