@@ -19,12 +19,16 @@ public struct EventStore: Sendable {
         self.logger = logger
     }
 
-    /// Appends `events` to one stream in one transaction.
+    /// Appends `events` to one stream in one transaction, then notifies listeners.
     public func append(app appID: String, stream streamID: String, expected: ExpectedVersion = .any,
                        events: [NewEvent]) async throws -> AppendResult {
         try EventValidation.check(appID: appID, streamID: streamID, events: events)
         return try await pool.withConnection { connection in
-            try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
+            let result = try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
+            // Wake projection workers and subscriptions. After the commit, not inside the appending transaction,
+            // where NOTIFY would serialise every commit; a lost notification only delays readers until they poll.
+            if result.appendedCount > 0 { _ = try? connection.query("SELECT pg_notify(\(Self.notificationChannel), \(appID))") }
+            return result
         }
     }
 

@@ -1,0 +1,50 @@
+import LedgerDomain
+import PostgresClient
+
+/// Commands on one purchase, decided from the purchase's own stream (`otx:<original transaction id>`, which holds
+/// every fact about it) rather than from a projection that may lag, and appended with that stream's version as the
+/// expectation: two concurrent commands cannot both act on the same state.
+public struct PurchaseOperations: Sendable {
+    public let store: EventStore
+    static let attempts = 5
+
+    public init(store: EventStore) { self.store = store }
+
+    /// The stream of every fact about one original transaction.
+    public static func stream(originalTransactionID: String) -> String { "otx:" + originalTransactionID }
+
+    /// The purchase's current state, folded from its stream.
+    public func record(app appID: String, originalTransactionID: String) async throws -> (PurchaseRecord, version: Int64) {
+        let recorded = try await store.readStream(app: appID, stream: Self.stream(originalTransactionID: originalTransactionID))
+        let state = fold(PurchaseRecordReducer.self, key: originalTransactionID,
+                         events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil)
+        return (state, recorded.last?.streamVersion ?? 0)
+    }
+
+    /// Marks a consumable as consumed by `appUserID`. Errors say why not: unknown purchase, not a consumable,
+    /// another user's, refunded, or already consumed (also when a concurrent call consumed it first).
+    @discardableResult
+    public func consume(app appID: String, originalTransactionID: String, by appUserID: String,
+                        at instant: Instant, metadata: EventMetadata = EventMetadata()) async throws -> Int64 {
+        for _ in 0..<Self.attempts {
+            let (record, version) = try await record(app: appID, originalTransactionID: originalTransactionID)
+            let event = try ConsumptionRules.consume(version == 0 ? nil : record, originalTransactionID: originalTransactionID,
+                                                     by: appUserID, at: instant).get()
+            let encoded = event.encoded()
+            do {
+                let result = try await store.append(
+                    app: appID, stream: Self.stream(originalTransactionID: originalTransactionID), expected: .exact(version),
+                    events: [NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
+                                      metadata: metadata, idempotencyKey: event.idempotencyKey,
+                                      occurredAt: PostgresTimestamp(microsecondsSinceEpoch: instant.microsecondsSinceEpoch))])
+                if result.isDuplicate {
+                    throw ConsumeError.alreadyConsumed(originalTransactionID: originalTransactionID, consumedAt: instant)
+                }
+                return result.positions[0]
+            } catch EventStoreError.versionConflict {
+                continue // something happened to the purchase meanwhile: decide again on the new state
+            }
+        }
+        throw EventStoreError.contention(appID: appID, streamID: Self.stream(originalTransactionID: originalTransactionID))
+    }
+}
