@@ -49,7 +49,7 @@ public struct NotificationIngest: Sendable {
             productType: LedgerDomain.ProductType(appStore: transaction?.type),
             revocationDate: transaction?.revocationDate.map(Instant.init(appStore:)),
             revocationReason: transaction?.revocationReason.map { String($0.rawValue) },
-            renewal: notification.renewalInfo.map(RenewalInfo.init))
+            renewal: notification.renewalInfo.map { RenewalInfo($0) })
     }
 
     /// The environment the notification is from, wherever its type carries it. External purchase tokens carry

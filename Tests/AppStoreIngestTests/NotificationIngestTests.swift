@@ -1,16 +1,20 @@
 import AppStoreIngest
 import AppStoreVerification
 import ExactJSON
+import Foundation
 import LedgerDomain
 import Testing
 
 @Suite("Verified notification → events")
 struct NotificationIngestTests {
-    let tx = try! transaction(transactionJSON(id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", offerType: 1))
+    /// A first purchase with an introductory free trial, its purchase date in Xcode's fractional milliseconds.
+    func tx() throws -> TransactionPayload {
+        try transaction(transactionJSON(id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", offerType: 1))
+    }
 
     @Test func subscribedInitialBuy() throws {
         let json = notificationJSON(type: "SUBSCRIBED", subtype: "INITIAL_BUY")
-        let events = try NotificationIngest().events(for: notification(json, transaction: tx, renewalInfo: renewalInfo(original: "2000000001")))
+        let events = try NotificationIngest().events(for: notification(json, transaction: try tx(), renewalInfo: renewalInfo(original: "2000000001")))
         #expect(events.count == 2)
         guard case .appStoreNotification(let raw)? = events.first, case .subscriptionStarted(let started)? = events.last else {
             Issue.record("expected the verbatim record then subscription.started: \(events)")
@@ -36,7 +40,7 @@ struct NotificationIngestTests {
 
     @Test func fractionalMillisecondsSurviveInTheRecordOnly() throws {
         let json = notificationJSON(type: "DID_RENEW", signed: 0).replacingOccurrences(of: #""signedDate":0"#, with: #""signedDate":1767398400000.9999"#)
-        let decoded = try NotificationIngest().decode(notification(json, transaction: tx))
+        let decoded = try NotificationIngest().decode(notification(json, transaction: try tx()))
         #expect(decoded.signedDate == instant(1_767_398_400_000))
         #expect(decoded.rawJSON.contains("1767398400000.9999"))
         #expect(decoded.transaction?.purchaseDate == instant(jan1 + 123))
@@ -74,7 +78,7 @@ struct NotificationIngestTests {
     }
 
     @Test func unknownTypeWithTransactionGoesToItsStream() throws {
-        let events = try NotificationIngest().events(for: notification(notificationJSON(type: "NEW_THING"), transaction: tx))
+        let events = try NotificationIngest().events(for: notification(notificationJSON(type: "NEW_THING"), transaction: try tx()))
         #expect(events.count == 1)
         #expect(StreamNaming.appends(for: events).map(\.stream) == ["otx:2000000001"])
     }

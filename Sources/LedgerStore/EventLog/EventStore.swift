@@ -32,6 +32,40 @@ public struct EventStore: Sendable {
         }
     }
 
+    /// One stream's part of an atomic multi-stream append.
+    public struct StreamAppend: Sendable {
+        public var streamID: String
+        public var expected: ExpectedVersion
+        public var events: [NewEvent]
+        public init(streamID: String, expected: ExpectedVersion, events: [NewEvent]) {
+            self.streamID = streamID
+            self.expected = expected
+            self.events = events
+        }
+    }
+
+    /// Appends to several streams of one app in one transaction: all or nothing (a restore that links several
+    /// purchases). A conflict on any stream fails the whole append with `versionConflict`.
+    public func appendAtomically(app appID: String, _ appends: [StreamAppend]) async throws -> [AppendResult] {
+        for append in appends { try EventValidation.check(appID: appID, streamID: append.streamID, events: append.events) }
+        return try await pool.withConnection { connection in
+            for _ in 0..<Self.maximumAttempts {
+                do {
+                    let results = try connection.transaction { connection in
+                        try appends.map { try Self.appendOnce(on: connection, app: appID, stream: $0.streamID, expected: $0.expected, events: $0.events) }
+                    }
+                    if results.contains(where: { $0.appendedCount > 0 }) {
+                        _ = try? connection.query("SELECT pg_notify(\(Self.notificationChannel), \(appID))")
+                    }
+                    return results
+                } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
+                    continue
+                }
+            }
+            throw EventStoreError.contention(appID: appID, streamID: appends.map(\.streamID).joined(separator: ","))
+        }
+    }
+
     /// The synchronous append, for callers that already hold a connection (import, tests).
     public static func append(on connection: PostgresConnection, app appID: String, stream streamID: String,
                               expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
