@@ -16,48 +16,28 @@ public enum StreamNaming {
 
     public static func stream(notificationUUID: String) -> String { "notification:\(notificationUUID)" }
 
-    /// An identity event naming several original transaction ids as one event per id, in the event's order
-    /// (duplicates dropped); any other event unchanged. An identity event naming none yields nothing: it links
-    /// nothing and has no stream.
+    /// An identity event naming several original transaction ids as one event per id (sorted by id); any other
+    /// event unchanged. The domain's `LedgerEvent.perOriginalTransaction`, so this module and the restore
+    /// operation split the same event the same way.
     public static func splitPerOriginalTransaction(_ event: LedgerEvent) -> [LedgerEvent] {
-        switch event {
-        case .linked(let link):
-            return unique(link.originalTransactionIDs).map { id in
-                var one = link
-                one.originalTransactionIDs = [id]
-                return .linked(one)
-            }
-        case .transferred(let transfer):
-            return unique(transfer.originalTransactionIDs).map { id in
-                var one = transfer
-                one.originalTransactionIDs = [id]
-                return .transferred(one)
-            }
-        default:
-            return [event]
-        }
+        event.perOriginalTransaction
     }
 
-    /// The appends for `events`, in order: identity events split, each event in its stream, keys unique.
+    /// The appends for `events`, in order: identity events split, each event in its stream.
     ///
-    /// A split event keeps the whole event's key with `:<original transaction id>` appended: deterministic (the
-    /// same restore yields the same keys) and unique (the parts differ by id, and the whole key names the whole
-    /// fact). Any other event keeps its own `idempotencyKey`. An append whose key already occurs earlier in the
-    /// list is dropped (e.g. the same link from an upload and from `appAccountToken`): the log would refuse it.
+    /// Every append uses its own event's `idempotencyKey`. For a split part that key names the part's one original
+    /// transaction id (`link:<user>:<otid>:<instant>`), so the parts' keys are deterministic and distinct, and equal
+    /// to the keys the restore operation appends the same parts under. An append whose key already occurs earlier
+    /// in the list is dropped (e.g. the same link from an upload and from `appAccountToken`): the log would refuse
+    /// it anyway. An identity event naming no original transaction id links nothing and is dropped.
     public static func appends(for events: [LedgerEvent]) -> [Append] {
         var seen: Set<String> = []
         var appends: [Append] = []
-        for event in events {
-            let parts = splitPerOriginalTransaction(event)
-            let isSplit = event.originalTransactionIDs.count > 1
-            for part in parts {
-                guard let stream = stream(of: part) else { continue }
-                let key = isSplit
-                    ? "\(event.idempotencyKey):\(part.originalTransactionIDs.first ?? "")"
-                    : part.idempotencyKey
-                guard seen.insert(key).inserted else { continue }
-                appends.append((stream: stream, event: part, idempotencyKey: key))
-            }
+        for part in events.flatMap(splitPerOriginalTransaction) {
+            guard let stream = stream(of: part) else { continue }
+            let key = part.idempotencyKey
+            guard seen.insert(key).inserted else { continue }
+            appends.append((stream: stream, event: part, idempotencyKey: key))
         }
         return appends
     }
@@ -69,10 +49,5 @@ public enum StreamNaming {
                 ?? stream(notificationUUID: n.notificationUUID)
         }
         return event.originalTransactionIDs.first.map { stream(originalTransactionID: $0) }
-    }
-
-    private static func unique(_ ids: [String]) -> [String] {
-        var seen: Set<String> = []
-        return ids.filter { seen.insert($0).inserted }
     }
 }

@@ -19,14 +19,16 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "Rebuild into scratch tables and report every difference from the live tables (exit 1 on any).") var check = false
     @Option(help: "Print the state as of this RFC 3339 instant (with --app, --key and --projection).") var asOf: String?
     @Option(help: "The app, for --as-of.") var app: String?
-    @Option(help: "The state's key (user id, original transaction id, month…), for --as-of.") var key: String?
+    @Option(help: "The state's key (original transaction id, month|original transaction id), for --as-of.") var key: String?
+    @Option(help: "For --as-of: print everything about this app user instead (products status, unconsumed purchases, activated subscriptions, intro-offer eligibility).")
+    var user: String?
 
     mutating func validate() throws {
         if let projection, !ProjectionCatalog.names.contains(projection) {
             throw ValidationError("unknown projection \(projection); choose one of \(ProjectionCatalog.names.joined(separator: ", "))")
         }
-        if asOf != nil, app == nil || key == nil || projection == nil {
-            throw ValidationError("--as-of needs --projection, --app and --key")
+        if asOf != nil, app == nil || (user == nil && (key == nil || projection == nil)) {
+            throw ValidationError("--as-of needs --app, and either --user or both --projection and --key")
         }
         if let asOf, PostgresTimestamp(rfc3339: asOf) == nil {
             throw ValidationError("--as-of must be an RFC 3339 instant such as 2026-11-01T00:00:00Z")
@@ -36,14 +38,17 @@ struct ReplayCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.replay")
         let selected = projection.map { [$0] } ?? ProjectionCatalog.names
-        let (check, asOf, app, key) = (check, asOf, app, key)
+        let (check, asOf, app, key, user) = (check, asOf, app, key, user)
         try await database.withLedger(logger: logger) { service, _, _ in
-            if let asOf, let app, let key, let name = selected.first, let instant = PostgresTimestamp(rfc3339: asOf) {
-                let json = try await service.withConnection { connection in
-                    let events = try ProjectionReplay.events(app: app, asOf: Instant(microsecondsSinceEpoch: instant.microsecondsSinceEpoch), on: connection)
-                    return try ProjectionCatalog.stateJSON(projection: name, key: key, events: events)
+            if let asOf, let app, let timestamp = PostgresTimestamp(rfc3339: asOf) {
+                let instant = Instant(microsecondsSinceEpoch: timestamp.microsecondsSinceEpoch)
+                let events = try await service.withConnection { try ProjectionReplay.events(app: app, asOf: instant, on: $0) }
+                if let user {
+                    // The product catalog (entitlements) arrives with the API; until then entitlements are empty.
+                    print(StateCodec.encode(UserSnapshot(appUserID: user, events: events, asOf: instant, catalog: Catalog(), at: instant)))
+                } else if let key, let name = selected.first {
+                    print(try ProjectionCatalog.stateJSON(projection: name, key: key, events: events))
                 }
-                print(json)
                 return
             }
             let progress: @Sendable (String, Int) -> Void = { name, count in note("\(name): \(count) events…") }

@@ -43,8 +43,12 @@ import Testing
 
         #expect(try await ledger(["replay", "--database-url", url, "--as-of", "2026-01-01T00:00:00Z", "--app", "a", "--key", "o1",
                                   "--projection", "subscription_status"]) == 0)
+        #expect(try await ledger(["replay", "--database-url", url, "--as-of", "2026-01-01T00:00:00Z", "--app", "a", "--user", "u1"]) == 0)
         await #expect(throws: (any Error).self) {
             _ = try await ledger(["replay", "--database-url", url, "--projection", "no_such_projection"])
+        }
+        await #expect(throws: (any Error).self) {
+            _ = try await ledger(["replay", "--database-url", url, "--as-of", "2026-01-01T00:00:00Z", "--app", "a"])
         }
     }
 }
