@@ -85,6 +85,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // From verified App Store data (notifications, signed transactions, receipts) to ledger events and streams.
+        .target(name: "AppStoreIngest", dependencies: ["AppStoreVerification", "ExactJSON", "LedgerDomain"], swiftSettings: strict),
+
         // The HTTP service (Hummingbird 2).
         .target(
             name: "LedgerServer",
@@ -134,6 +137,11 @@ let package = Package(
         .testTarget(
             name: "LedgerDomainTests",
             dependencies: ["LedgerDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppStoreIngestTests",
+            dependencies: ["AppStoreIngest", "AppStoreVerification", "LedgerDomain", "ExactJSON"],
             swiftSettings: strict
         ),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),

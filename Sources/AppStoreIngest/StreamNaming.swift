@@ -12,9 +12,9 @@ public enum StreamNaming {
     /// One event to append: its stream, the event, and the idempotency key to append it under.
     public typealias Append = (stream: String, event: LedgerEvent, idempotencyKey: String)
 
-    public static func stream(originalTransactionID: String) -> String { "otx:\(originalTransactionID)" }
+    public static func stream(originalTransactionID: String) -> String { LedgerStreams.purchase(originalTransactionID: originalTransactionID) }
 
-    public static func stream(notificationUUID: String) -> String { "notification:\(notificationUUID)" }
+    public static func stream(notificationUUID: String) -> String { LedgerStreams.notification(uuid: notificationUUID) }
 
     /// An identity event naming several original transaction ids as one event per id (sorted by id); any other
     /// event unchanged. The domain's `LedgerEvent.perOriginalTransaction`, so this module and the restore

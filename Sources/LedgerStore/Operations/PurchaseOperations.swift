@@ -11,7 +11,7 @@ public struct PurchaseOperations: Sendable {
     public init(store: EventStore) { self.store = store }
 
     /// The stream of every fact about one original transaction.
-    public static func stream(originalTransactionID: String) -> String { "otx:" + originalTransactionID }
+    public static func stream(originalTransactionID: String) -> String { LedgerStreams.purchase(originalTransactionID: originalTransactionID) }
 
     /// The purchase's current state, folded from its stream.
     public func record(app appID: String, originalTransactionID: String) async throws -> (PurchaseRecord, version: Int64) {
