@@ -1,0 +1,42 @@
+import LedgerDomain
+import PostgresClient
+
+/// Records domain events that arrive from outside (App Store notifications, SDK uploads, receipts, imports): each
+/// to its stream, with its idempotency key, so the same fact delivered again — by another path, twice, concurrently
+/// or out of order — is recorded once.
+public struct EventRecorder: Sendable {
+    public let store: EventStore
+
+    public init(store: EventStore) { self.store = store }
+
+    /// What one `record` call did.
+    public struct Outcome: Sendable, Equatable {
+        /// Events newly written.
+        public var recorded: Int
+        /// Events that were already in the log (same idempotency key).
+        public var alreadyKnown: Int
+    }
+
+    /// Appends `events` (stream, event, idempotency key), keeping their order within each stream.
+    /// `occurredAt` is the business time of each event (Apple's signed or purchase date).
+    public func record(app appID: String, _ events: [(stream: String, event: LedgerEvent, idempotencyKey: String)],
+                       occurredAt: @Sendable (LedgerEvent) -> Instant, metadata: EventMetadata) async throws -> Outcome {
+        var streams: [String] = []
+        var byStream: [String: [NewEvent]] = [:]
+        for (stream, event, key) in events {
+            let encoded = event.encoded()
+            if byStream[stream] == nil { streams.append(stream) }
+            byStream[stream, default: []].append(NewEvent(
+                type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, metadata: metadata,
+                idempotencyKey: key, occurredAt: PostgresTimestamp(microsecondsSinceEpoch: occurredAt(event).microsecondsSinceEpoch)))
+        }
+        var outcome = Outcome(recorded: 0, alreadyKnown: 0)
+        for stream in streams {
+            let batch = byStream[stream] ?? []
+            let result = try await store.append(app: appID, stream: stream, expected: .any, events: batch)
+            outcome.recorded += result.appendedCount
+            outcome.alreadyKnown += batch.count - result.appendedCount
+        }
+        return outcome
+    }
+}
