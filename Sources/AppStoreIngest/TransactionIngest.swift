@@ -8,7 +8,8 @@ import LedgerDomain
 /// 1. the purchase by product type (`purchase.*`, or `subscription.started` / `subscription.renewed`), keyed
 ///    `tx:<transaction id>` like the notification carrying the same transaction, so it is recorded once;
 /// 2. `transaction.refunded` (or `transaction.revoked` for Family Sharing) when `revocationDate` is set;
-/// 3. from the renewal info: `subscription.auto_renew_changed` with Apple's current status, and
+/// 3. from the renewal info: `subscription.auto_renew_changed` with Apple's current status,
+///    `subscription.billing_failed` (with the grace period's end, if any) while Apple retries billing, and
 ///    `subscription.renewal_preference_changed` (downgrade) when the next period's product differs;
 /// 4. `identity.linked` (source `upload`) of the original transaction id to `appUserID`, and (source
 ///    `appAccountToken`) to the user the app's token policy names when that is someone else.
@@ -68,6 +69,11 @@ public struct TransactionIngest: Sendable {
         var events: [LedgerEvent] = []
         if let enabled = info.autoRenewStatus.flatMap(RenewalInfo.enabled) {
             events.append(.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: enabled)))
+        }
+        // Apple is retrying a failed renewal: billing retry, with access until the grace period ends when it has one.
+        if info.isInBillingRetryPeriod == true {
+            events.append(.billingFailed(BillingFailure(
+                subscription: ref, gracePeriodExpiresAt: info.gracePeriodExpiresDate.map { Instant(appStore: $0) })))
         }
         if let next = info.autoRenewProductId, next != facts.productID {
             events.append(.renewalPreferenceChanged(RenewalPreferenceChange(

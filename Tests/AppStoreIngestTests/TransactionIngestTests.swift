@@ -25,6 +25,25 @@ struct TransactionIngestTests {
         expectRoundTrips(events)
     }
 
+    @Test func billingRetryWithAndWithoutGraceFromUploadedRenewalInfo() throws {
+        let t = try transaction(transactionJSON(id: "2000000002", original: "2000000001", purchase: "\(jan1 + 31 * day)", reason: "RENEWAL"))
+        let base = #"{"originalTransactionId":"2000000001","autoRenewProductId":"monthly","productId":"monthly","autoRenewStatus":1,"signedDate":\#(jan1 + 62 * day),"environment":"Sandbox","isInBillingRetryPeriod":true"#
+        let withGrace = try RenewalInfoPayload(json: parse(base + #","gracePeriodExpiresDate":\#(jan1 + 78 * day)}"#))
+        let failures = try ingest.events(transaction: t, renewalInfo: withGrace, appUserID: "u1").compactMap { event -> BillingFailure? in
+            if case .billingFailed(let failure) = event { return failure }
+            return nil
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.gracePeriodExpiresAt == instant(jan1 + 78 * day))
+        let retryOnly = try RenewalInfoPayload(json: parse(base + "}"))
+        let plain = try ingest.events(transaction: t, renewalInfo: retryOnly, appUserID: "u1")
+        #expect(plain.contains { if case .billingFailed(let f) = $0 { return f.gracePeriodExpiresAt == nil }; return false })
+        // Not retrying: no billing failure.
+        #expect(!(try ingest.events(transaction: t, renewalInfo: renewalInfo(original: "2000000001"), appUserID: "u1"))
+            .contains { if case .billingFailed = $0 { return true }; return false })
+        expectRoundTrips(plain)
+    }
+
     @Test func renewalResubscribeAndPreference() throws {
         let renewal = try transaction(transactionJSON(id: "2000000002", original: "2000000001", purchase: "\(jan1 + 31 * day)", reason: "RENEWAL"))
         let events = try ingest.events(transaction: renewal, renewalInfo: renewalInfo(original: "2000000001", next: "monthly-lite", autoRenew: 0), appUserID: "u1")

@@ -69,6 +69,40 @@ import Testing
         await fixture.close()
     }
 
+    /// A failure after the states are written but before the checkpoint (injected by a trigger, standing in for a
+    /// crash) leaves neither states nor checkpoint behind; the next run starts from the old checkpoint.
+    @Test func aBatchThatFailsMidwayLeavesNothingBehind() async throws {
+        let fixture = try await StoreFixture.make()
+        try await Self.append(Self.history(users: 3), app: "app", to: fixture.store)
+        try await fixture.superuser.withConnection { connection in
+            try connection.execute("""
+                CREATE TABLE public.crash_switch (armed boolean NOT NULL);
+                INSERT INTO public.crash_switch VALUES (true);
+                CREATE FUNCTION public.crash_before_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF (SELECT armed FROM public.crash_switch) THEN RAISE EXCEPTION 'simulated crash'; END IF;
+                    RETURN NEW;
+                END $$;
+                CREATE TRIGGER crash BEFORE INSERT OR UPDATE ON ledger.projection_checkpoints
+                    FOR EACH ROW EXECUTE FUNCTION public.crash_before_checkpoint();
+                GRANT SELECT ON public.crash_switch TO PUBLIC;
+                """)
+        }
+        let worker = ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners())
+        await #expect(throws: PostgresError.self) { try await worker.catchUp() }
+        let leftovers = try await fixture.superuser.query("""
+            SELECT (SELECT count(*) FROM ledger.projection_state) + (SELECT count(*) FROM ledger.projection_checkpoints)
+            """).first?.decode(Int64.self, at: 0)
+        #expect(leftovers == 0)
+
+        try await fixture.superuser.query("UPDATE public.crash_switch SET armed = false")
+        try await worker.catchUp()
+        let clean = try await ProjectionReplay.check(ProjectionCatalog.runners(), scratchRunners: ProjectionCatalog.runners(table: .scratch),
+                                                     pool: fixture.store.pool)
+        #expect(clean.isEmpty)
+        await fixture.close()
+    }
+
     @Test func concurrentWorkersApplyEachEventOnce() async throws {
         let fixture = try await StoreFixture.make()
         try await Self.append(Self.history(users: 8), app: "app", to: fixture.store)
