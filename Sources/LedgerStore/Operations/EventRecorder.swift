@@ -24,11 +24,8 @@ public struct EventRecorder: Sendable {
         var streams: [String] = []
         var byStream: [String: [NewEvent]] = [:]
         for (stream, event, key) in events {
-            let encoded = event.encoded()
             if byStream[stream] == nil { streams.append(stream) }
-            byStream[stream, default: []].append(NewEvent(
-                type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, metadata: metadata,
-                idempotencyKey: key, occurredAt: PostgresTimestamp(microsecondsSinceEpoch: occurredAt(event).microsecondsSinceEpoch)))
+            byStream[stream, default: []].append(NewEvent(event, idempotencyKey: key, occurredAt: occurredAt(event), metadata: metadata))
         }
         var outcome = Outcome(recorded: 0, alreadyKnown: 0)
         for stream in streams {

@@ -30,13 +30,10 @@ public struct PurchaseOperations: Sendable {
             let (record, version) = try await record(app: appID, originalTransactionID: originalTransactionID)
             let event = try ConsumptionRules.consume(version == 0 ? nil : record, originalTransactionID: originalTransactionID,
                                                      by: appUserID, at: instant).get()
-            let encoded = event.encoded()
             do {
                 let result = try await store.append(
                     app: appID, stream: Self.stream(originalTransactionID: originalTransactionID), expected: .exact(version),
-                    events: [NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                                      metadata: metadata, idempotencyKey: event.idempotencyKey,
-                                      occurredAt: PostgresTimestamp(microsecondsSinceEpoch: instant.microsecondsSinceEpoch))])
+                    events: [NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: instant, metadata: metadata)])
                 if result.isDuplicate {
                     throw ConsumeError.alreadyConsumed(originalTransactionID: originalTransactionID, consumedAt: instant)
                 }

@@ -39,12 +39,9 @@ public struct RestoreOperation: Sendable {
             guard !split.isEmpty else { return [] }
             let appends = split.map { event -> EventStore.StreamAppend in
                 let id = event.keyedOriginalTransactionID ?? ""
-                let encoded = event.encoded()
                 return EventStore.StreamAppend(
                     streamID: PurchaseOperations.stream(originalTransactionID: id), expected: .exact(versions[id] ?? 0),
-                    events: [NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                                      metadata: metadata, idempotencyKey: event.idempotencyKey,
-                                      occurredAt: PostgresTimestamp(microsecondsSinceEpoch: instant.microsecondsSinceEpoch))])
+                    events: [NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: instant, metadata: metadata)])
             }
             do {
                 return try await store.appendAtomically(app: appID, appends).flatMap(\.positions)
