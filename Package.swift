@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -88,10 +89,15 @@ let package = Package(
         // From verified App Store data (notifications, signed transactions, receipts) to ledger events and streams.
         .target(name: "AppStoreIngest", dependencies: ["AppStoreVerification", "ExactJSON", "LedgerDomain"], swiftSettings: strict),
 
-        // The HTTP service (Hummingbird 2).
+        // The HTTP service (Hummingbird 2): the seed API, the v1 API, Apple's notification endpoint, keys and
+        // tenancy, OpenAPI and metrics.
         .target(
             name: "LedgerServer",
             dependencies: [
+                "AppStoreIngest",
+                "AppStoreVerification",
+                "ExactJSON",
+                "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -100,7 +106,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.copy("OpenAPI/openapi.json")],
             swiftSettings: strict
         ),
 
@@ -113,6 +122,7 @@ let package = Package(
                 "EmbeddedPostgres",
                 "LedgerServer",
                 "AppStoreVerification",
+                "AppStoreSamples",
                 "LedgerDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -134,6 +144,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // App Store data signed like Apple's (test PKIs) or like Xcode's (self-signed), and payload builders: for the
+        // tests, and for `ledger appstore sample`, which makes Xcode data to try the service with.
+        .target(
+            name: "AppStoreSamples",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+
         .testTarget(
             name: "LedgerDomainTests",
             dependencies: ["LedgerDomain", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -141,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreIngestTests",
-            dependencies: ["AppStoreIngest", "AppStoreVerification", "LedgerDomain", "ExactJSON"],
+            dependencies: ["AppStoreIngest", "AppStoreVerification", "AppStoreSamples", "LedgerDomain", "ExactJSON"],
             swiftSettings: strict
         ),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
@@ -156,6 +178,7 @@ let package = Package(
             name: "AppStoreVerificationTests",
             dependencies: [
                 "AppStoreVerification",
+                "AppStoreSamples",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -165,8 +188,13 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerStore", "PostgresTestSupport",
+                "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresTestSupport", "AppStoreSamples",
+                "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

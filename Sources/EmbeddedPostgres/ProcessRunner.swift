@@ -4,16 +4,17 @@ import Glibc
 /// Runs a program to completion and captures its output (stdout and stderr together).
 ///
 /// Uses `posix_spawn` and `waitpid` directly: Foundation's `Process.waitUntilExit` was seen to hang on Linux after
-/// the child had exited, when called from a Swift concurrency thread.
-enum ProcessRunner {
-    struct Result {
-        var status: Int32
-        var output: String
+/// the child had exited, when called from a Swift concurrency thread. Blocking: call it from a thread of its own
+/// (`runOnThread`) when the caller is async.
+public enum ProcessRunner {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var output: String
     }
 
     /// `searchPath` resolves the program through PATH (via /usr/bin/env).
     @discardableResult
-    static func run(_ arguments: [String], searchPath: Bool = false, workingDirectory: String? = nil) throws -> Result {
+    public static func run(_ arguments: [String], searchPath: Bool = false, workingDirectory: String? = nil) throws -> Result {
         // The server user may not be able to enter the caller's directory (root's home); PostgreSQL tools need
         // one they can reach, so `env -C` changes to it first.
         let argv = (workingDirectory.map { ["/usr/bin/env", "-C", $0] } ?? (searchPath ? ["/usr/bin/env"] : [])) + arguments
@@ -73,5 +74,14 @@ enum ProcessRunner {
         let pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
         return body(pointers)
+    }
+
+    /// `run` on a thread of its own, so a long child does not hold one of Swift concurrency's few threads.
+    public static func runOnThread(_ arguments: [String], workingDirectory: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try run(arguments, workingDirectory: workingDirectory) })
+            }
+        }
     }
 }

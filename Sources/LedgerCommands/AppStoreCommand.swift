@@ -7,7 +7,7 @@ public struct AppStoreCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "appstore",
         abstract: "Verify and decode App Store signed data and receipts, offline.",
-        subcommands: [Decode.self]
+        subcommands: [Decode.self, Sample.self]
     )
 
     public init() {}

@@ -1,3 +1,4 @@
+import AppStoreVerification
 import ArgumentParser
 import Foundation
 import LedgerServer
@@ -26,6 +27,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds between signed log digests (default: $LEDGER_DIGEST_INTERVAL or 3600).")
     var digestInterval: Int?
 
+    @Option(help: "Largest request body in bytes (default: $LEDGER_MAX_BODY_BYTES or 1048576).")
+    var maxBodyBytes: Int?
+
+    @Option(help: "Seconds before a request is answered 504 (default: $LEDGER_REQUEST_TIMEOUT or 30).")
+    var requestTimeout: Int?
+
+    @Option(name: .customLong("apple-root"),
+            help: "Root certificate files App Store data must chain to; replaces Apple's (default: $LEDGER_APPLE_ROOTS or Apple's roots; `default` adds Apple's back).")
+    var appleRoots: [String] = []
+
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.serve")
         let environment = ProcessInfo.processInfo.environment
@@ -35,6 +46,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let interval = digestInterval ?? Int(environment["LEDGER_DIGEST_INTERVAL"] ?? "3600") ?? 3600
         guard interval > 0 else { throw ValidationError("the digest interval must be a positive number of seconds") }
+        let apiConfiguration = try apiConfiguration(environment: environment)
+        if apiConfiguration.adminToken == nil {
+            logger.warning("LEDGER_ADMIN_TOKEN is not set: the admin API (/v1/admin) answers 401 until the server is started with it")
+        }
         let database = database
         let digest = digest
         try await database.withLedger(logger: logger, poolSize: poolSize) { service, _, migrations in
@@ -45,11 +60,29 @@ struct ServeCommand: AsyncParsableCommand {
             }
             var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service, runners: ProjectionCatalog.runners(), logger: logger))]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
+            let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, logger: logger)
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),
-                                            services: services, logger: logger)
+                                            api: api, services: services, logger: logger)
         }
+    }
+}
+
+extension ServeCommand {
+    func apiConfiguration(environment: [String: String]) throws -> LedgerAPI.Configuration {
+        let maxBody = maxBodyBytes ?? Int(environment["LEDGER_MAX_BODY_BYTES"] ?? "") ?? (1 << 20)
+        guard maxBody >= 1024 else { throw ValidationError("the body limit must be at least 1024 bytes") }
+        let timeout = requestTimeout ?? Int(environment["LEDGER_REQUEST_TIMEOUT"] ?? "") ?? 30
+        guard timeout > 0 else { throw ValidationError("the request timeout must be a positive number of seconds") }
+        let roots: TrustRoots
+        do {
+            roots = try TrustRoots.resolve(paths: appleRoots, environment: environment)
+        } catch {
+            throw ValidationError("Apple roots: \(error.message)")
+        }
+        return LedgerAPI.Configuration(adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+                                       roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout))
     }
 }
 

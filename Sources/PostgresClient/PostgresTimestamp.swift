@@ -74,7 +74,8 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
               let second = components.second, second < 61 else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let base = calendar.date(from: components) else { return nil }
+        // No 30 February: the calendar would roll it over into March.
+        guard let base = calendar.date(from: components), calendar.component(.day, from: base) == day else { return nil }
         var micros = Int64(base.timeIntervalSince1970) * 1_000_000
         if let fraction = group(7) {
             let digits = String((fraction + "000000").prefix(6))

@@ -1,3 +1,4 @@
+import AppStoreSamples
 import AppStoreIngest
 import AppStoreVerification
 import Foundation
@@ -24,12 +25,12 @@ struct ConversionTests {
 
     @Test(arguments: [(1, LedgerDomain.OfferType.introductory), (2, .promotional), (3, .offerCode), (4, .winBack)])
     func offers(_ code: Int, _ kind: LedgerDomain.OfferType) throws {
-        let t = try transaction(transactionJSON(id: "1", original: "1", offerType: code))
+        let t = try transaction(AppStorePayloads.transaction(id: "1", original: "1", offerType: code))
         #expect(try TransactionFacts(t, appUserID: nil).offer == Offer(type: kind, paymentMode: "FREE_TRIAL"))
     }
 
     @Test func unknownOfferTypeIsLeftOut() throws {
-        let t = try transaction(transactionJSON(id: "1", original: "1", offerType: 9))
+        let t = try transaction(AppStorePayloads.transaction(id: "1", original: "1", offerType: 9))
         #expect(try TransactionFacts(t, appUserID: nil).offer == nil)
     }
 

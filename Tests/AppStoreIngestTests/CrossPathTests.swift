@@ -1,3 +1,4 @@
+import AppStoreSamples
 import AppStoreIngest
 import AppStoreVerification
 import LedgerDomain
@@ -14,9 +15,9 @@ struct CrossPathTests {
 
     @Test func sameKeysAndFacts() throws {
         // Each copy is signed at a different time, and Xcode writes fractional milliseconds.
-        let inNotification = try transaction(transactionJSON(
+        let inNotification = try transaction(AppStorePayloads.transaction(
             id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", token: Self.user, signed: jan1 + 1000))
-        let fromSDK = try transaction(transactionJSON(
+        let fromSDK = try transaction(AppStorePayloads.transaction(
             id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", token: Self.user, signed: jan1 + 9 * day))
         var record = receiptRecord(id: "2000000001", original: "2000000001", webOrderLineItemID: 20_000_002_000_000_001)
         record.purchaseDateMs = jan1 + 123

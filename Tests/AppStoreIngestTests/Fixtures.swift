@@ -1,4 +1,5 @@
 import AppStoreIngest
+import AppStoreSamples
 import AppStoreVerification
 import ExactJSON
 import LedgerDomain
@@ -7,43 +8,11 @@ import Testing
 /// Realistic App Store payloads, decoded with the verification module's own decoders (as after verification).
 
 /// 2026-01-01T00:00:00Z in Apple's epoch milliseconds.
-let jan1: Int64 = 1_767_225_600_000
-let day: Int64 = 86_400_000
+let jan1 = AppStorePayloads.jan1
+let day = AppStorePayloads.day
 
 func parse(_ text: String) throws -> JSONValue {
     try JSONParser.parse(Array(text.utf8))
-}
-
-/// A JWSTransactionDecodedPayload as Apple writes it (field order and types), compact. `purchase` is a JSON number
-/// literal so that fractional milliseconds can be written.
-func transactionJSON(
-    id: String, original: String, product: String = "monthly", type: String = "Auto-Renewable Subscription",
-    purchase: String = "\(jan1 + 123)", originalPurchase: Int64? = jan1 + 123, expires: Int64? = jan1 + 31 * day,
-    reason: String = "PURCHASE", token: String? = nil, revocation: Int64? = nil, revocationReason: Int? = nil,
-    revocationType: String? = nil, ownership: String = "PURCHASED", offerType: Int? = nil,
-    environment: String = "Sandbox", signed: Int64 = jan1 + 40 * day
-) -> String {
-    var fields: [String] = [
-        #""transactionId":"\#(id)""#, #""originalTransactionId":"\#(original)""#,
-    ]
-    if type == "Auto-Renewable Subscription" { fields.append(#""webOrderLineItemId":"2000000\#(id.filter(\.isNumber))""#) }
-    fields += [#""bundleId":"com.example.app""#, #""productId":"\#(product)""#]
-    if type == "Auto-Renewable Subscription" { fields.append(#""subscriptionGroupIdentifier":"21000001""#) }
-    fields.append(#""purchaseDate":\#(purchase)"#)
-    if let originalPurchase { fields.append(#""originalPurchaseDate":\#(originalPurchase)"#) }
-    if let expires { fields.append(#""expiresDate":\#(expires)"#) }
-    fields += [#""quantity":1"#, #""type":"\#(type)""#]
-    if let token { fields.append(#""appAccountToken":"\#(token)""#) }
-    fields += [#""inAppOwnershipType":"\#(ownership)""#, #""signedDate":\#(signed)"#]
-    if let revocation { fields.append(#""revocationDate":\#(revocation)"#) }
-    if let revocationReason { fields.append(#""revocationReason":\#(revocationReason)"#) }
-    if let revocationType { fields.append(#""revocationType":"\#(revocationType)""#) }
-    if let offerType { fields += [#""offerType":\#(offerType)"#, #""offerDiscountType":"FREE_TRIAL""#, #""offerPeriod":"P1W""#] }
-    fields += [
-        #""environment":"\#(environment)""#, #""transactionReason":"\#(reason)""#, #""storefront":"USA""#,
-        #""storefrontId":"143441""#, #""price":9990"#, #""currency":"USD""#, #""appTransactionId":"704289572311513871""#,
-    ]
-    return "{" + fields.joined(separator: ",") + "}"
 }
 
 func transaction(_ json: String) throws -> TransactionPayload {
@@ -54,8 +23,8 @@ func renewalInfo(
     original: String, product: String = "monthly", next: String = "monthly", autoRenew: Int = 1,
     signed: Int64 = jan1 + 41 * day
 ) throws -> RenewalInfoPayload {
-    try RenewalInfoPayload(json: parse(
-        #"{"originalTransactionId":"\#(original)","autoRenewProductId":"\#(next)","productId":"\#(product)","autoRenewStatus":\#(autoRenew),"renewalPrice":9990,"currency":"USD","signedDate":\#(signed),"environment":"Sandbox","recentSubscriptionStartDate":\#(jan1),"renewalDate":\#(jan1 + 31 * day)}"#))
+    try RenewalInfoPayload(json: parse(AppStorePayloads.renewalInfo(
+        original: original, product: product, next: next, autoRenew: autoRenew, signed: signed)))
 }
 
 /// A ResponseBodyV2DecodedPayload with `data`; the nested JWS strings are opaque here (the verifier has checked

@@ -1,3 +1,4 @@
+import AppStoreSamples
 import AppStoreIngest
 import AppStoreVerification
 import ExactJSON
@@ -9,7 +10,7 @@ import Testing
 struct NotificationIngestTests {
     /// A first purchase with an introductory free trial, its purchase date in Xcode's fractional milliseconds.
     func tx() throws -> TransactionPayload {
-        try transaction(transactionJSON(id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", offerType: 1))
+        try transaction(AppStorePayloads.transaction(id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", offerType: 1))
     }
 
     @Test func subscribedInitialBuy() throws {
@@ -47,7 +48,7 @@ struct NotificationIngestTests {
     }
 
     @Test func allFieldsOfTheDecodedNotification() throws {
-        let refunded = try transaction(transactionJSON(
+        let refunded = try transaction(AppStorePayloads.transaction(
             id: "2000000005", original: "2000000001", revocation: jan1 + 3 * day, revocationReason: 1, revocationType: "REFUND_FULL"))
         let info = try renewalInfo(original: "2000000001", next: "yearly", autoRenew: 0)
         let decoded = try NotificationIngest().decode(notification(notificationJSON(type: "REFUND"), transaction: refunded, renewalInfo: info))
@@ -85,7 +86,7 @@ struct NotificationIngestTests {
 
     @Test func appAccountTokenNamesTheUser() throws {
         let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
-        let withToken = try transaction(transactionJSON(id: "2000000001", original: "2000000001", token: token))
+        let withToken = try transaction(AppStorePayloads.transaction(id: "2000000001", original: "2000000001", token: token))
         let n = try notification(notificationJSON(type: "SUBSCRIBED", subtype: "INITIAL_BUY"), transaction: withToken)
         let events = try NotificationIngest(appAccountTokens: .tokenIsAppUserID).events(for: n)
         #expect(events.count == 3)

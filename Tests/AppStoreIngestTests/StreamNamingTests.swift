@@ -1,3 +1,4 @@
+import AppStoreSamples
 import AppStoreIngest
 import LedgerDomain
 import Testing
@@ -35,7 +36,7 @@ struct StreamNamingTests {
     }
 
     @Test func everyFactAboutAPurchaseSharesItsStream() throws {
-        let t = try transaction(transactionJSON(id: "2000000002", original: "2000000001", revocation: jan1 + 3 * day))
+        let t = try transaction(AppStorePayloads.transaction(id: "2000000002", original: "2000000001", revocation: jan1 + 3 * day))
         let events = try TransactionIngest().events(transaction: t, renewalInfo: renewalInfo(original: "2000000001", next: "yearly"), appUserID: "u1")
         let appends = StreamNaming.appends(for: events + events)  // duplicates collapse
         #expect(appends.count == events.count)

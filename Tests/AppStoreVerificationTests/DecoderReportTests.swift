@@ -1,3 +1,4 @@
+import AppStoreSamples
 import Foundation
 import Testing
 @testable import AppStoreVerification

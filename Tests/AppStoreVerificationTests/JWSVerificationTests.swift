@@ -1,3 +1,4 @@
+import AppStoreSamples
 import ExactJSON
 import Crypto
 import Foundation

@@ -1,3 +1,4 @@
+import AppStoreSamples
 import Crypto
 import Foundation
 import SwiftASN1

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Turns the text a client sent as a "receipt" into PKCS#7 bytes, with a distinct message for each common mistake.
-enum ReceiptInput {
-    static func decode(_ text: String) throws(AppStoreVerificationError) -> [UInt8] {
+public enum ReceiptInput {
+    public static func decode(_ text: String) throws(AppStoreVerificationError) -> [UInt8] {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
             throw .malformed("the receipt is empty; the app sent no receipt data (on a device without a receipt, refresh it first)")

@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 import PostgresClient
 
 /// The append-only event log in `ledger.events` (SPEC §3).
@@ -13,6 +14,9 @@ public struct EventStore: Sendable {
     static let maximumAttempts = 16
     /// Largest batch accepted by one append (keeps one transaction's size bounded).
     public static let maximumBatch = 10_000
+    /// Events written by this process (duplicates not counted), for `/metrics`. Looked up per use rather than
+    /// kept: a metric made before the metrics backend is bootstrapped would stay a no-op forever.
+    static var appendedCounter: Counter { Counter(label: "ledger_events_appended_total") }
 
     public init(pool: PostgresPool, logger: Logger = Logger(label: "ledger.events")) {
         self.pool = pool
@@ -27,7 +31,10 @@ public struct EventStore: Sendable {
             let result = try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
             // Wake projection workers and subscriptions. After the commit, not inside the appending transaction,
             // where NOTIFY would serialise every commit; a lost notification only delays readers until they poll.
-            if result.appendedCount > 0 { _ = try? connection.query("SELECT pg_notify(\(Self.notificationChannel), \(appID))") }
+            if result.appendedCount > 0 {
+                _ = try? connection.query("SELECT pg_notify(\(Self.notificationChannel), \(appID))")
+                Self.appendedCounter.increment(by: result.appendedCount)
+            }
             return result
         }
     }
@@ -54,8 +61,10 @@ public struct EventStore: Sendable {
                     let results = try connection.transaction { connection in
                         try appends.map { try Self.appendOnce(on: connection, app: appID, stream: $0.streamID, expected: $0.expected, events: $0.events) }
                     }
-                    if results.contains(where: { $0.appendedCount > 0 }) {
+                    let appended = results.reduce(0) { $0 + $1.appendedCount }
+                    if appended > 0 {
                         _ = try? connection.query("SELECT pg_notify(\(Self.notificationChannel), \(appID))")
+                        Self.appendedCounter.increment(by: appended)
                     }
                     return results
                 } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {

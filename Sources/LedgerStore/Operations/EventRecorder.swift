@@ -15,6 +15,8 @@ public struct EventRecorder: Sendable {
         public var recorded: Int
         /// Events that were already in the log (same idempotency key).
         public var alreadyKnown: Int
+        /// The log positions of all the events, new or already known (to wait until projections include them).
+        public var positions: [Int64] = []
     }
 
     /// Appends `events` (stream, event, idempotency key), keeping their order within each stream.
@@ -33,6 +35,7 @@ public struct EventRecorder: Sendable {
             let result = try await store.append(app: appID, stream: stream, expected: .any, events: batch)
             outcome.recorded += result.appendedCount
             outcome.alreadyKnown += batch.count - result.appendedCount
+            outcome.positions += result.positions
         }
         return outcome
     }

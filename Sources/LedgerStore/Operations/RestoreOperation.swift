@@ -31,7 +31,7 @@ public struct RestoreOperation: Sendable {
                 purchases.append(fold(PurchaseRecordReducer.self, key: id, events: events, asOf: nil))
             }
             let owners = Set((subscriptions.compactMap(\.ownerUserID) + purchases.compactMap(\.ownerUserID)).filter { $0 != appUserID })
-            let others = try await ownedElsewhere(app: appID, owners: owners, excluding: Set(ids))
+            let others = try await UserQueries(pool: store.pool).ownedStates(app: appID, owners: owners, excluding: Set(ids))
             let events = try RestoreRules.restore(originalTransactionIDs: ids, to: appUserID, policy: policy,
                                                   subscriptions: subscriptions + others.subscriptions,
                                                   purchases: purchases + others.purchases, at: instant).get()
@@ -50,28 +50,6 @@ public struct RestoreOperation: Sendable {
             }
         }
         throw EventStoreError.contention(appID: appID, streamID: "restore")
-    }
-
-    /// The owners' other subscriptions and purchases, from the projection tables.
-    private func ownedElsewhere(app appID: String, owners: Set<String>, excluding: Set<String>) async throws
-        -> (subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
-        guard !owners.isEmpty else { return ([], []) }
-        let rows = try await store.pool.query("""
-            SELECT projection, key, state::text FROM ledger.projection_state
-            WHERE app_id = \(appID) AND projection = ANY(\(TextArray([SubscriptionStatusReducer.name, PurchaseRecordReducer.name])))
-              AND state #>> '{owner,appUserID}' = ANY(\(TextArray(Array(owners))))
-            """)
-        var subscriptions: [SubscriptionStatus] = []
-        var purchases: [PurchaseRecord] = []
-        for row in rows where !excluding.contains(try row.decode(String.self, at: 1)) {
-            let state = try row.decode(String.self, at: 2)
-            if try row.decode(String.self, at: 0) == SubscriptionStatusReducer.name {
-                subscriptions.append(try StateCodec.decode(SubscriptionStatus.self, from: state))
-            } else {
-                purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))
-            }
-        }
-        return (subscriptions, purchases)
     }
 }
 

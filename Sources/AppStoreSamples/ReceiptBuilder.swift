@@ -5,28 +5,34 @@ import X509
 
 /// Builds PKCS#7 receipts by hand, in DER or in BER with indefinite lengths and a segmented content OCTET STRING
 /// (the shape genuine App Store and Xcode receipts have), with or without signed attributes.
-enum ReceiptBuilder {
-    struct Options {
-        var ber = false
-        var signedAttributes = false
-        var digestSHA1 = false
+public enum ReceiptBuilder {
+    public struct Options {
+        public var ber = false
+        public var signedAttributes = false
+        public var digestSHA1 = false
         /// Embedded certificates (signer first); defaults to the PKI's full chain.
-        var certificates: [Certificate]? = nil
+        public var certificates: [Certificate]? = nil
+        public init(ber: Bool = false, signedAttributes: Bool = false, digestSHA1: Bool = false, certificates: [Certificate]? = nil) {
+            self.ber = ber
+            self.signedAttributes = signedAttributes
+            self.digestSHA1 = digestSHA1
+            self.certificates = certificates
+        }
     }
 
     // MARK: payload
 
-    static func attribute(_ type: Int64, _ value: [UInt8]) -> [UInt8] {
+    public static func attribute(_ type: Int64, _ value: [UInt8]) -> [UInt8] {
         tlv(0x30, integer(type) + integer(1) + tlv(0x04, value))
     }
 
-    static func utf8(_ text: String) -> [UInt8] { tlv(0x0C, Array(text.utf8)) }
-    static func ia5(_ text: String) -> [UInt8] { tlv(0x16, Array(text.utf8)) }
-    static func intValue(_ value: Int64) -> [UInt8] { integer(value) }
-    static func set(_ attributes: [[UInt8]]) -> [UInt8] { tlv(0x31, attributes.flatMap { $0 }) }
+    public static func utf8(_ text: String) -> [UInt8] { tlv(0x0C, Array(text.utf8)) }
+    public static func ia5(_ text: String) -> [UInt8] { tlv(0x16, Array(text.utf8)) }
+    public static func intValue(_ value: Int64) -> [UInt8] { integer(value) }
+    public static func set(_ attributes: [[UInt8]]) -> [UInt8] { tlv(0x31, attributes.flatMap { $0 }) }
 
     /// A typical receipt payload: the app fields and the given in-app purchases (each an attribute set).
-    static func payload(type: String = "ProductionSandbox", bundleId: String = "com.example.app", inApp: [[UInt8]] = [], extra: [[UInt8]] = []) -> [UInt8] {
+    public static func payload(type: String = "ProductionSandbox", bundleId: String = "com.example.app", inApp: [[UInt8]] = [], extra: [[UInt8]] = []) -> [UInt8] {
         set([
             attribute(0, utf8(type)), attribute(2, utf8(bundleId)), attribute(3, utf8("42")),
             attribute(4, [1, 2, 3, 4]), attribute(5, [9, 9, 9]),
@@ -34,7 +40,7 @@ enum ReceiptBuilder {
         ] + inApp.map { attribute(17, $0) } + extra)
     }
 
-    static func purchase(transactionId: String = "70000000000001", intro: Int64 = 1) -> [UInt8] {
+    public static func purchase(transactionId: String = "70000000000001", intro: Int64 = 1) -> [UInt8] {
         set([
             attribute(1701, intValue(1)), attribute(1702, utf8("com.example.monthly")),
             attribute(1703, utf8(transactionId)), attribute(1704, ia5("2025-02-01T09:30:00Z")),
@@ -44,9 +50,21 @@ enum ReceiptBuilder {
         ])
     }
 
+    /// One in-app purchase record; dates are RFC 3339 as receipts hold them (empty: absent).
+    public static func inAppPurchase(
+        product: String, transactionId: String, originalTransactionId: String? = nil,
+        purchaseDate: String = "2026-01-01T00:00:00Z", expiresDate: String = "", cancellationDate: String = ""
+    ) -> [UInt8] {
+        set([
+            attribute(1701, intValue(1)), attribute(1702, utf8(product)), attribute(1703, utf8(transactionId)),
+            attribute(1704, ia5(purchaseDate)), attribute(1705, utf8(originalTransactionId ?? transactionId)),
+            attribute(1706, ia5(purchaseDate)), attribute(1708, ia5(expiresDate)), attribute(1712, ia5(cancellationDate)),
+        ])
+    }
+
     // MARK: container
 
-    static func sign(_ content: [UInt8], signer: Certificate, key: Certificate.PrivateKey, chain: [Certificate], options: Options = Options()) throws -> [UInt8] {
+    public static func sign(_ content: [UInt8], signer: Certificate, key: Certificate.PrivateKey, chain: [Certificate], options: Options = Options()) throws -> [UInt8] {
         let digestOID: ASN1ObjectIdentifier = options.digestSHA1 ? [1, 3, 14, 3, 2, 26] : [2, 16, 840, 1, 101, 3, 4, 2, 1]
         let algorithm: Certificate.SignatureAlgorithm = options.digestSHA1 ? .sha1WithRSAEncryption : .sha256WithRSAEncryption
         let digestAlgorithm = tlv(0x30, try oid(digestOID) + [0x05, 0x00])
@@ -85,7 +103,7 @@ enum ReceiptBuilder {
 
     // MARK: DER / BER primitives
 
-    static func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    public static func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
         var length: [UInt8]
         if content.count < 0x80 {
             length = [UInt8(content.count)]
@@ -98,15 +116,15 @@ enum ReceiptBuilder {
         return [tag] + length + content
     }
 
-    static func indefinite(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { [tag, 0x80] + content + [0x00, 0x00] }
+    public static func indefinite(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { [tag, 0x80] + content + [0x00, 0x00] }
 
-    static func integer(_ value: Int64) -> [UInt8] {
+    public static func integer(_ value: Int64) -> [UInt8] {
         var serializer = DER.Serializer()
         try? serializer.serialize(value)
         return serializer.serializedBytes
     }
 
-    static func oid(_ identifier: ASN1ObjectIdentifier) throws -> [UInt8] {
+    public static func oid(_ identifier: ASN1ObjectIdentifier) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(identifier)
         return serializer.serializedBytes

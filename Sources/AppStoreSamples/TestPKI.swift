@@ -5,26 +5,34 @@ import X509
 
 /// An in-process test PKI shaped like Apple's: root → WWDR-like intermediate (OID 1.2.840.113635.100.6.2.1) →
 /// signing leaf (OID 1.2.840.113635.100.6.11.1), with switches for every bad variant the verifier must reject.
-struct TestPKI {
-    struct Options {
-        var leafOID = true
-        var intermediateOID = true
-        var leafValidity: ClosedRange<Date> = TestPKI.defaultValidity
+public struct TestPKI: Sendable {
+    public struct Options {
+        public var leafOID = true
+        public var intermediateOID = true
+        public var leafValidity: ClosedRange<Date> = TestPKI.defaultValidity
         /// Sign receipts with RSA (as Apple does) instead of the leaf's P-256 key.
-        var rsaLeaf = false
-        var p384Leaf = false
+        public var rsaLeaf = false
+        public var p384Leaf = false
+        public init(leafOID: Bool = true, intermediateOID: Bool = true, leafValidity: ClosedRange<Date> = TestPKI.defaultValidity,
+                    rsaLeaf: Bool = false, p384Leaf: Bool = false) {
+            self.leafOID = leafOID
+            self.intermediateOID = intermediateOID
+            self.leafValidity = leafValidity
+            self.rsaLeaf = rsaLeaf
+            self.p384Leaf = p384Leaf
+        }
     }
 
-    static let defaultValidity = Date(timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 2_100_000_000)
-    static let appleLeafOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
-    static let appleIntermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+    public static let defaultValidity = Date(timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 2_100_000_000)
+    public static let appleLeafOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+    public static let appleIntermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
 
-    let root: Certificate
-    let intermediate: Certificate
-    let leaf: Certificate
-    let leafKey: Certificate.PrivateKey
+    public let root: Certificate
+    public let intermediate: Certificate
+    public let leaf: Certificate
+    public let leafKey: Certificate.PrivateKey
 
-    init(_ options: Options = Options(), name: String = "Test") throws {
+    public init(_ options: Options = Options(), name: String = "Test") throws {
         let rootKey = P256.Signing.PrivateKey()
         let intermediateKey = P256.Signing.PrivateKey()
         let rootName = try DistinguishedName { CommonName("\(name) Root CA"); OrganizationName("Ledger Tests") }
@@ -61,7 +69,7 @@ struct TestPKI {
         )
     }
 
-    static func caExtensions(oid: ASN1ObjectIdentifier?) throws -> Certificate.Extensions {
+    public static func caExtensions(oid: ASN1ObjectIdentifier?) throws -> Certificate.Extensions {
         try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
             Critical(KeyUsage(keyCertSign: true))
@@ -70,7 +78,7 @@ struct TestPKI {
     }
 
     /// A self-signed certificate like StoreKit testing's (P-256 for JWS, RSA for receipts).
-    static func selfSigned(rsa: Bool, validity: ClosedRange<Date> = defaultValidity) throws -> (Certificate, Certificate.PrivateKey) {
+    public static func selfSigned(rsa: Bool, validity: ClosedRange<Date> = defaultValidity) throws -> (Certificate, Certificate.PrivateKey) {
         let key = rsa ? try Certificate.PrivateKey(pemEncoded: rsaKeyPEM) : Certificate.PrivateKey(P256.Signing.PrivateKey())
         let name = try DistinguishedName { CommonName("StoreKit Testing in Xcode") }
         let certificate = try Certificate(
@@ -82,16 +90,16 @@ struct TestPKI {
         return (certificate, key)
     }
 
-    var chain: [Certificate] { [leaf, intermediate, root] }
+    public var chain: [Certificate] { [leaf, intermediate, root] }
 
-    static func der(_ certificate: Certificate) throws -> [UInt8] {
+    public static func der(_ certificate: Certificate) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         return serializer.serializedBytes
     }
 
     /// A generated RSA-2048 test key (receipts are RSA-signed; swift-crypto cannot generate RSA keys portably).
-    static let rsaKeyPEM = """
+    public static let rsaKeyPEM = """
     -----BEGIN PRIVATE KEY-----
     MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQCY82ApQis2nbOi
     ohCh5KyQOIf66hxKF9HxlnJaPmf7f0km4EHANpMjZj5b/ft0X+So4TpMtMUKF+EM

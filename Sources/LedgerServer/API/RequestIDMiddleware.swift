@@ -30,13 +30,3 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         !value.isEmpty && value.utf8.count <= 128 && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 }
-
-enum JSONResponse {
-    static func make(status: HTTPResponse.Status, body: some Encodable) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(body)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-}

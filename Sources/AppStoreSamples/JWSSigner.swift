@@ -3,8 +3,8 @@ import Foundation
 import X509
 
 /// Makes compact JWS the way the App Store does: ES256, `x5c` = [leaf, intermediate, root] in base64 DER.
-enum JWSSigner {
-    static func sign(
+public enum JWSSigner {
+    public static func sign(
         _ payload: String, key: Certificate.PrivateKey, chain: [Certificate], alg: String = "ES256"
     ) throws -> String {
         let x5c = try chain.map { try Data(TestPKI.der($0)).base64EncodedString() }
@@ -16,25 +16,25 @@ enum JWSSigner {
         return signingInput + "." + base64URL(raw)
     }
 
-    static func sign(_ payload: String, pki: TestPKI, alg: String = "ES256") throws -> String {
+    public static func sign(_ payload: String, pki: TestPKI, alg: String = "ES256") throws -> String {
         try sign(payload, key: pki.leafKey, chain: pki.chain, alg: alg)
     }
 
     /// X509 hands back DER ECDSA signatures; JWS wants r || s.
-    static func rawECDSA(_ signature: Certificate.Signature) throws -> [UInt8] {
+    public static func rawECDSA(_ signature: Certificate.Signature) throws -> [UInt8] {
         let der = signature.rawRepresentation
         if let p256 = try? P256.Signing.ECDSASignature(derRepresentation: der) { return Array(p256.rawRepresentation) }
         return Array(try P384.Signing.ECDSASignature(derRepresentation: der).rawRepresentation)
     }
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
+    public static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
     /// Flips one bit of the decoded segment `index` (0 header, 1 payload, 2 signature) and re-encodes it.
-    static func tamper(_ jws: String, segment index: Int, at position: Int = 5) -> String {
+    public static func tamper(_ jws: String, segment index: Int, at position: Int = 5) -> String {
         var parts = jws.split(separator: ".").map(String.init)
         var text = parts[index].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// An error answered to the client: `{"error": {"code", "message", …}}` with a stable `code` to branch on and a
+/// `message` that says what to fix.
+public struct APIError: Error, HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    /// Extra members of the error object (e.g. a refused restore's conflicts).
+    public var details: [String: AnyEncodableValue]
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String,
+                details: [String: AnyEncodableValue] = [:], headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body: [String: AnyEncodableValue] = details
+        body["code"] = .string(code)
+        body["message"] = .string(message)
+        var response = try JSONResponse.make(status: status, body: ["error": body])
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, "invalid_request", message) }
+    static func invalidJSON(_ message: String) -> APIError { APIError(.badRequest, "invalid_json", message) }
+    static func notFound(_ message: String) -> APIError { APIError(.notFound, "not_found", message) }
+    static func unauthorized(_ message: String) -> APIError {
+        APIError(.unauthorized, "unauthorized", message, headers: [.wwwAuthenticate: "Bearer"])
+    }
+    static func forbidden(_ message: String) -> APIError { APIError(.forbidden, "forbidden", message) }
+}
+
+/// A JSON value for the free-form parts of error bodies.
+public enum AnyEncodableValue: Encodable, Sendable, Equatable {
+    case string(String)
+    case int(Int64)
+    case array([AnyEncodableValue])
+    case object([String: AnyEncodableValue])
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+/// JSON responses: sorted keys so answers are byte-stable.
+enum JSONResponse {
+    static func make(status: HTTPResponse.Status, body: some Encodable, headers: HTTPFields = [:]) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(body)
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

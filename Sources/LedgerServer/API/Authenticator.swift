@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerStore
+
+/// The app key a request presented, with its app.
+struct AppCaller: Sendable {
+    var key: APIKeyRecord
+    var app: AppRecord
+    var isSecret: Bool { key.kind == .secret }
+}
+
+/// Who may do what: the admin token (operators and finance), app keys (`Authorization: Bearer <key>` or the
+/// seed's `APIKey` header), and for public keys the signed `uid` cookie naming the one user they may act for.
+struct Authenticator: Sendable {
+    let tenancy: TenancyStore
+    let directory: AppDirectory
+    /// SHA-256 of `LEDGER_ADMIN_TOKEN`; nil disables the admin API.
+    let adminTokenDigest: [UInt8]?
+    let cookie: UserCookie
+    let now: @Sendable () -> Date
+
+    init(tenancy: TenancyStore, directory: AppDirectory, adminToken: String?, cookie: UserCookie,
+         now: @escaping @Sendable () -> Date) {
+        self.tenancy = tenancy
+        self.directory = directory
+        self.adminTokenDigest = adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
+        self.cookie = cookie
+        self.now = now
+    }
+
+    static let apiKeyHeader = HTTPField.Name("APIKey")!
+
+    /// Requires the admin token.
+    func requireAdmin(_ request: Request) throws(APIError) {
+        guard let digest = adminTokenDigest else {
+            throw .unauthorized("the admin API is disabled on this server; start it with LEDGER_ADMIN_TOKEN set")
+        }
+        guard let presented = Self.bearer(request) else {
+            throw .unauthorized("send the admin token as `Authorization: Bearer <LEDGER_ADMIN_TOKEN>`")
+        }
+        // Compare digests so the comparison takes the same time whatever the token.
+        let candidate = Array(SHA256.hash(data: Array(presented.utf8)))
+        guard zip(candidate, digest).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            throw .unauthorized("the admin token is not valid")
+        }
+    }
+
+    /// Requires a live app key (public or secret); `secretOnly` refuses public keys.
+    func requireAppKey(_ request: Request, secretOnly: Bool) async throws -> AppCaller {
+        guard let presented = request.headers[Self.apiKeyHeader] ?? Self.bearer(request) else {
+            throw APIError.unauthorized("send an app key as `Authorization: Bearer <key>` or in the `APIKey` header")
+        }
+        guard let key = try await tenancy.authenticate(key: presented.trimmingCharacters(in: .whitespaces)),
+              let app = try await directory.app(id: key.appID)
+        else { throw APIError.unauthorized("the app key is not valid (unknown or revoked); create one with POST /v1/admin/apps/{app_id}/keys") }
+        let caller = AppCaller(key: key, app: app)
+        if secretOnly && !caller.isSecret {
+            throw APIError.forbidden("this endpoint needs the app's secret key; public keys (pk_…) are for the app itself")
+        }
+        return caller
+    }
+
+    /// Requires a secret key of the app named in the path.
+    func requireSecretKey(_ request: Request, forApp appID: String) async throws -> AppCaller {
+        let caller = try await requireAppKey(request, secretOnly: true)
+        guard caller.app.id == appID else { throw APIError.forbidden("this key belongs to another app") }
+        return caller
+    }
+
+    /// The user a request may act for. A secret key may act for `claimed` (any user of its app); a public key only
+    /// for the user of its signed `uid` cookie, and `claimed` (when given) must be that user.
+    func user(_ request: Request, caller: AppCaller, claimed: String?) throws(APIError) -> String {
+        if caller.isSecret {
+            guard let claimed else { throw .badRequest("name the user: a `user-id` header or query parameter") }
+            return claimed
+        }
+        let uid = request.cookies[UserCookie.userName]?.value
+        let signature = request.cookies[UserCookie.signatureName]?.value
+        switch cookie.verify(app: caller.app.id, uid: uid, signature: signature, now: Int64(now().timeIntervalSince1970)) {
+        case .failure(let refusal):
+            throw .unauthorized(refusal.message)
+        case .success(let user):
+            if let claimed, claimed != user {
+                throw .forbidden("a public key may only act for the user of its `uid` cookie, not for another user")
+            }
+            return user
+        }
+    }
+
+    static func bearer(_ request: Request) -> String? {
+        guard let value = request.headers[.authorization] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

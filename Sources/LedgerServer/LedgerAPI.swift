@@ -1,0 +1,81 @@
+import AppStoreVerification
+import Foundation
+import LedgerDomain
+import LedgerStore
+import Logging
+import PostgresClient
+
+/// Everything the API's routes use, built once per server.
+public struct LedgerAPI: Sendable {
+    public struct Configuration: Sendable {
+        /// `LEDGER_ADMIN_TOKEN`; nil or empty disables the admin API.
+        public var adminToken: String?
+        /// The roots App Store data must chain to (Apple's by default).
+        public var roots: TrustRoots
+        /// Largest request body, in bytes.
+        public var maxBodyBytes: Int
+        public var requestTimeout: Duration
+        /// How long a `uid` cookie is valid, in seconds.
+        public var cookieLifetime: Int64
+        /// How long a write from the app or its backend waits for the projections to include it, so that a read
+        /// right after it sees it (0: do not wait).
+        public var readYourWrites: Duration
+        /// The clock (tests move it).
+        public var now: @Sendable () -> Date
+
+        public init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
+                    requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
+                    readYourWrites: Duration = .seconds(2), now: @escaping @Sendable () -> Date = { Date() }) {
+            self.adminToken = adminToken
+            self.roots = roots
+            self.maxBodyBytes = maxBodyBytes
+            self.requestTimeout = requestTimeout
+            self.cookieLifetime = cookieLifetime
+            self.readYourWrites = readYourWrites
+            self.now = now
+        }
+    }
+
+    let configuration: Configuration
+    let pool: PostgresPool
+    let store: EventStore
+    let tenancy: TenancyStore
+    let directory: AppDirectory
+    let auth: Authenticator
+    let cookie: UserCookie
+    let body: RequestBodyReader
+    let recording: AppStoreRecording
+    let users: UserQueries
+
+    /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
+    public static func make(pool: PostgresPool, configuration: Configuration, logger: Logger) async throws -> LedgerAPI {
+        let tenancy = TenancyStore(pool: pool)
+        let secret = try await tenancy.serverSecret(named: "uid_cookie")
+        return LedgerAPI(configuration: configuration, pool: pool, tenancy: tenancy, cookieKey: secret, logger: logger)
+    }
+
+    init(configuration: Configuration, pool: PostgresPool, tenancy: TenancyStore, cookieKey: [UInt8], logger: Logger) {
+        self.configuration = configuration
+        self.pool = pool
+        self.store = EventStore(pool: pool, logger: logger)
+        self.tenancy = tenancy
+        self.directory = AppDirectory(tenancy: tenancy, roots: configuration.roots)
+        self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
+        self.auth = Authenticator(tenancy: tenancy, directory: directory, adminToken: configuration.adminToken,
+                                  cookie: cookie, now: configuration.now)
+        self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
+        self.recording = AppStoreRecording(directory: directory, recorder: EventRecorder(store: store), store: store,
+                                           products: { try await tenancy.products(app: $0) }, now: configuration.now)
+        self.users = UserQueries(pool: pool)
+    }
+
+    /// Waits (briefly, see `Configuration.readYourWrites`) until the projections include the events at `positions`.
+    func settle(app appID: String, positions: [Int64]) async throws {
+        try await ProjectionVisibility(pool: pool).wait(app: appID, positions: positions, timeout: configuration.readYourWrites)
+    }
+
+    /// Now, as the domain counts time.
+    func instant() -> Instant {
+        Instant(microsecondsSinceEpoch: PostgresTimestamp(configuration.now()).microsecondsSinceEpoch)
+    }
+}

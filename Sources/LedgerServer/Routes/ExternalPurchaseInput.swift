@@ -1,0 +1,66 @@
+import LedgerDomain
+import LedgerStore
+import PostgresClient
+
+/// A card (or other non-App Store) payment recorded by the developer's server. The provider's `payment_id` is the
+/// idempotency key: the same payment posted again is recorded once (and answers 200 instead of 201).
+struct ExternalPurchaseInput: StrictBody {
+    static let members = plain("payment_id", "provider", "product_id", "product_type", "purchased_at", "environment")
+        .merging(["price": .object(Price.self), "expires_at": .nullable, "developer_payload": .nullable]) { $1 }
+
+    struct Price: StrictBody {
+        static let members = plain("amount_milliunits", "currency")
+        /// Thousandths of the currency unit, like App Store prices (990 = 0.99): exact for every currency.
+        var amount_milliunits: Int64
+        var currency: String
+    }
+
+    var payment_id: String
+    var provider: String
+    var product_id: String
+    var product_type: String
+    var price: Price
+    var purchased_at: String
+    var expires_at: String?
+    var environment: String?
+    var developer_payload: String?
+
+    func validated(user: String) throws(APIError) -> ExternalPurchase {
+        guard let type = ProductType(apiName: product_type) else {
+            throw .badRequest("`product_type` must be one of \(ProductType.allCases.map(\.apiName).joined(separator: ", "))")
+        }
+        guard price.amount_milliunits >= 0 else { throw .badRequest("`price.amount_milliunits` must not be negative") }
+        guard price.currency.count == 3, price.currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+            throw .badRequest("`price.currency` must be an ISO 4217 code such as \"USD\"")
+        }
+        let purchased = try Self.instant(purchased_at, "purchased_at")
+        let expires = try expires_at.map { text throws(APIError) in try Self.instant(text, "expires_at") }
+        if let expires, expires <= purchased { throw .badRequest("`expires_at` must be after `purchased_at`") }
+        let environment: StoreEnvironment
+        switch self.environment ?? "production" {
+        case "production": environment = .production
+        case "test": environment = StoreEnvironment(rawValue: "Test")
+        default: throw .badRequest("`environment` must be \"production\" or \"test\" (test payments never count as paying)")
+        }
+        if let payload = developer_payload, payload.unicodeScalars.count > 4096 {
+            throw .badRequest("`developer_payload` is longer than 4096 characters")
+        }
+        return ExternalPurchase(
+            appUserID: user, productID: try Check.text(product_id, "product_id", max: 200), productType: type,
+            paymentID: try Check.text(payment_id, "payment_id", max: 256), provider: try Check.text(provider, "provider", max: 100),
+            purchasedAt: purchased, expiresDate: expires, price: Money(milliunits: price.amount_milliunits, currency: price.currency),
+            environment: environment, developerPayload: developer_payload)
+    }
+
+    static func instant(_ text: String, _ field: String) throws(APIError) -> Instant {
+        guard let timestamp = PostgresTimestamp(rfc3339: text) else {
+            throw .badRequest("`\(field)` must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z")
+        }
+        return Instant(microsecondsSinceEpoch: timestamp.microsecondsSinceEpoch)
+    }
+}
+
+struct ExternalPurchaseAnswer: Encodable {
+    var payment_id: String
+    var recorded: Bool
+}

@@ -1,0 +1,108 @@
+import AppStoreVerification
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+
+/// The seed's API, kept compatible: `POST /uploadReceipt` and `GET /productsStatus`, with the app key in the
+/// `APIKey` header.
+///
+/// The receipt upload is where the app identifies its user: the `user-id` it names (or, without one, the user of
+/// a valid `uid` cookie, or a new anonymous id `anon-<uuid>`) gets the receipt's purchases, and the answer sets the
+/// signed `uid` cookie the public key then reads that user's data with. As with any key shipped inside an app,
+/// the public key cannot prove who the user is; read sensitive data from your backend with the secret key.
+struct SeedRoutes {
+    let api: LedgerAPI
+
+    struct UploadInput: Decodable {
+        var userID: String?
+        var data: String
+
+        enum CodingKeys: String, CodingKey {
+            case userID = "user-id"
+            case data
+        }
+    }
+
+    struct UploadAnswer: Encodable {
+        var user_id: String
+        var recorded: Int
+        var already_known: Int
+    }
+
+    static let userIDHeader = HTTPField.Name("user-id")!
+
+    func register(on routes: RouteTable) {
+        let api = api
+        routes.on(.post, "/uploadReceipt") { request, context in
+            let caller = try await api.auth.requireAppKey(request, secretOnly: false)
+            let (named, der) = try await Self.receipt(api, request)
+            let user = try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
+                ?? Self.cookieUser(api, request, caller: caller)
+                ?? "anon-" + UUID().uuidString.lowercased()
+            let (result, _) = try await api.recording.receipt(
+                app: caller.app, user: user, der: der, link: true,
+                metadata: EventMetadata(source: "upload.receipt", requestID: context.requestID, actor: caller.key.id))
+            try await api.settle(app: caller.app.id, positions: result.positions)
+            let issued = api.cookie.issue(app: caller.app.id, user: user, now: Int64(api.configuration.now().timeIntervalSince1970))
+            var headers = HTTPFields()
+            for value in api.cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
+                headers.append(HTTPField(name: .setCookie, value: value))
+            }
+            return try JSONResponse.make(status: .ok, body: UploadAnswer(
+                user_id: user, recorded: result.recorded, already_known: result.alreadyKnown), headers: headers)
+        }
+        routes.on(.get, "/productsStatus") { request, _ in
+            let caller = try await api.auth.requireAppKey(request, secretOnly: false)
+            // Every source given is checked, and they must agree.
+            var named: [String] = []
+            for source in [request.headers[Self.userIDHeader], request.uri.queryParameters["user-id"].map(String.init)] {
+                if let source { named.append(try Check.text(source, "user-id", max: 256)) }
+            }
+            guard Set(named).count <= 1 else { throw APIError.badRequest("the `user-id` header and query name different users; send one") }
+            let user: String
+            if caller.isSecret, named.isEmpty, let fromCookie = Self.cookieUser(api, request, caller: caller) {
+                user = fromCookie
+            } else {
+                user = try api.auth.user(request, caller: caller, claimed: named.first)
+            }
+            let catalog = try await api.tenancy.products(app: caller.app.id)
+            let snapshot = try await api.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: api.instant())
+            return try JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
+                _embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
+        }
+    }
+
+    /// The named user (if any) and the receipt bytes, from a JSON body or raw bytes.
+    static func receipt(_ api: LedgerAPI, _ request: Request) async throws -> (user: String?, der: [UInt8]) {
+        let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        switch contentType {
+        case "application/octet-stream":
+            let bytes = try await api.body.bytes(request)
+            guard !bytes.isEmpty else { throw APIError(.badRequest, "malformed", "the body is empty; send the receipt file's bytes") }
+            return (request.headers[userIDHeader], bytes)
+        case nil, "application/json", "text/json":
+            let input = try await api.body.json(UploadInput.self, from: request)
+            let der = try await AppStoreRecording.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(input.data) }
+            return (input.userID, der)
+        default:
+            throw APIError(.unsupportedMediaType, "unsupported_media_type",
+                           "send the receipt as application/json {\"data\": base64} or as application/octet-stream bytes")
+        }
+    }
+
+    /// The user of a valid `uid` cookie for this app, if the request carries one.
+    static func cookieUser(_ api: LedgerAPI, _ request: Request, caller: AppCaller) -> String? {
+        let result = api.cookie.verify(app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
+                                       signature: request.cookies[UserCookie.signatureName]?.value,
+                                       now: Int64(api.configuration.now().timeIntervalSince1970))
+        return try? result.get()
+    }
+}
+
+/// Exactly the seed's shape: `{"_embedded":{"products":[…]}}`.
+struct ProductsStatusAnswer: Encodable {
+    struct Embedded: Encodable { var products: [ProductStatusBody] }
+    var _embedded: Embedded
+}

@@ -1,0 +1,56 @@
+import LedgerDomain
+import PostgresClient
+
+/// Reads for the per-user views: the per-transaction states an app user owns (from the projection tables, so they
+/// may lag the log by one batch) and the events of those transactions (the user's audit timeline).
+public struct UserQueries: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) { self.pool = pool }
+
+    /// Subscriptions and purchases owned by any of `owners`, leaving out the original transaction ids in `excluding`.
+    public func ownedStates(app appID: String, owners: Set<String>, excluding: Set<String> = [])
+        async throws -> (subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
+        guard !owners.isEmpty else { return ([], []) }
+        let rows = try await pool.query("""
+            SELECT projection, key, state::text FROM ledger.projection_state
+            WHERE app_id = \(appID) AND projection = ANY(\(TextArray([SubscriptionStatusReducer.name, PurchaseRecordReducer.name])))
+              AND state #>> '{owner,appUserID}' = ANY(\(TextArray(owners.sorted())))
+            ORDER BY key
+            """)
+        var subscriptions: [SubscriptionStatus] = []
+        var purchases: [PurchaseRecord] = []
+        for row in rows where !excluding.contains(try row.decode(String.self, at: 1)) {
+            let state = try row.decode(String.self, at: 2)
+            if try row.decode(String.self, at: 0) == SubscriptionStatusReducer.name {
+                subscriptions.append(try StateCodec.decode(SubscriptionStatus.self, from: state))
+            } else {
+                purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))
+            }
+        }
+        return (subscriptions, purchases)
+    }
+
+    /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
+    public func snapshot(app appID: String, user appUserID: String, catalog: Catalog, at instant: Instant) async throws -> UserSnapshot {
+        let owned = try await ownedStates(app: appID, owners: [appUserID])
+        return UserSnapshot(appUserID: appUserID, subscriptions: owned.subscriptions, purchases: owned.purchases,
+                            catalog: catalog, at: instant)
+    }
+
+    /// The events of every transaction the user owns now, after log position `after`, in position order, at most
+    /// `limit` of them.
+    public func timeline(app appID: String, user appUserID: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
+        let owned = try await ownedStates(app: appID, owners: [appUserID])
+        let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
+        guard !ids.isEmpty else { return [] }
+        let streams = ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }
+        return try await pool.withConnection { connection in
+            try EventColumns.decode(connection.query("""
+                SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position > \(position)
+                ORDER BY position LIMIT \(Int64(limit))
+                """))
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import AppStoreSamples
+import Foundation
+import HTTPTypes
+import PostgresClient
+import Testing
+
+@Suite struct NotificationRoutesTests {
+    static let jan1 = AppStorePayloads.jan1
+    static let day = AppStorePayloads.day
+    static let user = "5f1c8f0e-2b7a-4c1e-9d3a-1b2c3d4e5f60"
+
+    static func body(_ signedPayload: String) -> String { #"{"signedPayload":"\#(signedPayload)"}"# }
+
+    /// A signed notification sequence changes `/productsStatus` the way the domain scenarios say.
+    @Test func aNotificationSequenceDrivesProductsStatus() async throws {
+        let harness = try await APIHarness.make()
+        let s = harness.signer
+        let subscribed = try s.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
+            transactionJSON: AppStorePayloads.transaction(id: "500", original: "500", token: Self.user, signed: Self.jan1 + 1000))
+        let lifetime = try s.notification(type: "ONE_TIME_CHARGE", signed: Self.jan1 + 2000,
+            transactionJSON: AppStorePayloads.transaction(id: "600", original: "600", product: "lifetime", type: "Non-Consumable",
+                                                          expires: nil, token: Self.user, signed: Self.jan1 + 2000))
+        let refund = try s.notification(type: "REFUND", signed: Self.jan1 + 3 * Self.day,
+            transactionJSON: AppStorePayloads.transaction(id: "600", original: "600", product: "lifetime", type: "Non-Consumable",
+                                                          expires: nil, token: Self.user, revocation: Self.jan1 + 3 * Self.day,
+                                                          revocationReason: 0, signed: Self.jan1 + 3 * Self.day))
+        let expired = try s.notification(type: "EXPIRED", subtype: "VOLUNTARY", signed: Self.jan1 + 31 * Self.day + 1000,
+            transactionJSON: AppStorePayloads.transaction(id: "500", original: "500", token: Self.user, signed: Self.jan1 + 31 * Self.day + 1000))
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            let url = "/v1/apps/\(tenant.appID)/notifications"
+            var headers = tenant.secret
+            headers[HTTPField.Name("user-id")!] = Self.user
+            func status() async throws -> String {
+                try await harness.project()
+                return try await api.productsStatus(headers).text
+            }
+            #expect(try await api.send(.post, url, json: Self.body(subscribed)).status == .ok)
+            #expect(try await api.send(.post, url, json: Self.body(lifetime)).status == .ok)
+            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"active"},{"id":"monthly","status":"active"}]}}"#)
+            // Apple delivers again: 200, nothing new.
+            let duplicate = try await api.send(.post, url, json: Self.body(subscribed))
+            #expect(duplicate.status == .ok)
+            #expect(duplicate.int("recorded") == 0)
+            #expect((duplicate.int("already_known") ?? 0) > 0)
+            #expect(try await api.send(.post, url, json: Self.body(refund)).status == .ok)
+            let afterRefund = try await status()
+            #expect(afterRefund == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"active"}]}}"#)
+            harness.clock.advance(seconds: 30 * 86_400)
+            #expect(try await api.send(.post, url, json: Self.body(expired)).status == .ok)
+            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"inactive"}]}}"#)
+        }
+    }
+
+    @Test func forgedAndForeignNotificationsAre400WithTheVerificationCode() async throws {
+        let harness = try await APIHarness.make()
+        let s = harness.signer
+        let transaction = AppStorePayloads.transaction(id: "700", original: "700")
+        let genuine = try s.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1, transactionJSON: transaction)
+        let otherBundle = try s.notification(type: "SUBSCRIBED", signed: Self.jan1, transactionJSON: transaction, bundleID: "com.other.app")
+        let xcode = try s.notification(type: "SUBSCRIBED", signed: Self.jan1, transactionJSON: nil, environment: "Xcode")
+        let foreignPKI = try AppStoreTestSigner().notification(type: "SUBSCRIBED", signed: Self.jan1, transactionJSON: transaction)
+        let parts = genuine.split(separator: ".").map(String.init)
+        let algNone = JWSSigner.base64URL(Array(#"{"alg":"none"}"#.utf8)) + "." + parts[1] + "."
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let url = "/v1/apps/\(tenant.appID)/notifications"
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                (Self.body(JWSSigner.tamper(genuine, segment: 1)), .badRequest, "invalid_signature"),
+                (Self.body(JWSSigner.tamper(genuine, segment: 2)), .badRequest, "invalid_signature"),
+                (Self.body(foreignPKI), .badRequest, "untrusted_chain"),
+                (Self.body(otherBundle), .badRequest, "wrong_bundle_id"),
+                (Self.body(xcode), .badRequest, "wrong_environment"),
+                (Self.body(algNone), .badRequest, "unsupported_algorithm"),
+                (Self.body(String(genuine.prefix(100))), .badRequest, "malformed"),
+                (Self.body("' OR 1=1 --"), .badRequest, "malformed"),
+                (#"{"signedPayload":42}"#, .badRequest, "invalid_json"),
+                (#"{"payload":"x"}"#, .badRequest, "invalid_json"),
+                ("", .badRequest, "invalid_json"),
+            ]
+            for (body, status, code) in cases {
+                let response = try await api.send(.post, url, json: body)
+                #expect(response.status == status, "\(code): \(response.text)")
+                #expect(response.errorCode == code, "\(response.text)")
+            }
+            let unknown = try await api.send(.post, "/v1/apps/app_000/notifications", json: Self.body(genuine))
+            #expect(unknown.status == .notFound)
+            // Another app with the same bundle id cannot receive this app's notifications through its own URL…
+            // …but may, because the signature binds the bundle, not the URL: document that it is the bundle that counts.
+            let count = try await harness.pool.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0)
+            #expect(count == 0)
+            #expect(try await api.send(.post, url, json: Self.body(genuine)).status == .ok)
+        }
+    }
+
+    @Test func xcodeDataIsAcceptedOnlyWhenTheAppAllowsIt() async throws {
+        let harness = try await APIHarness.make()
+        let xcode = try harness.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1,
+            transactionJSON: AppStorePayloads.transaction(id: "800", original: "800", environment: "Xcode"), environment: "Xcode")
+        try await harness.test { api in
+            let strict = try await api.tenant()
+            let lenient = try await api.tenant(allowXcode: true)
+            #expect(try await api.send(.post, "/v1/apps/\(strict.appID)/notifications", json: Self.body(xcode)).errorCode == "wrong_environment")
+            #expect(try await api.send(.post, "/v1/apps/\(lenient.appID)/notifications", json: Self.body(xcode)).status == .ok)
+        }
+    }
+}
