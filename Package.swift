@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "LedgerCommandsTests",
             dependencies: [
-                "LedgerCommands", "LedgerStore", "PostgresClient", "PostgresTestSupport",
+                "LedgerCommands", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

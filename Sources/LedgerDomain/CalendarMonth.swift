@@ -20,6 +20,15 @@ public struct CalendarMonth: Sendable, Hashable, Comparable, Codable, CustomStri
         self.init(year: civil.year, month: civil.month)
     }
 
+    /// Parses `YYYY-MM` (month 01–12); nil for anything else.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+        self.init(year: year, month: month)
+    }
+
     /// `YYYY-MM`, zero padded: the form used in projection keys.
     public var description: String {
         let m = month < 10 ? "0\(month)" : "\(month)"

@@ -65,7 +65,20 @@ public struct ProductRecord: Sendable, Equatable {
     }
 }
 
-extension TransferPolicy {
+/// A closed set of values with the names the API and the database use.
+public protocol APINamed: CaseIterable {
+    var apiName: String { get }
+}
+
+extension APINamed {
+    /// The value with this API name; nil for any other text.
+    public init?(apiName: String) {
+        guard let match = Self.allCases.first(where: { $0.apiName == apiName }) else { return nil }
+        self = match
+    }
+}
+
+extension TransferPolicy: APINamed {
     /// The name used in the API and the database.
     public var apiName: String {
         switch self {
@@ -74,14 +87,9 @@ extension TransferPolicy {
         case .keepAndRefuse: "keep_and_refuse"
         }
     }
-
-    public init?(apiName: String) {
-        guard let match = Self.allCases.first(where: { $0.apiName == apiName }) else { return nil }
-        self = match
-    }
 }
 
-extension ProductType {
+extension ProductType: APINamed {
     /// The name used in the API and the database.
     public var apiName: String {
         switch self {
@@ -90,11 +98,6 @@ extension ProductType {
         case .nonRenewing: "non_renewing"
         case .autoRenewable: "auto_renewable"
         }
-    }
-
-    public init?(apiName: String) {
-        guard let match = Self.allCases.first(where: { $0.apiName == apiName }) else { return nil }
-        self = match
     }
 }
 

@@ -1,0 +1,223 @@
+import Foundation
+import LedgerDomain
+import PostgresClient
+
+/// Monthly invoices: drafts computed on demand, finalization (numbered, hashed, immutable), voiding with a
+/// replacement, and reproduction from the log (`schema/005_invoices.sql`).
+///
+/// Finalizations of one account take turns on an advisory lock, so the billed history each one reads is the one
+/// it extends; numbers come from a per-year row locked until commit, so they are gapless and never reused.
+public struct InvoiceStore: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) { self.pool = pool }
+
+    // MARK: Plans
+
+    public func plan(id: String) async throws -> PricePlan? {
+        try await pool.withConnection { try Self.plan(id: id, on: $0) }
+    }
+
+    /// Creates a plan (plans are immutable once created; make a new one to change prices).
+    public func createPlan(_ plan: PricePlan) async throws -> PricePlan {
+        do { try plan.validate() } catch { throw InvoiceError.invalidPlan(error.description) }
+        let tiers = String(decoding: try JSONEncoder().encode(plan.tiers), as: UTF8.self)
+        try await pool.query("""
+            INSERT INTO ledger.price_plans (id, currency, tiers) VALUES (\(plan.id), \(plan.currency), \(JSONB(tiers)))
+            """)
+        return plan
+    }
+
+    /// Puts an account on a plan from `month` on. Not for a month already invoiced: that would change what a
+    /// finalized invoice's reproduction prices.
+    public func assignPlan(account: String, planID: String, from month: CalendarMonth) async throws {
+        try await pool.transaction { connection in
+            guard try Self.plan(id: planID, on: connection) != nil else { throw InvoiceError.unknownPlan(planID) }
+            let invoiced = try connection.query("""
+                SELECT 1 FROM ledger.invoices WHERE account_id = \(account) AND month >= \(month.description) LIMIT 1
+                """)
+            guard invoiced.isEmpty else { throw InvoiceError.planChangeForFinalizedMonth(month.description) }
+            try connection.query("""
+                INSERT INTO ledger.account_plans (account_id, from_month, plan_id) VALUES (\(account), \(month.description), \(planID))
+                ON CONFLICT (account_id, from_month) DO UPDATE SET plan_id = EXCLUDED.plan_id
+                """)
+        }
+    }
+
+    // MARK: Invoices
+
+    /// The invoice the account would get for `month` if finalized now (not stored).
+    public func draft(account: String, month: CalendarMonth) async throws -> InvoiceContent {
+        try await pool.withConnection { connection in
+            let apps = try Self.apps(of: account, on: connection)
+            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: try InvoiceUsage.snapshot(on: connection))
+            let prior = try Self.finalized(account: account, on: connection)
+            return try Self.compute(account: account, month: month, apps: apps, usage: usage, prior: prior, on: connection)
+        }
+    }
+
+    /// Finalizes the account's invoice for `month`, or returns the one already finalized (`created` false):
+    /// running it twice, or from two processes at once, makes one invoice.
+    public func finalize(account: String, month: CalendarMonth) async throws -> (invoice: Invoice, created: Bool) {
+        try await pool.withConnection { connection in
+            if let existing = try Self.live(account: account, month: month, on: connection) { return (existing, false) }
+            let apps = try Self.apps(of: account, on: connection)
+            let snapshot = try InvoiceUsage.snapshot(on: connection)
+            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: snapshot)
+            return try connection.transaction { connection in
+                try Self.lock(account: account, on: connection)
+                if let existing = try Self.live(account: account, month: month, on: connection) { return (existing, false) }
+                let content = try Self.compute(account: account, month: month, apps: apps, usage: usage,
+                                               prior: try Self.finalized(account: account, on: connection), on: connection)
+                return (try Self.insert(content, snapshot: snapshot, replaces: nil, on: connection), true)
+            }
+        }
+    }
+
+    /// Finalizes `month` for every account; idempotent.
+    public func finalizeAll(month: CalendarMonth) async throws -> [(invoice: Invoice, created: Bool)] {
+        let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }
+        var results: [(invoice: Invoice, created: Bool)] = []
+        for account in accounts { results.append(try await finalize(account: account, month: month)) }
+        return results
+    }
+
+    /// Voids a finalized invoice and finalizes its replacement (recomputed from the log now) in one transaction.
+    public func void(invoiceID: String, reason: String) async throws -> (voided: Invoice, replacement: Invoice) {
+        try await pool.withConnection { connection in
+            guard let original = try Self.invoice(id: invoiceID, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
+            let apps = try Self.apps(of: original.accountID, on: connection)
+            let snapshot = try InvoiceUsage.snapshot(on: connection)
+            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: snapshot)
+            return try connection.transaction { connection in
+                try Self.lock(account: original.accountID, on: connection)
+                guard let current = try Self.invoice(id: invoiceID, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
+                guard current.status == "finalized" else { throw InvoiceError.alreadyVoided(current.displayNumber) }
+                let others = try Self.finalized(account: current.accountID, on: connection).filter { $0.id != current.id }
+                if let later = others.first(where: { $0.content.adjustments.contains { $0.month == current.month } }) {
+                    throw InvoiceError.adjustedLater(invoice: current.displayNumber, by: later.displayNumber)
+                }
+                let replacementID = RandomToken.identifier(prefix: "inv_")
+                try connection.query("""
+                    UPDATE ledger.invoices SET status = 'voided', voided_at = clock_timestamp(), void_reason = \(reason),
+                        replaced_by = \(replacementID)
+                    WHERE id = \(current.id)
+                    """)
+                guard let month = CalendarMonth(parsing: current.month) else { throw InvoiceError.unknownInvoice(invoiceID) }
+                let content = try Self.compute(account: current.accountID, month: month, apps: apps, usage: usage, prior: others, on: connection)
+                let replacement = try Self.insert(content, snapshot: snapshot, replaces: current.id, id: replacementID, on: connection)
+                guard let voided = try Self.invoice(id: current.id, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
+                return (voided, replacement)
+            }
+        }
+    }
+
+    public func invoice(id: String) async throws -> Invoice? {
+        try await pool.withConnection { try Self.invoice(id: id, on: $0) }
+    }
+
+    /// The account's live (finalized, not voided) invoice for a month.
+    public func invoice(account: String, month: CalendarMonth) async throws -> Invoice? {
+        try await pool.withConnection { try Self.live(account: account, month: month, on: $0) }
+    }
+
+    /// Invoices, newest number first, optionally of one account and / or month (voided ones included).
+    public func list(account: String? = nil, month: CalendarMonth? = nil) async throws -> [Invoice] {
+        try await pool.query("""
+            SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
+            WHERE (\(account)::text IS NULL OR account_id = \(account)) AND (\(month?.description)::text IS NULL OR month = \(month?.description))
+            ORDER BY year DESC, number DESC
+            """).map(Invoice.decode)
+    }
+
+    /// The invoice recomputed from the log in its snapshot, with the billed history and plans it was finalized
+    /// with: equal to the stored content (and hash) unless something was altered.
+    public func reproduce(id: String) async throws -> (stored: Invoice, recomputed: InvoiceContent, recomputedHash: [UInt8]) {
+        try await pool.withConnection { connection in
+            guard let invoice = try Self.invoice(id: id, on: connection) else { throw InvoiceError.unknownInvoice(id) }
+            guard let month = CalendarMonth(parsing: invoice.month) else { throw InvoiceError.unknownInvoice(id) }
+            let apps = try Self.apps(of: invoice.accountID, on: connection)
+            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: invoice.snapshot)
+            // The invoices that were live when this one was finalized.
+            let prior = try connection.query("""
+                SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
+                WHERE account_id = \(invoice.accountID) AND id <> \(invoice.id) AND finalized_at < \(invoice.finalizedAt)
+                  AND (voided_at IS NULL OR voided_at > \(invoice.finalizedAt))
+                """).map(Invoice.decode)
+            let content = try Self.compute(account: invoice.accountID, month: month, apps: apps, usage: usage, prior: prior,
+                                           on: connection, appsAsOf: invoice.content.apps.map(\.appID))
+            let json = InvoiceCanonicalJSON.encode(content)
+            return (invoice, content, InvoiceCanonicalJSON.hash(json))
+        }
+    }
+
+    // MARK: Helpers on a connection
+
+    static func compute(account: String, month: CalendarMonth, apps: [String], usage: [String: [String: Int]], prior: [Invoice],
+                        on connection: PostgresConnection, appsAsOf: [String]? = nil) throws -> InvoiceContent {
+        let assignments = try connection.query("""
+            SELECT from_month, plan_id FROM ledger.account_plans WHERE account_id = \(account) ORDER BY from_month
+            """).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
+        var plans: [String: PricePlan] = [:]
+        for id in Set(assignments.map(\.1) + ["standard"]) { plans[id] = try plan(id: id, on: connection) }
+        let planFor: (CalendarMonth) -> PricePlan = { m in
+            let id = assignments.last(where: { $0.0 <= m.description })?.1 ?? "standard"
+            return plans[id] ?? .standard
+        }
+        return InvoiceCalculator.compute(account: account, month: month, apps: appsAsOf ?? apps, usage: usage,
+                                         billed: InvoiceCalculator.billed(by: prior.filter { $0.month != month.description }.map(\.content)),
+                                         plan: planFor)
+    }
+
+    static func insert(_ content: InvoiceContent, snapshot: String, replaces: String?, id: String? = nil,
+                       on connection: PostgresConnection) throws -> Invoice {
+        let json = InvoiceCanonicalJSON.encode(content)
+        let year = Int32(content.month.prefix(4)) ?? 0
+        let number = try connection.query("""
+            INSERT INTO ledger.invoice_numbers (year, last) VALUES (\(year), 1)
+            ON CONFLICT (year) DO UPDATE SET last = ledger.invoice_numbers.last + 1 RETURNING last
+            """)[0].decode(Int32.self, at: 0)
+        return try Invoice.decode(connection.query("""
+            INSERT INTO ledger.invoices (id, account_id, month, year, number, status, content, content_hash, total_minor,
+                                         currency, snapshot, replaces)
+            VALUES (\(id ?? RandomToken.identifier(prefix: "inv_")), \(content.accountID), \(content.month), \(year), \(number),
+                    'finalized', \(json), \(InvoiceCanonicalJSON.hash(json)), \(content.totalMinor), \(content.currency),
+                    \(snapshot)::pg_snapshot, \(replaces))
+            RETURNING \(unescaped: Invoice.columns)
+            """)[0])
+    }
+
+    static func lock(account: String, on connection: PostgresConnection) throws {
+        try connection.query("SELECT pg_advisory_xact_lock(hashtext(\("ledger.invoice." + account)))")
+    }
+
+    static func apps(of account: String, on connection: PostgresConnection) throws -> [String] {
+        guard try !connection.query("SELECT 1 FROM ledger.accounts WHERE id = \(account)").isEmpty else {
+            throw InvoiceError.unknownAccount(account)
+        }
+        return try connection.query("SELECT id FROM ledger.apps WHERE account_id = \(account) ORDER BY id").map { try $0.decode(String.self, at: 0) }
+    }
+
+    static func finalized(account: String, on connection: PostgresConnection) throws -> [Invoice] {
+        try connection.query("""
+            SELECT \(unescaped: Invoice.columns) FROM ledger.invoices WHERE account_id = \(account) AND status = 'finalized'
+            """).map(Invoice.decode)
+    }
+
+    static func live(account: String, month: CalendarMonth, on connection: PostgresConnection) throws -> Invoice? {
+        try connection.query("""
+            SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
+            WHERE account_id = \(account) AND month = \(month.description) AND status = 'finalized'
+            """).first.map(Invoice.decode)
+    }
+
+    static func invoice(id: String, on connection: PostgresConnection) throws -> Invoice? {
+        try connection.query("SELECT \(unescaped: Invoice.columns) FROM ledger.invoices WHERE id = \(id)").first.map(Invoice.decode)
+    }
+
+    static func plan(id: String, on connection: PostgresConnection) throws -> PricePlan? {
+        guard let row = try connection.query("SELECT currency, tiers::text FROM ledger.price_plans WHERE id = \(id)").first else { return nil }
+        let tiers = try JSONDecoder().decode([PricePlan.Tier].self, from: Data(try row.decode(String.self, at: 1).utf8))
+        return PricePlan(id: id, currency: try row.decode(String.self, at: 0), tiers: tiers)
+    }
+}
