@@ -91,11 +91,11 @@ export HYPOTHESIS_STORAGE_DIRECTORY="$WORK/hypothesis"
         printf '[[operations]]\ninclude-path-regex = "^/v1/apps/"\nparameters = { "path.app_id" = "${LEDGER_APP_ID}" }\n\n'
     fi
     # Generated data cannot carry Apple's signatures, an account id or a user drawn at random does not exist, and
-    # an external purchase may expire before it was bought: these operations rightly answer 400 to schema-valid input, so 400 does not fail `positive_data_acceptance`
+    # an external purchase may expire before it was bought, a plan must have contiguous tiers and exist: these operations rightly answer 400 to schema-valid input, so 400 does not fail `positive_data_acceptance`
     # there. Every other check still applies to them, and `negative_data_rejection` everywhere.
     cat <<'TOML'
 [[operations]]
-include-operation-id = ["receiveNotification", "postUserTransactions", "restoreUserPurchases", "uploadReceipt", "createApp", "getProductsStatus", "recordExternalPurchase"]
+include-operation-id = ["receiveNotification", "postUserTransactions", "restoreUserPurchases", "uploadReceipt", "createApp", "getProductsStatus", "recordExternalPurchase", "createPlan", "assignPlan"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 TOML
 } >"$CONFIG"

@@ -4,7 +4,8 @@ import Foundation
 import LedgerStore
 import PostgresClient
 
-/// `ledger verify`: recomputes the hash chain of the whole log and checks the newest signed digest of every app.
+/// `ledger verify`: recomputes the hash chain of the whole log, checks the newest signed digest of every app, and
+/// checks every finalized invoice (hash, gapless numbering, reproduction from the log).
 /// Exit 0: intact; exit 1: each problem found, with its position (chain) or app (digest).
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check that no event was altered, removed or inserted.")
@@ -15,10 +16,14 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(name: .customLong("digest-public-key"), help: "The trusted public key of the digests (64 hex digits; default: $LEDGER_DIGEST_PUBLIC_KEY, else the signing key's).")
     var digestPublicKey: String?
 
+    @Flag(help: "Skip recomputing every finalized invoice from the log (the hash and numbering checks still run).")
+    var skipInvoiceReplay = false
+
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.verify")
         let trustedKey = try trustedPublicKey()
-        let (report, digestProblems, digestsChecked) = try await database.withDatabase(logger: logger) { url in
+        let replay = !skipInvoiceReplay
+        let (report, digestProblems, digestsChecked, invoices) = try await database.withDatabase(logger: logger) { url in
             let connection = try PostgresConnectionFactory.connect(url)
             guard try connection.query("SELECT to_regclass('ledger.events') IS NOT NULL").first?.decode(Bool.self, at: 0) == true else {
                 throw CommandFailure("this database has no ledger yet: run `ledger migrate` (or `ledger serve`) first")
@@ -28,18 +33,20 @@ struct VerifyCommand: AsyncParsableCommand {
             }
             let hasDigests = try connection.query("SELECT to_regclass('ledger.chain_digests') IS NOT NULL").first?.decode(Bool.self, at: 0) == true
             let digestProblems = hasDigests ? try ChainDigester().verify(on: connection, trustedKey: trustedKey) : []
-            return (report, digestProblems, hasDigests)
+            let invoices = try InvoiceVerifier.verify(on: connection, replay: replay)
+            return (report, digestProblems, hasDigests, invoices)
         }
         if digestsChecked && trustedKey == nil {
             note("note: digests were checked against the keys stored with them; pass --digest-public-key to rule out re-signed digests")
         }
-        if report.isIntact && digestProblems.isEmpty {
-            print("OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact")
+        if report.isIntact && digestProblems.isEmpty && invoices.problems.isEmpty {
+            print("OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact; \(invoices.checked) invoice(s) intact")
             return
         }
-        print("TAMPERED: \(report.problems.count + digestProblems.count) problem(s) in \(report.eventsChecked) events checked")
+        print("TAMPERED: \(report.problems.count + digestProblems.count + invoices.problems.count) problem(s) in \(report.eventsChecked) events and \(invoices.checked) invoices checked")
         for problem in report.problems { print("  [\(problem.kind.rawValue)] \(problem)") }
         for problem in digestProblems { print("  [digest] \(problem)") }
+        for problem in invoices.problems { print("  [invoice] \(problem)") }
         throw ExitCode(1)
     }
 

@@ -32,7 +32,8 @@ public struct CalendarMonth: Sendable, Hashable, Comparable, Codable, CustomStri
     /// `YYYY-MM`, zero padded: the form used in projection keys.
     public var description: String {
         let m = month < 10 ? "0\(month)" : "\(month)"
-        return "\(year)-\(m)"
+        let y = String(year)
+        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + m
     }
 
     public static func < (lhs: CalendarMonth, rhs: CalendarMonth) -> Bool {

@@ -32,6 +32,7 @@ public enum LedgerApplication {
             AppRoutes(api: api).register(on: routes)
             UserRoutes(api: api).register(on: routes)
             UserCommandRoutes(api: api).register(on: routes)
+            InvoiceRoutes(api: api).register(on: routes)
         }
         return router
     }

@@ -44,12 +44,24 @@ import Testing
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("Acme, Inc.") && page.contains("9.02 USD"))
 
+        #expect(try await ledger(["verify", "--database-url", url]) == 0)
         // An edit by a superuser who bypasses the immutability trigger is found by the reproduction.
         try owner.execute("""
             SET session_replication_role = replica;
             UPDATE ledger.invoices SET content = replace(content, '"totalMinor":902', '"totalMinor":2');
             """)
         #expect(try await ledger(["invoices", "show", "--as-of", "--account", account.id] + base) == 1)
+        #expect(try await ledger(["verify", "--database-url", url, "--skip-invoice-replay"]) == 1)
+        // Even with the hash recomputed to match, the log no longer gives that content.
+        try owner.execute("""
+            SET session_replication_role = replica;
+            UPDATE ledger.invoices SET content_hash = sha256(convert_to(content, 'UTF8'));
+            """)
+        #expect(try await ledger(["verify", "--database-url", url, "--skip-invoice-replay"]) == 0)
+        #expect(try await ledger(["verify", "--database-url", url]) == 1)
+        // A deleted invoice leaves a gap in the year's numbers.
+        try owner.execute("SET session_replication_role = replica; DELETE FROM ledger.invoices;")
+        #expect(try await ledger(["verify", "--database-url", url, "--skip-invoice-replay"]) == 1)
         // Usage mistakes are usage errors.
         await #expect(throws: (any Error).self) { try await ledger(["invoices", "finalize", "--database-url", url, "--month", "2026-13", "--all"]) }
     }

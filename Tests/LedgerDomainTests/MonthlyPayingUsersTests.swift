@@ -38,3 +38,14 @@ struct MonthlyPayingUsersTests {
         #expect(count(log, CalendarMonth(year: 2026, month: 11)) == 1)
     }
 }
+
+@Suite struct CalendarMonthTests {
+    @Test func monthsParseAndPrintAsYYYYMM() {
+        #expect(CalendarMonth(parsing: "2026-03") == CalendarMonth(year: 2026, month: 3))
+        #expect(CalendarMonth(year: 245, month: 2).description == "0245-02")
+        #expect(CalendarMonth(parsing: "0245-02")?.description == "0245-02")
+        for bad in ["2026-13", "2026-00", "2026-3", "26-03", "2026-03-01", "", "２０２６-03", "abcd-ef"] {
+            #expect(CalendarMonth(parsing: bad) == nil, "\(bad)")
+        }
+    }
+}

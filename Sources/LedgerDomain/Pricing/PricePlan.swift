@@ -40,15 +40,24 @@ public struct PricePlan: Sendable, Hashable, Codable {
         public var description: String { if case .invalid(let m) = self { return m }; return "" }
     }
 
+    static let maximumPrice: Int64 = 1_000_000_000
+    static let maximumUsers = 1_000_000_000
+
     /// Tiers must start at 1, be contiguous and ascending, only the last open-ended, prices not negative.
     public func validate() throws(Problem) {
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
             throw .invalid("currency must be an ISO 4217 code such as USD")
         }
         guard let first = tiers.first, first.from == 1 else { throw .invalid("the first tier must start at user 1") }
+        guard tiers.count <= 100 else { throw .invalid("a plan has at most 100 tiers") }
         for (index, tier) in tiers.enumerated() {
             guard tier.unitPriceMinor >= 0, tier.flatFeeMinor >= 0 else { throw .invalid("tier \(index + 1): prices must not be negative") }
+            // Bounds that keep every amount far inside Int64, whatever the number of users.
+            guard tier.unitPriceMinor <= Self.maximumPrice, tier.flatFeeMinor <= Self.maximumPrice else {
+                throw .invalid("tier \(index + 1): prices above \(Self.maximumPrice) minor units are not supported")
+            }
             if let to = tier.to {
+                guard to < Self.maximumUsers else { throw .invalid("tier \(index + 1): `to` must be below \(Self.maximumUsers)") }
                 guard to >= tier.from else { throw .invalid("tier \(index + 1): `to` is below `from`") }
                 guard index + 1 < tiers.count else { throw .invalid("the last tier must be open-ended (no `to`)") }
                 guard tiers[index + 1].from == to + 1 else { throw .invalid("tier \(index + 2) must start at \(to + 1)") }

@@ -133,22 +133,24 @@ public struct InvoiceStore: Sendable {
     /// The invoice recomputed from the log in its snapshot, with the billed history and plans it was finalized
     /// with: equal to the stored content (and hash) unless something was altered.
     public func reproduce(id: String) async throws -> (stored: Invoice, recomputed: InvoiceContent, recomputedHash: [UInt8]) {
-        try await pool.withConnection { connection in
-            guard let invoice = try Self.invoice(id: id, on: connection) else { throw InvoiceError.unknownInvoice(id) }
-            guard let month = CalendarMonth(parsing: invoice.month) else { throw InvoiceError.unknownInvoice(id) }
-            let apps = try Self.apps(of: invoice.accountID, on: connection)
-            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: invoice.snapshot)
-            // The invoices that were live when this one was finalized.
-            let prior = try connection.query("""
-                SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
-                WHERE account_id = \(invoice.accountID) AND id <> \(invoice.id) AND finalized_at < \(invoice.finalizedAt)
-                  AND (voided_at IS NULL OR voided_at > \(invoice.finalizedAt))
-                """).map(Invoice.decode)
-            let content = try Self.compute(account: invoice.accountID, month: month, apps: apps, usage: usage, prior: prior,
-                                           on: connection, appsAsOf: invoice.content.apps.map(\.appID))
-            let json = InvoiceCanonicalJSON.encode(content)
-            return (invoice, content, InvoiceCanonicalJSON.hash(json))
-        }
+        try await pool.withConnection { try Self.reproduce(id: id, on: $0) }
+    }
+
+    public static func reproduce(id: String, on connection: PostgresConnection) throws
+        -> (stored: Invoice, recomputed: InvoiceContent, recomputedHash: [UInt8]) {
+        guard let invoice = try Self.invoice(id: id, on: connection) else { throw InvoiceError.unknownInvoice(id) }
+        guard let month = CalendarMonth(parsing: invoice.month) else { throw InvoiceError.unknownInvoice(id) }
+        let apps = try Self.apps(of: invoice.accountID, on: connection)
+        let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: invoice.snapshot)
+        // The invoices that were live when this one was finalized.
+        let prior = try connection.query("""
+            SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
+            WHERE account_id = \(invoice.accountID) AND id <> \(invoice.id) AND finalized_at < \(invoice.finalizedAt)
+              AND (voided_at IS NULL OR voided_at > \(invoice.finalizedAt))
+            """).map(Invoice.decode)
+        let content = try Self.compute(account: invoice.accountID, month: month, apps: apps, usage: usage, prior: prior,
+                                       on: connection, appsAsOf: invoice.content.apps.map(\.appID))
+        return (invoice, content, InvoiceCanonicalJSON.hash(InvoiceCanonicalJSON.encode(content)))
     }
 
     // MARK: Helpers on a connection

@@ -1,0 +1,159 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+import NIOCore
+import PostgresClient
+
+/// `/v1/admin/invoices…` and `/v1/admin/plans`: finance's side (admin token), the same operations as
+/// `ledger invoices`.
+struct InvoiceRoutes {
+    let api: LedgerAPI
+
+    struct FinalizeInput: StrictBody {
+        var month: String
+        var account_id: String?
+        static let members = plain("month", "account_id")
+    }
+
+    struct VoidInput: StrictBody {
+        var reason: String
+        static let members = plain("reason")
+    }
+
+    struct PlanInput: StrictBody {
+        struct Tier: StrictBody {
+            var from: Int
+            var to: Int?
+            var unit_price_minor: Int64
+            var flat_fee_minor: Int64?
+            static let members = plain("from", "unit_price_minor", "flat_fee_minor").merging(["to": .nullable]) { $1 }
+        }
+        var id: String
+        var currency: String
+        var tiers: [Tier]
+        static let members = plain("id", "currency").merging(["tiers": .object(Tier.self)]) { $1 }
+    }
+
+    struct AssignInput: StrictBody {
+        var plan_id: String
+        var from_month: String
+        static let members = plain("plan_id", "from_month")
+    }
+
+    func register(on routes: RouteTable) {
+        let api = api
+        let store = InvoiceStore(pool: api.pool)
+        routes.on(.get, "/v1/admin/invoices") { request, _ in
+            try api.auth.requireAdmin(request)
+            let account = try request.uri.queryParameters["account_id"].map { try Check.text(String($0), "account_id", max: 200) }
+            let month = try request.uri.queryParameters["month"].map { try Self.month(String($0), "month") }
+            let invoices = try await store.list(account: account, month: month)
+            return Self.json("{\"invoices\":[" + invoices.map(InvoiceRendering.json).joined(separator: ",") + "]}")
+        }
+        routes.on(.get, "/v1/admin/invoice-drafts") { request, _ in
+            try api.auth.requireAdmin(request)
+            guard let account = request.uri.queryParameters["account_id"], let month = request.uri.queryParameters["month"] else {
+                throw APIError.badRequest("give `account_id` and `month` (YYYY-MM) as query parameters")
+            }
+            let content = try await Self.translating {
+                try await store.draft(account: try Check.text(String(account), "account_id", max: 200), month: try Self.month(String(month), "month"))
+            }
+            return Self.json(InvoiceCanonicalJSON.encode(content))
+        }
+        routes.on(.post, "/v1/admin/invoices") { request, _ in
+            try api.auth.requireAdmin(request)
+            let input = try await api.body.json(FinalizeInput.self, from: request)
+            let month = try Self.month(input.month, "month")
+            let results = try await Self.translating {
+                if let account = input.account_id { return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)] }
+                return try await store.finalizeAll(month: month)
+            }
+            let items = results.map { "{\"created\":\($0.created),\"invoice\":\(InvoiceRendering.json($0.invoice))}" }
+            return Self.json("{\"results\":[" + items.joined(separator: ",") + "]}")
+        }
+        routes.on(.get, "/v1/admin/invoices/{invoice_id}") { request, context in
+            try api.auth.requireAdmin(request)
+            let invoice = try await Self.invoice(store, context)
+            switch request.uri.queryParameters["format"].map(String.init) ?? "json" {
+            case "json": return Self.json(InvoiceRendering.json(invoice))
+            case "csv": return Self.text(InvoiceRendering.csv(invoice), type: "text/csv; charset=utf-8")
+            case "html":
+                let name = try await api.tenancy.account(id: invoice.accountID)?.name ?? invoice.accountID
+                return Self.text(InvoiceRendering.html(invoice, accountName: name), type: "text/html; charset=utf-8")
+            default: throw APIError.badRequest("`format` must be json, csv or html")
+            }
+        }
+        routes.on(.get, "/v1/admin/invoices/{invoice_id}/reproduction") { request, context in
+            try api.auth.requireAdmin(request)
+            let invoice = try await Self.invoice(store, context)
+            let reproduced = try await Self.translating { try await store.reproduce(id: invoice.id) }
+            let intact = InvoiceCanonicalJSON.hash(invoice.contentJSON) == invoice.contentHash
+            let hex = reproduced.recomputedHash.map { String(format: "%02x", $0) }.joined()
+            return Self.json("""
+                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(intact),\
+                "recomputed_hash":"\(hex)","reproduced":\(intact && reproduced.recomputedHash == invoice.contentHash)}
+                """)
+        }
+        routes.on(.post, "/v1/admin/invoices/{invoice_id}/void") { request, context in
+            try api.auth.requireAdmin(request)
+            let invoice = try await Self.invoice(store, context)
+            let input = try await api.body.json(VoidInput.self, from: request)
+            let reason = try Check.text(input.reason, "reason", max: 1000)
+            let (voided, replacement) = try await Self.translating { try await store.void(invoiceID: invoice.id, reason: reason) }
+            return Self.json("{\"voided\":\(InvoiceRendering.json(voided)),\"replacement\":\(InvoiceRendering.json(replacement))}")
+        }
+        routes.on(.post, "/v1/admin/plans") { request, _ in
+            try api.auth.requireAdmin(request)
+            let input = try await api.body.json(PlanInput.self, from: request)
+            let plan = PricePlan(id: try Check.text(input.id, "id", max: 100), currency: input.currency, tiers: input.tiers.map {
+                PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unit_price_minor, flatFeeMinor: $0.flat_fee_minor ?? 0)
+            })
+            do {
+                _ = try await Self.translating { try await store.createPlan(plan) }
+            } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
+                throw APIError(.conflict, "conflict", "a plan \(plan.id) exists already; plans never change, create one with another id")
+            }
+            return try JSONResponse.make(status: .created, body: ["id": plan.id])
+        }
+        routes.on(.put, "/v1/admin/accounts/{account_id}/plan") { request, context in
+            try api.auth.requireAdmin(request)
+            let account = try context.path("account_id")
+            guard try await api.tenancy.account(id: account) != nil else { throw APIError.notFound("there is no account \(account)") }
+            let input = try await api.body.json(AssignInput.self, from: request)
+            let month = try Self.month(input.from_month, "from_month")
+            try await Self.translating { try await store.assignPlan(account: account, planID: input.plan_id, from: month) }
+            return try JSONResponse.make(status: .ok, body: ["account_id": account, "plan_id": input.plan_id, "from_month": month.description])
+        }
+    }
+
+    static func month(_ text: String, _ field: String) throws(APIError) -> CalendarMonth {
+        guard let month = CalendarMonth(parsing: text) else { throw .badRequest("`\(field)` must be a month YYYY-MM, e.g. 2026-03") }
+        return month
+    }
+
+    static func invoice(_ store: InvoiceStore, _ context: BasicRequestContext) async throws -> Invoice {
+        let id = try context.path("invoice_id")
+        guard let invoice = try await store.invoice(id: id) else { throw APIError.notFound("there is no invoice \(id)") }
+        return invoice
+    }
+
+    /// Invoice refusals as API errors.
+    static func translating<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as InvoiceError {
+            switch error {
+            case .unknownAccount, .unknownInvoice: throw APIError.notFound(error.description)
+            case .unknownPlan, .invalidPlan: throw APIError.badRequest(error.description)
+            case .alreadyVoided, .adjustedLater, .planChangeForFinalizedMonth: throw APIError(.conflict, "conflict", error.description)
+            }
+        }
+    }
+
+    static func json(_ text: String) -> Response { Self.text(text, type: "application/json; charset=utf-8") }
+
+    static func text(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
