@@ -44,8 +44,9 @@ struct ReplayCommand: AsyncParsableCommand {
                 let instant = Instant(microsecondsSinceEpoch: timestamp.microsecondsSinceEpoch)
                 let events = try await service.withConnection { try ProjectionReplay.events(app: app, asOf: instant, on: $0) }
                 if let user {
-                    // The product catalog (entitlements) arrives with the API; until then entitlements are empty.
-                    print(StateCodec.encode(UserSnapshot(appUserID: user, events: events, asOf: instant, catalog: Catalog(), at: instant)))
+                    // Entitlements with the app's current catalog: configuration, not history (see `Catalog`).
+                    let catalog = try await TenancyStore(pool: service).products(app: app).catalog
+                    print(StateCodec.encode(UserSnapshot(appUserID: user, events: events, asOf: instant, catalog: catalog, at: instant)))
                 } else if let key, let name = selected.first {
                     print(try ProjectionCatalog.stateJSON(projection: name, key: key, events: events))
                 }

@@ -53,24 +53,8 @@ struct APIHarness: Sendable {
     }
 
     /// Applies every recorded event to the projections (the server does this continuously in the background).
-    /// Readers only see events older than every running transaction on the whole server (`pg_snapshot_xmin`), and
-    /// other tests run transactions concurrently, so one catch-up may stop short: repeat until every projection's
-    /// checkpoint has passed the newest event.
     func project() async throws {
-        let runners = ProjectionCatalog.runners()
-        let worker = ProjectionWorker(pool: pool, runners: runners)
-        for _ in 0..<3000 {
-            try await worker.catchUp()
-            let done = try await pool.query("""
-                SELECT NOT EXISTS (SELECT FROM ledger.events) OR (
-                    SELECT count(*) FROM ledger.projection_checkpoints c,
-                        (SELECT transaction_id, position FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1) e
-                    WHERE (c.transaction_id, c.position) >= (e.transaction_id, e.position)) = \(Int64(runners.count))
-                """).first?.decode(Bool.self, at: 0) ?? false
-            if done { return }
-            try await Task.sleep(for: .milliseconds(10)) // another test's transaction is still open
-        }
-        Issue.record("the projections did not catch up within 30 s")
+        try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
     }
 }
 

@@ -54,7 +54,7 @@ import Testing
         try await Self.append(Self.history(users: 5), app: "app", to: fixture.store)
         _ = try await fixture.store.append(app: "app", stream: "other", events: [event("not-a-domain-event")]) // skipped
         let worker = ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners())
-        let applied = try await worker.catchUp()
+        let applied = try await worker.catchUpThroughNow()
         #expect(applied == 5 * 3 * 5 + 3) // every event read once per projection (3 projections)
 
         let events = try await fixture.store.pool.withConnection { try ProjectionReplay.events(app: "app", asOf: nil, on: $0) }
@@ -96,7 +96,7 @@ import Testing
         #expect(leftovers == 0)
 
         try await fixture.superuser.query("UPDATE public.crash_switch SET armed = false")
-        try await worker.catchUp()
+        try await worker.catchUpThroughNow()
         let clean = try await ProjectionReplay.check(ProjectionCatalog.runners(), scratchRunners: ProjectionCatalog.runners(table: .scratch),
                                                      pool: fixture.store.pool)
         #expect(clean.isEmpty)
@@ -108,7 +108,7 @@ import Testing
         try await Self.append(Self.history(users: 8), app: "app", to: fixture.store)
         let single = try await StoreFixture.make()
         try await Self.append(Self.history(users: 8), app: "app", to: single.store)
-        try await ProjectionWorker(pool: single.store.pool, runners: ProjectionCatalog.runners()).catchUp()
+        try await ProjectionWorker(pool: single.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
 
         // Four instances at once, small batches, on one database: the advisory lock lets one apply each batch.
         try await withThrowingTaskGroup(of: Int.self) { group in
@@ -118,7 +118,7 @@ import Testing
             try await group.waitForAll()
         }
         // Another instance may have stopped early while one held the lock: finish, then compare.
-        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUp()
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
         for name in ProjectionCatalog.names {
             let concurrent = try await Self.liveStates(name, pool: fixture.superuser)
             let sequential = try await Self.liveStates(name, pool: single.superuser)
@@ -132,7 +132,7 @@ import Testing
         let fixture = try await StoreFixture.make()
         try await Self.append(Self.history(users: 3), app: "app", to: fixture.store)
         let runners = ProjectionCatalog.runners()
-        try await ProjectionWorker(pool: fixture.store.pool, runners: runners).catchUp()
+        try await ProjectionWorker(pool: fixture.store.pool, runners: runners).catchUpThroughNow()
         let clean = try await ProjectionReplay.check(runners, scratchRunners: ProjectionCatalog.runners(table: .scratch), pool: fixture.store.pool)
         #expect(clean.isEmpty)
 

@@ -73,7 +73,7 @@ import Testing
             let runners = ProjectionCatalog.runners()
             _ = try await fixture.store.pool.withConnection { connection in try runners.map { try $0.runBatch(on: connection) } }
         }
-        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUp()
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
 
         // Each distinct fact is in the log once.
         let stored = try await fixture.superuser.query("SELECT count(*) FROM ledger.events").first!.decode(Int64.self, at: 0)

@@ -20,7 +20,7 @@ import Testing
                             (.purchaseConsumable(Purchase(transaction: unowned)), "x1")] {
             try await PurchaseOperationsTests.append(event, otid: id, store: fixture.store)
         }
-        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUp()
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
         return fixture
     }
 

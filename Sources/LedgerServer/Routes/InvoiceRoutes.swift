@@ -88,11 +88,9 @@ struct InvoiceRoutes {
             try api.auth.requireAdmin(request)
             let invoice = try await Self.invoice(store, context)
             let reproduced = try await Self.translating { try await store.reproduce(id: invoice.id) }
-            let intact = InvoiceCanonicalJSON.hash(invoice.contentJSON) == invoice.contentHash
-            let hex = reproduced.recomputedHash.map { String(format: "%02x", $0) }.joined()
             return Self.json("""
-                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(intact),\
-                "recomputed_hash":"\(hex)","reproduced":\(intact && reproduced.recomputedHash == invoice.contentHash)}
+                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
+                "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced)}
                 """)
         }
         routes.on(.post, "/v1/admin/invoices/{invoice_id}/void") { request, context in

@@ -132,12 +132,23 @@ public struct InvoiceStore: Sendable {
 
     /// The invoice recomputed from the log in its snapshot, with the billed history and plans it was finalized
     /// with: equal to the stored content (and hash) unless something was altered.
-    public func reproduce(id: String) async throws -> (stored: Invoice, recomputed: InvoiceContent, recomputedHash: [UInt8]) {
+    /// A finalized invoice recomputed from the log.
+    public struct Reproduction: Sendable {
+        public var stored: Invoice
+        public var recomputed: InvoiceContent
+        public var recomputedHash: [UInt8]
+        /// The stored content still has the stored hash (not edited in place).
+        public var storedContentMatchesHash: Bool { InvoiceCanonicalJSON.hash(stored.contentJSON) == stored.contentHash }
+        /// Both: the stored content has its hash, and the log still gives that content.
+        public var isReproduced: Bool { storedContentMatchesHash && recomputedHash == stored.contentHash }
+        public var recomputedHashHex: String { recomputedHash.map { String(format: "%02x", $0) }.joined() }
+    }
+
+    public func reproduce(id: String) async throws -> Reproduction {
         try await pool.withConnection { try Self.reproduce(id: id, on: $0) }
     }
 
-    public static func reproduce(id: String, on connection: PostgresConnection) throws
-        -> (stored: Invoice, recomputed: InvoiceContent, recomputedHash: [UInt8]) {
+    public static func reproduce(id: String, on connection: PostgresConnection) throws -> Reproduction {
         guard let invoice = try Self.invoice(id: id, on: connection) else { throw InvoiceError.unknownInvoice(id) }
         guard let month = CalendarMonth(parsing: invoice.month) else { throw InvoiceError.unknownInvoice(id) }
         let apps = try Self.apps(of: invoice.accountID, on: connection)
@@ -150,7 +161,7 @@ public struct InvoiceStore: Sendable {
             """).map(Invoice.decode)
         let content = try Self.compute(account: invoice.accountID, month: month, apps: apps, usage: usage, prior: prior,
                                        on: connection, appsAsOf: invoice.content.apps.map(\.appID))
-        return (invoice, content, InvoiceCanonicalJSON.hash(InvoiceCanonicalJSON.encode(content)))
+        return Reproduction(stored: invoice, recomputed: content, recomputedHash: InvoiceCanonicalJSON.hash(InvoiceCanonicalJSON.encode(content)))
     }
 
     // MARK: Helpers on a connection

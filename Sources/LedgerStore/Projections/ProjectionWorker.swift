@@ -35,6 +35,35 @@ public struct ProjectionWorker: Sendable {
         return total
     }
 
+    /// Applies every event committed before the call. Readers see only events older than every transaction still
+    /// running on the server (`pg_snapshot_xmin`, server-wide), so when another transaction — in any database of
+    /// the cluster — holds that horizon back, this waits (polling) for it, up to `timeout`. For tests, tools and
+    /// rebuilds that must include everything already written. Returns how many events were read.
+    @discardableResult
+    public func catchUpThroughNow(timeout: Duration = .seconds(60)) async throws -> Int {
+        let names = runners.map(\.name)
+        guard let target = try await pool.query("""
+            SELECT transaction_id, position FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1
+            """).first.map({ (try $0.decode(UInt64.self, at: 0), try $0.decode(Int64.self, at: 1)) }) else {
+            return try await catchUp()
+        }
+        let deadline = ContinuousClock.now + timeout
+        var total = 0
+        while true {
+            total += try await catchUp()
+            let reached = try await pool.query("""
+                SELECT count(*) FROM ledger.projection_checkpoints
+                WHERE projection = ANY(\(TextArray(names)))
+                  AND (transaction_id, position) >= (\(TransactionIDValue(value: target.0)), \(target.1))
+                """).first?.decode(Int64.self, at: 0) ?? 0
+            if reached == Int64(names.count) { return total }
+            guard ContinuousClock.now < deadline else {
+                throw EventStoreError.invalidEvent("projections did not reach the newest event within \(timeout): a long transaction on the server holds the horizon back")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Runs until the task is cancelled.
     public func run(pollInterval: Duration = .seconds(1)) async {
         let listener = PostgresListener(configuration: pool.configuration, channels: [EventStore.notificationChannel])
