@@ -29,14 +29,15 @@ struct APIHarness: Sendable {
     let api: LedgerAPI
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
-    static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero) async throws -> APIHarness {
+    static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30))
+        async throws -> APIHarness {
         let pool = try await LedgerDatabase.open(connectionString: try await TestDatabase.makeDatabase(prefix: "api"),
                                                  migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = TestClock()
         let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots), maxBodyBytes: maxBodyBytes,
-            readYourWrites: readYourWrites, now: { clock.now }), logger: .init(label: "test"))
+            requestTimeout: requestTimeout, readYourWrites: readYourWrites, now: { clock.now }), logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
 

@@ -1,9 +1,25 @@
 import AppStoreSamples
 import Foundation
 import HTTPTypes
+import PostgresClient
 import Testing
 
 @Suite struct OperationalRoutesTests {
+    /// No projection worker runs here, so the write waits for read-your-writes far longer than the request may take:
+    /// the client gets a 504 in time, and the write itself is not lost.
+    @Test func aSlowRequestIsA504AndItsWriteIsKept() async throws {
+        let harness = try await APIHarness.make(readYourWrites: .seconds(60), requestTimeout: .milliseconds(300))
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let body = #"{"payment_id":"slow-1","provider":"x","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":1,"currency":"USD"},"purchased_at":"2026-01-02T00:00:00Z"}"#
+            let response = try await api.send(.post, "/v1/users/u/external-purchases", headers: tenant.secret, json: body)
+            #expect(response.status == .gatewayTimeout)
+            #expect(response.errorCode == "timeout")
+            let stored = try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE idempotency_key LIKE 'external:%slow-1'")
+            #expect(try stored.first?.decode(Int64.self, at: 0) == 1)
+        }
+    }
+
     @Test func metricsCountRequestsByRouteAndStatusAndReportAppendsAndLag() async throws {
         let harness = try await APIHarness.make()
         let receipt = try harness.signer.receipt(purchases: [ReceiptBuilder.inAppPurchase(product: "lifetime", transactionId: "77")])
