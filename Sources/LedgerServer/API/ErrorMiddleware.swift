@@ -27,6 +27,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .unknownAccount: throw APIError.badRequest(error.description)
             case .unknownApp: throw APIError.notFound(error.description)
             }
+        } catch let error as EventStoreError {
+            switch error {
+            case .invalidEvent(let message):
+                throw APIError.badRequest("the data cannot be recorded: \(message); remove control characters and keep values in range")
+            case .versionConflict, .contention:
+                throw APIError(.conflict, "conflict", "\(error.description)", headers: [.retryAfter: "1"])
+            }
+        } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
+            // Class 22, data exception: a value the database cannot hold (a NUL character, an out-of-range number)
+            // that slipped past the request checks. The client's input, so a 400; nothing was written.
+            throw APIError.badRequest("a value in the request cannot be stored (\(error.serverMessage ?? "invalid data")); remove control characters and keep numbers in range")
         } catch let error as PostgresError where error.isConnectionProblem || error.isPoolClosed {
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             throw APIError(.serviceUnavailable, "service_unavailable",
@@ -58,6 +69,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension PostgresError {
+    var serverMessage: String? {
+        if case .server(let error) = self { return error.message }
+        return nil
+    }
+
     var isPoolClosed: Bool {
         if case .poolClosed = self { return true }
         return false

@@ -50,7 +50,7 @@ extension BasicRequestContext {
     func path(_ name: String) throws(APIError) -> String {
         guard let raw = parameters.get(name) else { throw .badRequest("the path needs `\(name)`") }
         guard let decoded = raw.removingPercentEncoding else { throw .badRequest("`\(name)` is not valid percent-encoding") }
-        return decoded
+        return try Check.text(decoded, name, max: 1000)
     }
 
     /// The request id (see `RequestIDMiddleware`), for event metadata.

@@ -85,7 +85,7 @@ struct SeedRoutes {
         case nil, "application/json", "text/json":
             let input = try await api.body.json(UploadInput.self, from: request)
             let der = try await AppStoreRecording.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(input.data) }
-            return (input.userID, der)
+            return (input.userID ?? request.headers[userIDHeader], der)
         default:
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
                            "send the receipt as application/json {\"data\": base64} or as application/octet-stream bytes")
