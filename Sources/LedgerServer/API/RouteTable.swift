@@ -50,7 +50,10 @@ extension BasicRequestContext {
     func path(_ name: String) throws(APIError) -> String {
         guard let raw = parameters.get(name) else { throw .badRequest("the path needs `\(name)`") }
         guard let decoded = raw.removingPercentEncoding else { throw .badRequest("`\(name)` is not valid percent-encoding") }
-        return try Check.text(decoded, name, max: 1000)
+        // PostgreSQL text cannot hold NUL; anything else is looked up as it is (and simply not found). Ids that get
+        // stored (users, products) are checked further by their routes.
+        guard !decoded.unicodeScalars.contains("\u{0}") else { throw .badRequest("`\(name)` must not contain NUL characters") }
+        return decoded
     }
 
     /// The request id (see `RequestIDMiddleware`), for event metadata.
