@@ -20,6 +20,20 @@ public enum TestDatabase {
 
     /// Connection details of the server itself, for tests that manage databases or clusters themselves.
     public static func server() async throws -> TestServer.Info { try await TestServer.shared.start() }
+
+    /// Waits until the server-wide commit horizon (`pg_snapshot_xmin`) has passed every event of the database at
+    /// `connectionString`. Digests and commit-safe readers see only events below it, and another test's open
+    /// transaction (in any database of the shared server) can hold it back for a while.
+    public static func waitForHorizon(_ connectionString: String) async throws {
+        let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: connectionString))
+        for _ in 0..<6000 {
+            let passed = try connection.query("""
+                SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT coalesce(max(transaction_id), '0'::xid8) FROM ledger.events)
+                """).first?.decode(Bool.self, at: 0) ?? false
+            if passed { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
 }
 
 /// Starts the test server once per process.

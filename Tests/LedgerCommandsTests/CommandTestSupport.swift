@@ -28,3 +28,4 @@ func importEvents(_ n: Int, into url: String) async throws {
         .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
     _ = try await ledger(["events", "import", "--database-url", url, input])
 }
+

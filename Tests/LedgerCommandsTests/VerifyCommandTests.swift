@@ -24,6 +24,7 @@ import Testing
         let keyFile = file("signing-key")
         let key = Curve25519.Signing.PrivateKey()
         try Array(key.rawRepresentation).map { String(format: "%02x", $0) }.joined().write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try await TestDatabase.waitForHorizon(url)
         #expect(try await ledger(["digest", "--database-url", url, "--signing-key", keyFile]) == 0)
         #expect(try await ledger(["verify", "--database-url", url, "--signing-key", keyFile]) == 0)
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))

@@ -1,6 +1,7 @@
 import Crypto
 import LedgerStore
 import PostgresClient
+import PostgresTestSupport
 import Testing
 
 /// What the hash chain alone cannot see, the signed digests do.
@@ -9,6 +10,8 @@ import Testing
         let fixture = try await StoreFixture.make()
         let result = try await fixture.store.append(app: "app", stream: "s", events: (1...4).map { event("e\($0)") })
         _ = try await fixture.store.append(app: "other", stream: "s", events: [event("o1")])
+        // A digest covers only events below the server-wide horizon, which another test can hold back.
+        try await TestDatabase.waitForHorizon(fixture.connectionString)
         let key = Curve25519.Signing.PrivateKey()
         let digests = try await fixture.store.pool.withConnection { try ChainDigester().digest(on: $0, key: key) }
         #expect(digests.map(\.appID).sorted() == ["app", "other"])
