@@ -29,14 +29,17 @@ public enum ProjectionReplay {
             }
             try ProjectionTable.live.reset(name, on: connection)
         }
-        return try await ProjectionWorker(pool: pool, runners: [runner]).catchUp(progress: progress)
+        // Everything committed when the rebuild starts, even while another transaction holds the horizon back.
+        return try await ProjectionWorker(pool: pool, runners: [runner]).catchUpThroughNow(progress: progress)
     }
 
     /// Rebuilds every projection into scratch tables of one session and reports each key whose state differs from
     /// the live table. The live projections are first brought up to date, so both sides cover the same events.
     public static func check(_ runners: [any ProjectionRunning], scratchRunners: [any ProjectionRunning], pool: PostgresPool,
                              progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> [Difference] {
-        try await ProjectionWorker(pool: pool, runners: runners).catchUp()
+        // Live first, through every event committed now; the horizon has then passed them, so the scratch
+        // rebuild below sees the same events (unless new ones are written meanwhile).
+        try await ProjectionWorker(pool: pool, runners: runners).catchUpThroughNow()
         return try await pool.withConnection { connection in
             try ProjectionTable.createScratch(on: connection)
             for runner in scratchRunners {

@@ -40,17 +40,18 @@ public struct ProjectionWorker: Sendable {
     /// the cluster — holds that horizon back, this waits (polling) for it, up to `timeout`. For tests, tools and
     /// rebuilds that must include everything already written. Returns how many events were read.
     @discardableResult
-    public func catchUpThroughNow(timeout: Duration = .seconds(60)) async throws -> Int {
+    public func catchUpThroughNow(timeout: Duration = .seconds(60),
+                                  progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Int {
         let names = runners.map(\.name)
         guard let target = try await pool.query("""
             SELECT transaction_id, position FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1
             """).first.map({ (try $0.decode(UInt64.self, at: 0), try $0.decode(Int64.self, at: 1)) }) else {
-            return try await catchUp()
+            return try await catchUp(progress: progress)
         }
         let deadline = ContinuousClock.now + timeout
         var total = 0
         while true {
-            total += try await catchUp()
+            total += try await catchUp(progress: progress)
             let reached = try await pool.query("""
                 SELECT count(*) FROM ledger.projection_checkpoints
                 WHERE projection = ANY(\(TextArray(names)))
