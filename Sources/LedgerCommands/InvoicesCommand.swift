@@ -21,6 +21,9 @@ struct InvoicesCommand: AsyncParsableCommand {
         @Option(help: "The calendar month, YYYY-MM (UTC).")
         var month: String?
 
+        @Option(help: "The invoice id (inv_…), for void, show and export; else --account and --month name the live one.")
+        var id: String?
+
         func calendarMonth() throws -> CalendarMonth {
             guard let text = month else { throw ValidationError("--month YYYY-MM is required") }
             guard let month = CalendarMonth(parsing: text) else { throw ValidationError("--month must be YYYY-MM, e.g. 2026-03") }
@@ -83,14 +86,12 @@ struct InvoicesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Void a finalized invoice and finalize its replacement.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var selection: Selection
-        @Option(help: "The invoice id (inv_…); or --account and --month.")
-        var id: String?
         @Option(help: "Why it is voided (kept with the invoice).")
         var reason: String
 
         func run() async throws {
             let (voided, replacement) = try await withInvoices(database) { store in
-                let target = try await Show.resolve(store, id: id, selection: selection)
+                let target = try await Show.resolve(store, selection: selection)
                 return try await store.void(invoiceID: target.id, reason: reason)
             }
             print("voided \(voided.displayNumber) (\(voided.id)); replacement \(replacement.displayNumber) (\(replacement.id)) \(InvoiceRendering.major(replacement.content.totalMinor)) \(replacement.content.currency)")
@@ -103,17 +104,14 @@ struct InvoicesCommand: AsyncParsableCommand {
             discussion: "With --as-of, exit 0 when the recomputed content hash equals the stored one, 1 when it differs.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var selection: Selection
-        @Option(help: "The invoice id (inv_…); or --account and --month for the live one.")
-        var id: String?
         @Flag(name: .customLong("as-of"), help: "Recompute from the log as of the invoice's finalization and compare hashes.")
         var asOf = false
 
         func run() async throws {
             let asOf = asOf
-            let id = id
             let selection = selection
             let output: (text: String, same: Bool) = try await withInvoices(database) { store in
-                let invoice = try await Self.resolve(store, id: id, selection: selection)
+                let invoice = try await Self.resolve(store, selection: selection)
                 guard asOf else { return (InvoiceRendering.json(invoice), true) }
                 let reproduced = try await store.reproduce(id: invoice.id)
                 return ("""
@@ -124,8 +122,8 @@ struct InvoicesCommand: AsyncParsableCommand {
             if !output.same { throw ExitCode(1) }
         }
 
-        static func resolve(_ store: InvoiceStore, id: String?, selection: Selection) async throws -> Invoice {
-            if let id {
+        static func resolve(_ store: InvoiceStore, selection: Selection) async throws -> Invoice {
+            if let id = selection.id {
                 guard let invoice = try await store.invoice(id: id) else { throw InvoiceError.unknownInvoice(id) }
                 return invoice
             }
@@ -157,8 +155,6 @@ struct InvoicesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Export an invoice as CSV (one row per line item), JSON or printable HTML.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var selection: Selection
-        @Option(help: "The invoice id (inv_…); or --account and --month for the live one.")
-        var id: String?
         @Option(help: "csv, json or html.")
         var format = "csv"
         @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
@@ -166,9 +162,9 @@ struct InvoicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard ["csv", "json", "html"].contains(format) else { throw ValidationError("--format must be csv, json or html") }
-            let (id, selection, format) = (id, selection, format)
+            let (selection, format) = (selection, format)
             let text = try await withInvoices(database) { store in
-                let invoice = try await Show.resolve(store, id: id, selection: selection)
+                let invoice = try await Show.resolve(store, selection: selection)
                 switch format {
                 case "json": return InvoiceRendering.json(invoice)
                 case "html":

@@ -53,9 +53,15 @@ public func fold<R: ProjectionReducer>(_: R.Type, key: String, events: [DomainEv
 public func foldAll<R: ProjectionReducer>(_: R.Type, events: [DomainEvent], asOf: Instant?) -> [String: R.State] {
     var states: [String: R.State] = [:]
     for event in events.filter({ e in asOf.map { e.recordedAt <= $0 } ?? true }).sorted(by: { $0.position < $1.position }) {
-        for key in Set(R.keys(for: event)) {
-            states[key] = R.apply(states[key] ?? R.initial(key: key), event)
-        }
+        apply(R.self, event, to: &states)
     }
     return states
+}
+
+/// One event applied to every state it changes, among `states` by key (missing keys start from `initial`): the
+/// step of `foldAll`, for callers that fold a log incrementally.
+public func apply<R: ProjectionReducer>(_: R.Type, _ event: DomainEvent, to states: inout [String: R.State]) {
+    for key in Set(R.keys(for: event)) {
+        states[key] = R.apply(states[key] ?? R.initial(key: key), event)
+    }
 }

@@ -29,7 +29,7 @@ public struct Invoice: Sendable, Equatable {
         return "\(year)-" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
-    public var contentHashHex: String { contentHash.map { String(format: "%02x", $0) }.joined() }
+    public var contentHashHex: String { Hex.string(contentHash) }
 
     static let columns = """
         id, account_id, month, year, number, status, content, content_hash, snapshot::text, finalized_at, replaces, replaced_by,

@@ -141,7 +141,7 @@ public struct InvoiceStore: Sendable {
         public var storedContentMatchesHash: Bool { InvoiceCanonicalJSON.hash(stored.contentJSON) == stored.contentHash }
         /// Both: the stored content has its hash, and the log still gives that content.
         public var isReproduced: Bool { storedContentMatchesHash && recomputedHash == stored.contentHash }
-        public var recomputedHashHex: String { recomputedHash.map { String(format: "%02x", $0) }.joined() }
+        public var recomputedHashHex: String { Hex.string(recomputedHash) }
     }
 
     public func reproduce(id: String) async throws -> Reproduction {

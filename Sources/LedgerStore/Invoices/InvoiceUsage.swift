@@ -45,12 +45,6 @@ enum InvoiceUsage {
         return usage
     }
 
-    private static func apply<R: ProjectionReducer>(_: R.Type, _ event: DomainEvent, to states: inout [String: R.State]) {
-        for key in Set(R.keys(for: event)) {
-            states[key] = R.apply(states[key] ?? R.initial(key: key), event)
-        }
-    }
-
     /// A snapshot of the log now, as text (`xmin:xmax:in-progress…`).
     static func snapshot(on connection: PostgresConnection) throws -> String {
         try connection.query("SELECT pg_current_snapshot()::text").first?.decode(String.self, at: 0) ?? "1:1:"

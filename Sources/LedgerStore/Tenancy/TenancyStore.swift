@@ -215,7 +215,7 @@ enum RandomToken {
 
     /// `prefix` + 24 lowercase hex digits (96 random bits): unguessable and safe in URLs.
     static func identifier(prefix: String) -> String {
-        prefix + bytes(12).map { String(format: "%02x", $0) }.joined()
+        prefix + Hex.string(bytes(12))
     }
 
     /// 256 random bits, base64url without padding.
