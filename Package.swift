@@ -198,6 +198,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Faults, duplicates, hostile input, isolation and tampering against the real server (scripts/reliability.sh).
+        // It depends on the `Ledger` executable so that the crash tests can start and SIGKILL a real `ledger serve`.
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
+                "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "LedgerCommandsTests",
             dependencies: [
