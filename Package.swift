@@ -15,6 +15,13 @@ let package = Package(
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "LedgerStore", targets: ["LedgerStore"]),
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+        // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
+        .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
+        .library(name: "LedgerServer", targets: ["LedgerServer"]),
+        .library(name: "LedgerCommands", targets: ["LedgerCommands"]),
+        .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
+        .library(name: "AppStoreSamples", targets: ["AppStoreSamples"]),
+        .library(name: "PostgresTestSupport", targets: ["PostgresTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -140,7 +147,7 @@ let package = Package(
         // Starts one private PostgreSQL per test process (or uses DATABASE_URL) and hands out fresh databases.
         .target(
             name: "PostgresTestSupport",
-            dependencies: ["PostgresClient", "EmbeddedPostgres"],
+            dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerDomain"],
             swiftSettings: strict
         ),
 

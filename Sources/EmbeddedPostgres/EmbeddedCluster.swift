@@ -139,7 +139,7 @@ public final class EmbeddedCluster: Sendable {
     }
 
     /// Asks the kernel for a free port on 127.0.0.1.
-    static func freeLoopbackPort() throws -> Int {
+    public static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw EmbeddedPostgresError.commandFailed(command: "socket", status: errno, output: String(cString: strerror(errno))) }
         defer { close(descriptor) }

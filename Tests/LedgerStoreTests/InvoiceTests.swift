@@ -1,22 +1,14 @@
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import PostgresTestSupport
 import Testing
 
-/// Paying users recorded as real events in the log, in bulk: `users` subscriptions started in `month`, one per
+/// Paying users recorded as real events in the log, in bulk (`SyntheticPayingUsers`): `users` subscriptions started on `day`, one per
 /// user `prefix0…`, by the same SQL path the service's appends take (the hash trigger included).
 func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, users: Int, day: Instant,
                        environment: StoreEnvironment = .production) async throws {
-    let facts = TransactionFacts(appUserID: "USERX", productID: "monthly", transactionID: "OTIDX", originalTransactionID: "OTIDX",
-                                 environment: environment, purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
-    let encoded = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
-    try await fixture.superuser.query("""
-        INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, idempotency_key, occurred_at)
-        SELECT \(app), 'otx:' || \(prefix) || i, 1, \(encoded.type), \(encoded.schemaVersion),
-               replace(replace(\(encoded.payload), 'OTIDX', \(prefix) || i), 'USERX', 'user-' || \(prefix) || i)::jsonb,
-               'tx:' || \(prefix) || i, now()
-        FROM generate_series(1, \(Int64(users))) AS i
-        """)
+    try await SyntheticPayingUsers.insert(on: fixture.superuser, app: app, prefix: prefix, users: users, day: day, environment: environment)
 }
 
 @Suite struct InvoiceTests {

@@ -1,0 +1,32 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The benchmark suite (Benchmarks/README.md): the ledger measured against raw PostgreSQL in the same run.
+// A separate package, so the service's package never depends on anything only benchmarks need.
+// Run: Benchmarks/run.sh (builds in release, starts its own PostgreSQL, writes results/ and the README table).
+let package = Package(
+    name: "ledger-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "subscription-ledger", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "LedgerBenchmarks",
+            dependencies: [
+                .product(name: "LedgerStore", package: "subscription-ledger"),
+                .product(name: "LedgerDomain", package: "subscription-ledger"),
+                .product(name: "LedgerCommands", package: "subscription-ledger"),
+                .product(name: "PostgresClient", package: "subscription-ledger"),
+                .product(name: "EmbeddedPostgres", package: "subscription-ledger"),
+                .product(name: "AppStoreSamples", package: "subscription-ledger"),
+                .product(name: "PostgresTestSupport", package: "subscription-ledger"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+        ),
+    ]
+)

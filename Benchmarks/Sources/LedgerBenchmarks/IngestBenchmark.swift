@@ -1,0 +1,58 @@
+import AppStoreSamples
+import Foundation
+import LedgerStore
+import PostgresClient
+
+/// Signed V2 notifications (SUBSCRIBED, each a new subscription, production) posted once each over HTTP by wrk:
+/// the whole path of `POST /v1/apps/{app}/notifications` — JWS and certificate-chain verification, the append, and
+/// the projection the answer waits for (read-your-writes).
+struct IngestBenchmark {
+    let cluster: BenchCluster
+    let server: ServerProcess
+    let signer: AppStoreTestSigner
+    let notifications: Int
+    let seconds: Int
+
+    func run(singleAppendPerSecond: Double) async throws -> Figure {
+        let pool = cluster.pool(size: 1)
+        defer { Task { await pool.shutdown() } }
+        let tenancy = TenancyStore(pool: pool)
+        let account = try await tenancy.createAccount(name: "bench ingest")
+        let app = try await tenancy.createApp(.init(accountID: account.id, name: "ingest", bundleID: "com.example.app", appleAppID: 1234))
+        let bodies = NSTemporaryDirectory() + "ledger-bench-notifications.jsonl"
+        try writeBodies(to: bodies)
+        defer { try? FileManager.default.removeItem(atPath: bodies) }
+        let before = try await eventCount(pool)
+        server.resetPeak()
+        let result = try await WrkResult.run(baseURL: server.baseURL, seconds: seconds, connections: 32, environment: [
+            "BENCH_MODE": "notifications", "BENCH_BODIES": bodies, "BENCH_PATH": "/v1/apps/\(app.id)/notifications",
+        ])
+        let appended = try await eventCount(pool) - before
+        let recorded = try await pool.query("""
+            SELECT count(*) FROM ledger.events WHERE app_id = \(app.id) AND event_type = 'appstore.notification'
+            """).first?.decode(Int64.self, at: 0) ?? 0
+        let perSecond = Double(recorded) / result.seconds
+        return Figure(name: "notification ingest", workload: "\(recorded) signed notifications over HTTP (wrk, 32 connections)",
+                      value: perSecond, unit: "notifications/s", reference: "the ledger's single-event append above",
+                      referenceValue: singleAppendPerSecond, target: "≥ 1,500 notifications/s",
+                      detail: ["p50 ms": result.p50Ms, "p99 ms": result.p99Ms, "non-200": Double(result.failures + result.socketErrors),
+                               "events appended": Double(appended), "server peak RSS MiB": server.peakRSSMiB()])
+    }
+
+    private func eventCount(_ pool: PostgresPool) async throws -> Int64 {
+        try await pool.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0) ?? 0
+    }
+
+    /// One `{"signedPayload": …}` per line, each a new subscription of its own user.
+    private func writeBodies(to path: String) throws {
+        var text = ""
+        for index in 0..<notifications {
+            let id = "\(3_000_000_000 + index)"
+            let transaction = AppStorePayloads.transaction(id: id, original: id, token: nil, environment: "Production")
+            let payload = try signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: AppStorePayloads.jan1,
+                                                  transactionJSON: transaction, environment: "Production")
+            text += #"{"signedPayload":""# + payload + "\"}\n"
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+}

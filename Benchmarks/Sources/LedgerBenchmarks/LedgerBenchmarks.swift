@@ -1,0 +1,61 @@
+import AppStoreSamples
+import ArgumentParser
+import Foundation
+import LedgerCommands
+import Logging
+
+/// `LedgerBenchmarks`: the whole suite in one run (Benchmarks/README.md). `LedgerBenchmarks ledger …` runs the
+/// `ledger` command itself; the suite starts its server that way, as a child process whose memory it measures.
+@main
+struct LedgerBenchmarks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Measure the ledger against raw PostgreSQL in one run.")
+
+    @Option(help: "Seconds of the single-event append runs (ledger and pgbench).") var appendSeconds = 30
+    @Option(help: "Batches of 500 events for the batched append.") var batches = 200
+    @Option(help: "Signed notifications to post (each once).") var notifications = 40_000
+    @Option(help: "Seconds the notification run may take at most.") var ingestSeconds = 60
+    @Option(help: "Billing accounts (one app each) in the read / replay / invoice data set.") var accounts = 1_000
+    @Option(help: "Paying users per app.") var usersPerApp = 1_000
+    @Option(help: "Seconds of each wrk read run.") var readSeconds = 15
+    @Option(help: "Events for the large replay (0 skips it).") var largeReplayEvents = 10_000_000
+    @Option(help: "Folder for the JSON and Markdown of this run.") var output = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("results").path
+    @Flag(help: "A small, quick run (a smoke test of the suite, not figures to quote).") var quick = false
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "ledger" {
+            await LedgerEntry.run(Array(arguments.dropFirst()))
+            return
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    mutating func run() async throws {
+        if quick {
+            (appendSeconds, batches, notifications, ingestSeconds) = (5, 20, 2_000, 20)
+            (accounts, usersPerApp, readSeconds, largeReplayEvents) = (20, 500, 5, 0)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let suite = Suite(options: self)
+        let report = try await suite.run()
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        let stamp = report.startedAt.replacingOccurrences(of: ":", with: "-")
+        try report.json().write(to: URL(fileURLWithPath: output + "/\(stamp).json"))
+        try report.markdown().write(toFile: output + "/latest.md", atomically: true, encoding: .utf8)
+        FileHandle.standardOutput.write(Data(report.markdown().utf8))
+    }
+}

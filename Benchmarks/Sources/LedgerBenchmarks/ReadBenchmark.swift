@@ -1,0 +1,43 @@
+import Foundation
+
+/// Status reads for random users of the data set, with wrk: `/productsStatus` (public key) and `/v1/users/{id}`
+/// (secret key), against the same server's `/health` (the framework's ceiling) and pgbench's select-only run.
+struct ReadBenchmark {
+    let cluster: BenchCluster
+    let server: ServerProcess
+    let dataset: Dataset
+    let seconds: Int
+    let connections = 16
+
+    func run() async throws -> [Figure] {
+        let health = try await wrk("health")
+        let pgbench = try await selectOnly()
+        var figures: [Figure] = []
+        for (mode, name) in [("products", "GET /productsStatus"), ("user", "GET /v1/users/{id}")] {
+            server.resetPeak()
+            let result = try await wrk(mode)
+            let memory = server.peakRSSMiB()
+            for (reference, value) in [("GET /health of the same server", health.perSecond), ("pgbench -S, \(connections) clients", pgbench.tps)] {
+                figures.append(Figure(
+                    name: "status reads: \(name)", workload: "random users of \(dataset.payingUsers), wrk \(connections) connections, \(seconds) s",
+                    value: result.perSecond, unit: "requests/s", reference: reference, referenceValue: value,
+                    target: "≥ 10,000/s, p99 ≤ 5 ms",
+                    detail: ["p50 ms": result.p50Ms, "p99 ms": result.p99Ms, "non-200": Double(result.failures + result.socketErrors),
+                             "server peak RSS MiB": memory]))
+            }
+        }
+        return figures
+    }
+
+    private func wrk(_ mode: String) async throws -> WrkResult {
+        try await WrkResult.run(baseURL: server.baseURL, seconds: seconds, connections: connections, environment: [
+            "BENCH_MODE": mode, "BENCH_APPS": dataset.appsFile, "BENCH_USERS": "\(dataset.usersPerApp)",
+        ])
+    }
+
+    /// pgbench's own select-only workload (a primary-key lookup per transaction) on its scale-10 tables.
+    private func selectOnly() async throws -> PgbenchResult {
+        _ = try await ExternalTool.run([cluster.program("pgbench"), "-i", "-q", "-s", "10", cluster.url])
+        return try await PgbenchResult.run(cluster, ["-n", "-S", "-M", "prepared", "-c", "\(connections)", "-j", "2", "-T", "\(seconds)"])
+    }
+}

@@ -1,0 +1,73 @@
+import EmbeddedPostgres
+import Foundation
+import Glibc
+
+/// `ledger serve`, as a child process of this binary (`LedgerBenchmarks ledger serve …` runs the real command), so
+/// that its memory is its own and measured alone.
+final class ServerProcess: Sendable {
+    let pid: pid_t
+    let port: Int
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    static let adminToken = "bench-admin-token"
+
+    private init(pid: pid_t, port: Int) {
+        self.pid = pid
+        self.port = port
+    }
+
+    static func start(cluster: BenchCluster, appleRoot: String, log: String) async throws -> ServerProcess {
+        let port = try EmbeddedCluster.freeLoopbackPort()
+        let arguments = ["/proc/self/exe", "ledger", "serve", "--port", "\(port)", "--apple-root", appleRoot, "--pool-size", "8"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = cluster.url
+        environment["LEDGER_ADMIN_TOKEN"] = adminToken
+        environment["LEDGER_LOG_LEVEL"] = "warning"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else {
+            throw ExternalTool.Failed(command: arguments.joined(separator: " "), output: String(cString: strerror(errno)))
+        }
+        let server = ServerProcess(pid: pid, port: port)
+        try await server.waitUntilReady(log: log)
+        return server
+    }
+
+    /// Polls `/ready` until the server answers (it migrates and connects first).
+    private func waitUntilReady(log: String) async throws {
+        for _ in 0..<600 {
+            if (try? await ExternalTool.run(["curl", "-sf", "-o", "/dev/null", baseURL + "/ready"])) != nil { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw ExternalTool.Failed(command: "ledger serve", output: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ExternalTool.Failed(command: "ledger serve", output: "not ready after 60 s")
+    }
+
+    /// Peak resident memory since the last `resetPeak()`, in MiB (`VmHWM`).
+    func peakRSSMiB() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kilobytes / 1024
+    }
+
+    /// Starts a new peak-memory window (writing 5 to clear_refs resets VmHWM to the current RSS).
+    func resetPeak() { try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8) }
+
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+}

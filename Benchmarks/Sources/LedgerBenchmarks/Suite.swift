@@ -1,0 +1,55 @@
+import AppStoreSamples
+import Foundation
+
+/// The order of the run: appends first (on an empty log), then the data set, its replay, the reads and the ingest
+/// against the server, the invoices, and last the large replay.
+struct Suite {
+    let options: LedgerBenchmarks
+
+    func run() async throws -> RunReport {
+        let cluster = try BenchCluster.start()
+        defer { cluster.stop() }
+        var report = RunReport(startedAt: ISO8601DateFormatter().string(from: Date()), machine: RunReport.machine(),
+                               postgres: try cluster.settings(), options: [
+                                   "append seconds": options.appendSeconds, "batches": options.batches, "notifications": options.notifications,
+                                   "accounts": options.accounts, "users per app": options.usersPerApp, "read seconds": options.readSeconds,
+                                   "large replay events": options.largeReplayEvents,
+                               ])
+        func log(_ figure: Figure) {
+            report.figures.append(figure)
+            let ratio = figure.ratio.map { String(format: " (%.0f%% of %@)", $0 * 100, figure.reference ?? "") } ?? ""
+            FileHandle.standardError.write(Data("bench: \(figure.name): \(RunReport.format(figure.value)) \(figure.unit)\(ratio)\n".utf8))
+        }
+
+        let append = AppendBenchmark(cluster: cluster, seconds: options.appendSeconds)
+        try append.prepareReference()
+        let single = try await append.single()
+        log(single)
+        log(try await append.batched(batches: options.batches))
+
+        let (dataset, loadSeconds) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
+        FileHandle.standardError.write(Data("bench: data set of \(dataset.payingUsers) paying users loaded in \(Int(loadSeconds)) s\n".utf8))
+        log(try await ReplayBenchmark(cluster: cluster).run(label: "(data set)"))
+
+        let signer = try AppStoreTestSigner()
+        let root = NSTemporaryDirectory() + "ledger-bench-root.der"
+        try Data(try TestPKI_der(signer)).write(to: URL(fileURLWithPath: root))
+        let server = try await ServerProcess.start(cluster: cluster, appleRoot: root, log: NSTemporaryDirectory() + "ledger-bench-server.log")
+        defer { server.stop() }
+        report.figures.append(Figure(name: "server memory at rest", workload: "after start", value: server.peakRSSMiB(), unit: "MiB",
+                                     target: "< 150 MB under load"))
+        for figure in try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run() { log(figure) }
+        log(try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
+                                      seconds: options.ingestSeconds).run(singleAppendPerSecond: single.value))
+        log(try await InvoiceBenchmark(cluster: cluster, dataset: dataset).run())
+        server.stop()
+
+        if options.largeReplayEvents > 0 {
+            try await Dataset.grow(cluster: cluster, toEvents: options.largeReplayEvents, usersPerApp: 1_000_000)
+            log(try await ReplayBenchmark(cluster: cluster).run(label: "(large)"))
+        }
+        return report
+    }
+
+    private func TestPKI_der(_ signer: AppStoreTestSigner) throws -> [UInt8] { try TestPKI.der(signer.jws.root) }
+}
