@@ -34,7 +34,7 @@ struct LogInspection: Sendable {
     func projectionsCaughtUp() throws -> Bool {
         let rows = try connection().query("""
             SELECT count(*) = 0 FROM ledger.projection_checkpoints c
-            WHERE (c.transaction_id, c.position) < (SELECT (transaction_id, position) FROM ledger.events
+            WHERE (c.transaction_id, c.position) < (SELECT transaction_id, position FROM ledger.events
                                                    ORDER BY transaction_id DESC, position DESC LIMIT 1)
             """)
         let checkpoints = try connection().query("SELECT count(*) FROM ledger.projection_checkpoints")
