@@ -8,7 +8,7 @@ import Testing
 @Suite struct CrashRecoveryTests {
     @Test func sigkilledServerLosesNoAcknowledgedWriteAndRecordsEachOnce() async throws {
         let started = ContinuousClock.now
-        let userCount = ReliabilityScale.pick(ci: 360, full: 2_400)
+        let userCount = ReliabilityScale.pick(ci: 400, full: 2_800)
         let killPoints = ReliabilityScale.pick(ci: 20, full: 60)
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: userCount, seed: 11, signer: signer, receipts: true)
