@@ -16,10 +16,14 @@ public final class EmbeddedCluster: Sendable {
         public var maxConnections: Int
         /// Also listen on a Unix socket in this folder (its path must stay under 107 bytes).
         public var unixSocketDirectory: String?
-        public init(unsafeFastWrites: Bool = false, maxConnections: Int = 100, unixSocketDirectory: String? = nil) {
+        /// Listen on this port (nil: a free one, chosen at each start). A fixed port lets a cluster be stopped and
+        /// started again under its clients' feet, as in an outage.
+        public var port: Int?
+        public init(unsafeFastWrites: Bool = false, maxConnections: Int = 100, unixSocketDirectory: String? = nil, port: Int? = nil) {
             self.unsafeFastWrites = unsafeFastWrites
             self.maxConnections = maxConnections
             self.unixSocketDirectory = unixSocketDirectory
+            self.port = port
         }
     }
 
@@ -77,7 +81,7 @@ public final class EmbeddedCluster: Sendable {
             logger.info("reusing the running embedded PostgreSQL", metadata: ["port": "\(port)", "data": "\(dataPath)"])
             return Running(host: "127.0.0.1", port: port, superuser: Self.superuser, password: password, startedHere: false)
         }
-        let port = try Self.freeLoopbackPort()
+        let port = try options.port ?? Self.freeLoopbackPort()
         var settings = ["-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories='\(options.unixSocketDirectory ?? "")'",
                         "-c max_connections=\(options.maxConnections)"]
         if options.unsafeFastWrites {

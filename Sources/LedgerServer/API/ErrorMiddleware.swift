@@ -41,7 +41,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as PostgresError where error.isConnectionProblem || error.isPoolClosed {
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             throw APIError(.serviceUnavailable, "service_unavailable",
-                           "the database is not reachable right now; nothing was recorded by this request, retry it later",
+                           "the database is not reachable right now; retry the request later (recording is idempotent: if this attempt reached the database before it went away, the retry records nothing twice)",
                            headers: [.retryAfter: "5"])
         } catch is CancellationError {
             throw APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request")

@@ -1,0 +1,76 @@
+import AppStoreSamples
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// Issue 8.1: a real `ledger serve` SIGKILLed at random moments under load loses nothing it acknowledged, and
+/// client retries never record anything twice.
+@Suite struct CrashRecoveryTests {
+    @Test func sigkilledServerLosesNoAcknowledgedWriteAndRecordsEachOnce() async throws {
+        let started = ContinuousClock.now
+        let userCount = ReliabilityScale.pick(ci: 400, full: 2_800)
+        let killPoints = ReliabilityScale.pick(ci: 20, full: 60)
+        let signer = try AppStoreTestSigner()
+        let histories = try SubscriptionHistories(users: userCount, seed: 11, signer: signer, receipts: true)
+        let deliveries = histories.all
+        let databaseURL = try await TestDatabase.makeDatabase(prefix: "crash")
+        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
+        try await server.start()
+        defer { server.killNow() }
+        let client = HTTPClient(base: server.baseURL, timeout: 15)
+        let tenant = try await LedgerTenant.create(client)
+        let counters = LoadCounters()
+        let sender = RetryingSender(client: client, tenant: tenant, counters: counters)
+        let lanes = (0..<8).map { lane in stride(from: lane, to: histories.deliveries.count, by: 8).flatMap { histories.deliveries[$0] } }
+
+        let load = Task { try await sender.sendAll(lanes) }
+        // Kill points spread over the run, each at a random count of answers: requests are in flight at every kill.
+        let step = deliveries.count / (killPoints + 1)
+        var kills = 0
+        for point in 1...killPoints {
+            let target = point * step - Int.random(in: 0..<max(1, step / 2))
+            let deadline = ContinuousClock.now + .seconds(300)
+            while counters.snapshot.acknowledged < target, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            await server.kill()
+            kills += 1
+            try await server.start()
+        }
+        try await load.value
+
+        let inspection = LogInspection(databaseURL: databaseURL)
+        let keys = try inspection.idempotencyKeyCounts(app: tenant.appID)
+        let seen = counters.snapshot
+        #expect(seen.rejects == 0, "\(seen.rejectTexts.prefix(3))")
+        #expect(seen.acknowledged == deliveries.count)
+        var missing: [String] = []
+        for delivery in deliveries {
+            switch delivery.kind {
+            case .notification(let uuid):
+                if keys["notification:\(uuid)"] != 1 { missing.append("notification:\(uuid)=\(keys["notification:\(uuid)"] ?? 0)") }
+            case .receipt(_, let ids):
+                for id in ids where keys["tx:\(id)"] != 1 { missing.append("tx:\(id)=\(keys["tx:\(id)"] ?? 0)") }
+            }
+        }
+        #expect(missing.isEmpty, "not recorded exactly once: \(missing.prefix(5)) (\(missing.count) in all)")
+        #expect(seen.acknowledgedNotifications.allSatisfy { keys["notification:\($0)"] == 1 })
+        #expect(keys.values.allSatisfy { $0 == 1 })
+
+        try await inspection.waitForProjections()
+        await server.stop()
+        let replay = try await LedgerBinary.run(["replay", "--check"], databaseURL: databaseURL)
+        #expect(replay.status == 0 && replay.output.contains("OK"), "\(replay.output)")
+        let verify = try await LedgerBinary.run(["verify"], databaseURL: databaseURL)
+        #expect(verify.status == 0, "\(verify.output)")
+
+        let restarts = await server.starts - 1
+        let events = try inspection.eventCount(app: tenant.appID)
+        ReliabilityScale.report("crash", [
+            "deliveries": deliveries.count, "requests": seen.requests, "kills": kills, "restarts": restarts,
+            "retries": seen.retries, "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed,
+            "rejects": seen.rejects, "events": events,
+            "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
+        ])
+    }
+}

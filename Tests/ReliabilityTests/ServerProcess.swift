@@ -1,0 +1,147 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A real `ledger serve` process on a fixed loopback port, which the tests start, SIGKILL and start again.
+/// Its log goes to a file (a pipe nobody reads would block it); `logTail` shows the end when something fails.
+actor ServerProcess {
+    nonisolated let port: Int
+    let arguments: [String]
+    let environment: [String: String]
+    let logPath: String
+    private var process: Process?
+    private(set) var starts = 0
+    /// The running child's pid, for `killNow` from a `defer` (which cannot await).
+    private nonisolated let runningPID = Mutex<Int32?>(nil)
+
+    nonisolated var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    init(databaseURL: String, rootFiles: [String], adminToken: String, extraArguments: [String] = []) throws {
+        port = try FreePort.loopback()
+        arguments = ["serve", "--port", "\(port)", "--pool-size", "4"] + rootFiles.flatMap { ["--apple-root", $0] } + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = databaseURL
+        environment["LEDGER_ADMIN_TOKEN"] = adminToken
+        environment["LEDGER_LOG_LEVEL"] = environment["LEDGER_LOG_LEVEL"] ?? "warning"
+        self.environment = environment
+        logPath = NSTemporaryDirectory() + "ledger-serve-\(port)-\(UUID().uuidString.prefix(8)).log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+    }
+
+    /// Spawns the server and waits (polling `/ready`, up to `timeout`) until it answers 200.
+    func start(timeout: Duration = .seconds(60)) async throws {
+        precondition(process?.isRunning != true, "the server is already running")
+        let process = Process()
+        process.executableURL = LedgerBinary.url
+        process.arguments = arguments
+        process.environment = environment
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        self.process = process
+        runningPID.withLock { $0 = process.processIdentifier }
+        starts += 1
+        let client = HTTPClient(base: baseURL, timeout: 2)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw ServerProcessError.exited(status: process.terminationStatus, log: logTail()) }
+            if let answer = try? await client.send("GET", "/ready"), answer.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw ServerProcessError.notReady(log: logTail())
+    }
+
+    /// SIGKILL: no graceful shutdown, requests in flight are cut off.
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        runningPID.withLock { $0 = nil }
+    }
+
+    /// SIGTERM and wait: the graceful stop.
+    func stop() {
+        guard let process, process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+        runningPID.withLock { $0 = nil }
+    }
+
+    /// SIGKILL without waiting: cleanup after a failed test.
+    nonisolated func killNow() {
+        if let pid = runningPID.withLock({ $0 }) { Glibc.kill(pid, SIGKILL) }
+    }
+
+    func logTail(_ characters: Int = 4000) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return String(text.suffix(characters))
+    }
+}
+
+enum ServerProcessError: Error, CustomStringConvertible {
+    case exited(status: Int32, log: String)
+    case notReady(log: String)
+
+    var description: String {
+        switch self {
+        case .exited(let status, let log): "ledger serve exited with status \(status):\n\(log)"
+        case .notReady(let log): "ledger serve did not become ready:\n\(log)"
+        }
+    }
+}
+
+/// The `ledger` executable that `swift build --build-tests` builds next to the test bundle.
+enum LedgerBinary {
+    static let url: URL = {
+        let candidates = [
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent(),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug"),
+        ]
+        for directory in candidates {
+            let url = directory.appendingPathComponent("ledger")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return candidates.last!.appendingPathComponent("ledger")
+    }()
+
+    /// Runs `ledger <arguments>` to completion; returns its exit status and its output (stdout and stderr).
+    static func run(_ arguments: [String], databaseURL: String) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments + ["--database-url", databaseURL]
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEDGER_LOG_LEVEL"] = "warning"
+        process.environment = environment
+        let outputPath = NSTemporaryDirectory() + "ledger-\(arguments.first ?? "run")-\(UUID().uuidString.prefix(8)).out"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        try output.close()
+        return (process.terminationStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    }
+}
+
+/// A free TCP port on 127.0.0.1, asked of the kernel.
+enum FreePort {
+    static func loopback() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
