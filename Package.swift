@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "LedgerStore", targets: ["LedgerStore"]),
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+        .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

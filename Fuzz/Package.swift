@@ -17,5 +17,12 @@ let package = Package(
             name: "FuzzJWS",
             dependencies: [.product(name: "AppStoreVerification", package: "subscription-ledger")]
         ),
+        .executableTarget(
+            name: "FuzzIngest",
+            dependencies: [
+                .product(name: "AppStoreIngest", package: "subscription-ledger"),
+                .product(name: "AppStoreVerification", package: "subscription-ledger"),
+            ]
+        ),
     ]
 )
