@@ -145,6 +145,22 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The API in-process on a fresh database (HummingbirdTesting), with tenants and keys made through the admin API:
+        // shared by the server tests and the reliability suite.
+        .target(
+            name: "LedgerServerTestSupport",
+            dependencies: [
+                "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport", "AppStoreSamples", "AppStoreVerification",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+
         // App Store data signed like Apple's (test PKIs) or like Xcode's (self-signed), and payload builders: for the
         // tests, and for `ledger appstore sample`, which makes Xcode data to try the service with.
         .target(
@@ -189,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresTestSupport", "AppStoreSamples",
+                "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -204,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
+                "Ledger", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
