@@ -151,12 +151,9 @@ let package = Package(
             name: "LedgerServerTestSupport",
             dependencies: [
                 "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport", "AppStoreSamples", "AppStoreVerification",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),

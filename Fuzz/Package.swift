@@ -21,11 +21,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzIngest",
-            dependencies: [
-                "FuzzDriver",
-                .product(name: "AppStoreIngest", package: "subscription-ledger"),
-                .product(name: "AppStoreVerification", package: "subscription-ledger"),
-            ]
+            dependencies: ["FuzzDriver", .product(name: "AppStoreIngest", package: "subscription-ledger"), .product(name: "AppStoreVerification", package: "subscription-ledger")]
         ),
     ]
 )

@@ -1,17 +1,15 @@
 /// Hostile values for every id the API takes: path ids, query values and string members of bodies. Add a case
 /// here and every operation of the OpenAPI document gets it in each of those places.
+///
+/// `name` is shown in a failing expectation; `encoded` is the value as a path segment or query value (percent-encoded
+/// text, or bytes that are not valid UTF-8); `json` is the content of a JSON string literal (already escaped) for body
+/// members. The server must refuse `encoded` in a path or query when `rejectInURL` (control characters, invalid
+/// UTF-8, broken escapes) and `json` in a body when `rejectInBody` (control characters, lone surrogates). The other
+/// values are odd but legal ids: the server may accept them, but never with a 5xx, and never by writing on a
+/// rejected request.
 struct HostileString: Sendable {
-    /// Shown in a failing expectation.
-    var name: String
-    /// The value as a path segment or query value: percent-encoded text, or raw bytes that are not valid UTF-8.
-    var encoded: String
-    /// The value as a JSON string literal's content (already escaped), for body members.
-    var json: String
-    /// The server must refuse `encoded` in a path or query (control characters, invalid UTF-8, broken escapes) and
-    /// `json` in a body (control characters, lone surrogates). The other values are odd but legal ids: the server
-    /// may accept them, but never with a 5xx, and never by writing on a rejected request.
-    var rejectInURL: Bool
-    var rejectInBody: Bool
+    var name, encoded, json: String
+    var rejectInURL, rejectInBody: Bool
 
     static func text(_ name: String, _ value: String) -> HostileString {
         let control = value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }

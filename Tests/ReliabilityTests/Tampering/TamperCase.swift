@@ -64,27 +64,31 @@ struct TamperCase: Sendable, CustomStringConvertible {
         .init(name: "signed digest altered", sql: "UPDATE ledger.chain_digests SET event_count = event_count + 1", withDigest: true, expected: .found("[digest]")),
     ]
 
+    static func invoice(_ name: String, _ sql: String, _ expected: Expectation) -> TamperCase {
+        TamperCase(name: name, sql: sql, expected: expected)
+    }
+
     static let invoices: [TamperCase] = [
-        .init(name: "invoice content", sql: "UPDATE ledger.invoices SET content = replace(content, '\"payingUsers\":3', '\"payingUsers\":2') WHERE \(invoice1)", expected: .found("does not match its hash")),
-        .init(name: "invoice hash", sql: "UPDATE ledger.invoices SET content_hash = sha256('forged') WHERE \(invoice1)", expected: .found("does not match its hash")),
-        .init(name: "invoice content and hash, consistently", sql: "UPDATE ledger.invoices SET content = replace(content, '\"payingUsers\":3', '\"payingUsers\":2') WHERE \(invoice2); UPDATE ledger.invoices SET content_hash = sha256(convert_to(content, 'UTF8')) WHERE \(invoice2)", expected: .found("no longer reproduces")),
-        .init(name: "invoice number", sql: "UPDATE ledger.invoices SET number = 7 WHERE \(invoice1)", expected: .found("missing")),
-        .init(name: "invoice numbers swapped", sql: "UPDATE ledger.invoices SET number = -number; UPDATE ledger.invoices SET number = 3 + number", expected: .found("[invoice]")),
-        .init(name: "invoice moved to the other account", sql: "UPDATE ledger.invoices SET account_id = (SELECT account_id FROM ledger.invoices WHERE \(invoice2)), month = '2026-02' WHERE \(invoice1)", expected: .found("no longer reproduces")),
-        .init(name: "middle invoice deleted", sql: "DELETE FROM ledger.invoices WHERE \(invoice1)", expected: .found("missing")),
-        .init(name: "last invoice deleted", sql: "DELETE FROM ledger.invoices WHERE \(invoice2)", expected: .found("missing")),
-        .init(name: "forged invoice inserted", sql: """
+        .invoice("invoice content", "UPDATE ledger.invoices SET content = replace(content, '\"payingUsers\":3', '\"payingUsers\":2') WHERE \(invoice1)", .found("does not match its hash")),
+        .invoice("invoice hash", "UPDATE ledger.invoices SET content_hash = sha256('forged') WHERE \(invoice1)", .found("does not match its hash")),
+        .invoice("invoice content and hash, consistently", "UPDATE ledger.invoices SET content = replace(content, '\"payingUsers\":3', '\"payingUsers\":2') WHERE \(invoice2); UPDATE ledger.invoices SET content_hash = sha256(convert_to(content, 'UTF8')) WHERE \(invoice2)", .found("no longer reproduces")),
+        .invoice("invoice number", "UPDATE ledger.invoices SET number = 7 WHERE \(invoice1)", .found("missing")),
+        .invoice("invoice numbers swapped", "UPDATE ledger.invoices SET number = -number; UPDATE ledger.invoices SET number = 3 + number", .found("swapped or reassigned")),
+        .invoice("invoice moved to the other account", "UPDATE ledger.invoices SET account_id = (SELECT account_id FROM ledger.invoices WHERE \(invoice2)), month = '2026-02' WHERE \(invoice1)", .found("no longer reproduces")),
+        .invoice("middle invoice deleted", "DELETE FROM ledger.invoices WHERE \(invoice1)", .found("missing")),
+        .invoice("last invoice deleted", "DELETE FROM ledger.invoices WHERE \(invoice2)", .found("missing")),
+        .invoice("forged invoice inserted", """
             INSERT INTO ledger.invoices (id, account_id, month, year, number, status, content, content_hash, total_minor, currency, snapshot)
             SELECT 'inv_forged', account_id, '2026-04', year, 3, status, replace(content, '2026-03', '2026-04'),
                    sha256(convert_to(replace(content, '2026-03', '2026-04'), 'UTF8')), total_minor, currency, snapshot FROM ledger.invoices WHERE \(invoice2)
-            """, expected: .found("[invoice]")),
-        .init(name: "forged invoice inserted with the counter moved", sql: """
+            """, .found("[invoice]")),
+        .invoice("forged invoice inserted with the counter moved", """
             INSERT INTO ledger.invoices (id, account_id, month, year, number, status, content, content_hash, total_minor, currency, snapshot)
             SELECT 'inv_forged', account_id, '2026-04', year, 3, status, replace(content, '2026-03', '2026-04'),
                    sha256(convert_to(replace(content, '2026-03', '2026-04'), 'UTF8')), total_minor, currency, snapshot FROM ledger.invoices WHERE \(invoice2);
             UPDATE ledger.invoice_numbers SET last = 3
-            """, expected: .found("no longer reproduces")),
+            """, .found("no longer reproduces")),
         // Boundary: the newest invoice deleted together with its number leaves nothing behind that says it existed.
-        .init(name: "last invoice deleted with the counter moved back", sql: "DELETE FROM ledger.invoices WHERE \(invoice2); UPDATE ledger.invoice_numbers SET last = 1", expected: .undetectable),
+        .invoice("last invoice deleted with the counter moved back", "DELETE FROM ledger.invoices WHERE \(invoice2); UPDATE ledger.invoice_numbers SET last = 1", .undetectable),
     ]
 }
