@@ -42,7 +42,7 @@ for target in "${TARGETS[@]}"; do
         # smallest such input), so Fuzz/Corpus stays minimal; the hand-written seeds are never removed.
         before=$(find "$kept" -type f | wc -l)
         "$BIN/$target" -merge=1 -max_len=$MAX_LEN "$kept" "$work" >"$artifacts/merge.log" 2>&1
-        echo "   kept $(( $(find "$kept" -type f | wc -l) - before )) new input(s) in Fuzz/Corpus/$target ($(du -sh "$kept" | cut -f1))"
+        echo "   kept $(( $(find "$kept" -type f | wc -l) - before )) new input(s) in Fuzz/Corpus/$target (now $(find "$kept" -type f | wc -l) files, $(cat "$kept"/* | wc -c) bytes)"
     fi
 done
 exit $status

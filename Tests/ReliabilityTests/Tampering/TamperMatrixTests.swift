@@ -13,6 +13,9 @@ import Testing
         let result = try await LedgerBinary.run(["verify", "--database-url", url])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("2 invoice(s) intact"), "\(result.output)")
+        let cases = TamperCase.events + TamperCase.invoices
+        ReliabilityScale.report("tamper", ["cases": cases.count, "event-cases": TamperCase.events.count, "invoice-cases": TamperCase.invoices.count,
+                                           "documented-boundaries": cases.filter { if case .undetectable = $0.expected { true } else { false } }.count])
     }
 
     @Test(arguments: TamperCase.events + TamperCase.invoices)
