@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "LedgerStore", targets: ["LedgerStore"]),
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
+        .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
         .library(name: "LedgerServer", targets: ["LedgerServer"]),
@@ -151,6 +152,19 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The API in-process on a fresh database (HummingbirdTesting), with tenants and keys made through the admin API:
+        // shared by the server tests and the reliability suite.
+        .target(
+            name: "LedgerServerTestSupport",
+            dependencies: [
+                "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport", "AppStoreSamples", "AppStoreVerification",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+
         // App Store data signed like Apple's (test PKIs) or like Xcode's (self-signed), and payload builders: for the
         // tests, and for `ledger appstore sample`, which makes Xcode data to try the service with.
         .target(
@@ -195,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresTestSupport", "AppStoreSamples",
+                "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -210,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
+                "Ledger", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -9,13 +9,19 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "subscription-ledger", path: "..")],
     targets: [
+        // libFuzzer's driver behind each target's entry point.
+        .target(name: "FuzzDriver"),
         .executableTarget(
             name: "FuzzReceipt",
-            dependencies: [.product(name: "AppStoreVerification", package: "subscription-ledger")]
+            dependencies: ["FuzzDriver", .product(name: "AppStoreVerification", package: "subscription-ledger")]
         ),
         .executableTarget(
             name: "FuzzJWS",
-            dependencies: [.product(name: "AppStoreVerification", package: "subscription-ledger")]
+            dependencies: ["FuzzDriver", .product(name: "AppStoreVerification", package: "subscription-ledger")]
+        ),
+        .executableTarget(
+            name: "FuzzIngest",
+            dependencies: ["FuzzDriver", .product(name: "AppStoreIngest", package: "subscription-ledger"), .product(name: "AppStoreVerification", package: "subscription-ledger")]
         ),
     ]
 )

@@ -10,10 +10,30 @@ import Synchronization
 public enum TestDatabase {
     /// The superuser connection string of a fresh, empty database (no migrations applied).
     public static func makeDatabase(prefix: String = "test") async throws -> String {
+        try await makeDatabase(prefix: prefix, template: nil)
+    }
+
+    /// The superuser connection string of a fresh database that starts as an exact copy of the one `makeDatabase`
+    /// returned as `source` (PostgreSQL's `CREATE DATABASE … TEMPLATE`: nobody may be connected to `source`).
+    public static func copyDatabase(_ source: String, prefix: String = "copy") async throws -> String {
+        guard let name = databaseName(in: source) else { throw TestDatabaseError.noDatabaseName(source) }
+        return try await makeDatabase(prefix: prefix, template: name)
+    }
+
+    /// The `dbname` of a keyword connection string, or the path of a `postgres://` URL.
+    static func databaseName(in connectionString: String) -> String? {
+        if let url = URLComponents(string: connectionString), url.scheme?.hasPrefix("postgres") == true {
+            return url.path.isEmpty ? nil : String(url.path.dropFirst())
+        }
+        return connectionString.split(separator: " ").last { $0.hasPrefix("dbname=") }.map { String($0.dropFirst("dbname=".count)) }
+    }
+
+    private static func makeDatabase(prefix: String, template: String?) async throws -> String {
         let server = try await TestServer.shared.start()
         let name = "\(prefix)_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        let copy = template.map { " TEMPLATE \(PostgresIdentifier.quote($0))" } ?? ""
         try await server.withAdminConnection { connection in
-            try connection.execute("CREATE DATABASE \(PostgresIdentifier.quote(name))")
+            try connection.execute("CREATE DATABASE \(PostgresIdentifier.quote(name))\(copy)")
         }
         return server.connectionString(database: name)
     }
@@ -34,6 +54,10 @@ public enum TestDatabase {
             try await Task.sleep(for: .milliseconds(10))
         }
     }
+}
+
+public enum TestDatabaseError: Error, Equatable {
+    case noDatabaseName(String)
 }
 
 /// Starts the test server once per process.

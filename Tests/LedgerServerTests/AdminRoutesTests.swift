@@ -1,4 +1,5 @@
 import HTTPTypes
+import LedgerServerTestSupport
 import Testing
 
 @Suite struct AdminRoutesTests {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerServerTestSupport
 import PostgresClient
 import Testing
 

@@ -2,6 +2,7 @@ import EmbeddedPostgres
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LedgerServerTestSupport
 import PostgresClient
 import Testing
 

@@ -1,6 +1,7 @@
 import AppStoreSamples
 import Foundation
 import HTTPTypes
+import LedgerServerTestSupport
 import PostgresClient
 import Testing
 

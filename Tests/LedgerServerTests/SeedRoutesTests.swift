@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LedgerServer
+import LedgerServerTestSupport
 import LedgerStore
 import PostgresClient
 import Testing

@@ -1,19 +1,7 @@
-/// SwiftPM links executables with `main` aliased to `FuzzJWS_main`, which `-parse-as-library` leaves undefined and
-/// which would otherwise shadow libFuzzer's own `main`. Defining it here and handing control to libFuzzer's driver
-/// keeps the usual libFuzzer command line (corpus directories, -max_total_time, ...).
-@_cdecl("FuzzJWS_main")
-func fuzzerEntry(
-    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, LLVMFuzzerTestOneInputPointer)
-}
+import FuzzDriver
 
-/// libFuzzer's driver (LLVM >= 11): `int LLVMFuzzerRunDriver(int *, char ***, int (*)(const uint8_t *, size_t))`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
+/// The executable's entry point (see FuzzDriver): libFuzzer's driver, calling this target's test function.
+@_cdecl("FuzzJWS_main")
+func fuzzerEntry(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv, LLVMFuzzerTestOneInputPointer)
+}

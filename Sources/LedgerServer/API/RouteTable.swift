@@ -62,3 +62,22 @@ extension BasicRequestContext {
         return id
     }
 }
+
+extension Request {
+    /// A query parameter (the first of that name), percent-decoded. Hummingbird's `queryParameters` hands back the
+    /// raw text when the encoding is broken or not UTF-8 (`%ZZ`, `%FF`, `%C0%AF`), which would then be looked up
+    /// as a different id; here that is a 400 instead.
+    func query(_ name: String) throws(APIError) -> String? {
+        guard let query = uri.query else { return nil }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts[0] == name else { continue }
+            guard let value = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding else {
+                throw .badRequest("`\(name)` is not valid percent-encoded UTF-8")
+            }
+            guard !value.unicodeScalars.contains("\u{0}") else { throw .badRequest("`\(name)` must not contain NUL characters") }
+            return value
+        }
+        return nil
+    }
+}

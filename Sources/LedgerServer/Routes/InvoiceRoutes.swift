@@ -46,14 +46,14 @@ struct InvoiceRoutes {
         let store = InvoiceStore(pool: api.pool)
         routes.on(.get, "/v1/admin/invoices") { request, _ in
             try api.auth.requireAdmin(request)
-            let account = try request.uri.queryParameters["account_id"].map { try Check.text(String($0), "account_id", max: 200) }
-            let month = try request.uri.queryParameters["month"].map { try Self.month(String($0), "month") }
+            let account = try request.query("account_id").map { try Check.text($0, "account_id", max: 200) }
+            let month = try request.query("month").map { try Self.month($0, "month") }
             let invoices = try await store.list(account: account, month: month)
             return Self.json("{\"invoices\":[" + invoices.map(InvoiceRendering.json).joined(separator: ",") + "]}")
         }
         routes.on(.get, "/v1/admin/invoice-drafts") { request, _ in
             try api.auth.requireAdmin(request)
-            guard let account = request.uri.queryParameters["account_id"], let month = request.uri.queryParameters["month"] else {
+            guard let account = try request.query("account_id"), let month = try request.query("month") else {
                 throw APIError.badRequest("give `account_id` and `month` (YYYY-MM) as query parameters")
             }
             let content = try await Self.translating {
@@ -75,7 +75,7 @@ struct InvoiceRoutes {
         routes.on(.get, "/v1/admin/invoices/{invoice_id}") { request, context in
             try api.auth.requireAdmin(request)
             let invoice = try await Self.invoice(store, context)
-            switch request.uri.queryParameters["format"].map(String.init) ?? "json" {
+            switch try request.query("format") ?? "json" {
             case "json": return Self.json(InvoiceRendering.json(invoice))
             case "csv": return Self.text(InvoiceRendering.csv(invoice), type: "text/csv; charset=utf-8")
             case "html":

@@ -57,7 +57,7 @@ struct SeedRoutes {
             let caller = try await api.auth.requireAppKey(request, secretOnly: false)
             // Every source given is checked, and they must agree.
             var named: [String] = []
-            for source in [request.headers[Self.userIDHeader], request.uri.queryParameters["user-id"].map(String.init)] {
+            for source in [request.headers[Self.userIDHeader], try request.query("user-id")] {
                 if let source { named.append(try Check.text(source, "user-id", max: 256)) }
             }
             guard Set(named).count <= 1 else { throw APIError.badRequest("the `user-id` header and query name different users; send one") }

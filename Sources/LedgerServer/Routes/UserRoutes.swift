@@ -59,8 +59,8 @@ struct UserRoutes {
     }
 
     static func integer(_ request: Request, _ name: String, default value: Int64, range: ClosedRange<Int64>) throws(APIError) -> Int64 {
-        guard let text = request.uri.queryParameters[name[...]] else { return value }
-        guard let number = Int64(String(text)), range.contains(number) else {
+        guard let text = try request.query(name) else { return value }
+        guard let number = Int64(text), range.contains(number) else {
             throw .badRequest("`\(name)` must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         return number

@@ -11,75 +11,92 @@ import NIOCore
 import PostgresClient
 import PostgresTestSupport
 import Synchronization
-import Testing
+import X509
 
 /// A clock the tests move (cookie expiry, "now" of the per-user views).
-final class TestClock: Sendable {
+public final class TestClock: Sendable {
     private let current = Mutex(Date(timeIntervalSince1970: 1_767_225_600 + 5 * 86_400)) // 2026-01-06
-    var now: Date { current.withLock { $0 } }
-    func advance(seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    public var now: Date { current.withLock { $0 } }
+    public func advance(seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
 
 /// The API on a fresh database, with App Store data signed by an in-process test PKI it trusts.
-struct APIHarness: Sendable {
-    static let adminToken = "test-admin-token"
-    let pool: PostgresPool
-    let signer: AppStoreTestSigner
-    let clock: TestClock
-    let api: LedgerAPI
+public struct APIHarness: Sendable {
+    public static let adminToken = "test-admin-token"
+    public let pool: PostgresPool
+    public let signer: AppStoreTestSigner
+    public let clock: TestClock
+    public let api: LedgerAPI
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
-    static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30))
-        async throws -> APIHarness {
+    /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired).
+    public static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
+                            extraRoots: [Certificate] = []) async throws -> APIHarness {
         let pool = try await LedgerDatabase.open(connectionString: try await TestDatabase.makeDatabase(prefix: "api"),
                                                  migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = TestClock()
         let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
-            adminToken: adminToken, roots: TrustRoots(certificates: signer.roots), maxBodyBytes: maxBodyBytes,
+            adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
             requestTimeout: requestTimeout, readYourWrites: readYourWrites, now: { clock.now }), logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
 
-    var application: some ApplicationProtocol {
+    public var application: some ApplicationProtocol {
         Application(router: LedgerApplication.makeRouter(
             readiness: ReadinessCheck(pool: pool, migrations: (try? SchemaLocation.migrations()) ?? []), api: api))
     }
 
     /// Runs `body` against the router in-process, then closes the pool.
-    func test(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
+    public func test(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
         let harness = self
         try await application.test(.router) { client in try await body(APIClient(client: client, harness: harness)) }
         await pool.shutdown()
     }
 
     /// Applies every recorded event to the projections (the server does this continuously in the background).
-    func project() async throws {
+    public func project() async throws {
         try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
     }
 }
 
 /// One answer, with its body parsed as JSON when it is JSON.
-struct APIResponse: Sendable {
-    let status: HTTPResponse.Status
-    let headers: HTTPFields
-    let text: String
+public struct APIResponse: Sendable {
+    public let status: HTTPResponse.Status
+    public let headers: HTTPFields
+    public let text: String
 
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
-    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
-    var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
-    func string(_ key: String) -> String? { json[key] as? String }
-    func int(_ key: String) -> Int? { json[key] as? Int }
-    func array(_ key: String) -> [[String: Any]] { json[key] as? [[String: Any]] ?? [] }
+    public init(status: HTTPResponse.Status, headers: HTTPFields, text: String) {
+        self.status = status
+        self.headers = headers
+        self.text = text
+    }
+
+    public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+    public var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    public var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
+    public func string(_ key: String) -> String? { json[key] as? String }
+    public func int(_ key: String) -> Int? { json[key] as? Int }
+    public func array(_ key: String) -> [[String: Any]] { json[key] as? [[String: Any]] ?? [] }
+}
+
+/// A setup step of the harness got an answer it cannot go on with.
+public enum HarnessError: Error, Equatable {
+    case unexpectedAnswer(String)
 }
 
 /// Requests against the API, with helpers that set up tenants the way an operator would (through the API).
-struct APIClient: Sendable {
-    let client: any TestClientProtocol
-    let harness: APIHarness
+public struct APIClient: Sendable {
+    public let client: any TestClientProtocol
+    public let harness: APIHarness
+
+    public init(client: any TestClientProtocol, harness: APIHarness) {
+        self.client = client
+        self.harness = harness
+    }
 
     @discardableResult
-    func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], json: String? = nil,
+    public func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], json: String? = nil,
               bytes: [UInt8]? = nil) async throws -> APIResponse {
         var fields = headers
         var body: ByteBuffer? = nil
@@ -93,36 +110,36 @@ struct APIClient: Sendable {
         return APIResponse(status: response.status, headers: response.headers, text: String(buffer: response.body))
     }
 
-    static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
-    static var admin: HTTPFields { bearer(APIHarness.adminToken) }
+    public static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+    public static var admin: HTTPFields { bearer(APIHarness.adminToken) }
 
     /// An account with one app and both kinds of key.
-    struct Tenant: Sendable {
-        var accountID: String
-        var appID: String
-        var secretKey: String
-        var publicKey: String
-        var secret: HTTPFields { APIClient.bearer(secretKey) }
-        var publicHeaders: HTTPFields { [HTTPField.Name("APIKey")!: publicKey] }
+    public struct Tenant: Sendable {
+        public var accountID: String
+        public var appID: String
+        public var secretKey: String
+        public var publicKey: String
+        public var secret: HTTPFields { APIClient.bearer(secretKey) }
+        public var publicHeaders: HTTPFields { [HTTPField.Name("APIKey")!: publicKey] }
     }
 
-    func tenant(bundleID: String = "com.example.app", transferPolicy: String = "transfer", allowXcode: Bool = false,
+    public func tenant(bundleID: String = "com.example.app", transferPolicy: String = "transfer", allowXcode: Bool = false,
                 tokenPolicy: String = "ignore") async throws -> Tenant {
         let account = try await send(.post, "/v1/admin/accounts", headers: Self.admin, json: #"{"name":"Example Inc."}"#)
-        let accountID = try #require(account.string("id"))
+        let accountID = try Self.require(account.string("id"), account)
         let app = try await send(.post, "/v1/admin/apps", headers: Self.admin, json: """
             {"name":"Example","account_id":"\(accountID)","bundle_id":"\(bundleID)","apple_app_id":1234,
              "transfer_policy":"\(transferPolicy)","allow_xcode":\(allowXcode),"app_account_token_policy":"\(tokenPolicy)"}
             """)
-        let appID = try #require(app.string("id"), "\(app.text)")
+        let appID = try Self.require(app.string("id"), app)
         let secret = try await send(.post, "/v1/admin/apps/\(appID)/keys", headers: Self.admin, json: #"{"kind":"secret"}"#)
         let publicKey = try await send(.post, "/v1/admin/apps/\(appID)/keys", headers: Self.admin, json: #"{"kind":"public"}"#)
-        return Tenant(accountID: accountID, appID: appID, secretKey: try #require(secret.string("key")),
-                      publicKey: try #require(publicKey.string("key")))
+        return Tenant(accountID: accountID, appID: appID, secretKey: try Self.require(secret.string("key"), secret),
+                      publicKey: try Self.require(publicKey.string("key"), publicKey))
     }
 
     /// Uploads a receipt with the public key; returns the answer and the `Cookie` header its `Set-Cookie`s make.
-    func uploadReceipt(_ tenant: Tenant, user: String?, receipt: String) async throws -> (APIResponse, cookie: String) {
+    public func uploadReceipt(_ tenant: Tenant, user: String?, receipt: String) async throws -> (APIResponse, cookie: String) {
         let member = user.map { #""user-id":"\#($0)","# } ?? ""
         let response = try await send(.post, "/uploadReceipt", headers: tenant.publicHeaders, json: #"{\#(member)"data":"\#(receipt)"}"#)
         let cookie = response.headers[values: .setCookie].compactMap { $0.split(separator: ";").first.map(String.init) }
@@ -130,14 +147,20 @@ struct APIClient: Sendable {
         return (response, cookie)
     }
 
-    func productsStatus(_ headers: HTTPFields) async throws -> APIResponse {
+    public func productsStatus(_ headers: HTTPFields) async throws -> APIResponse {
         try await send(.get, "/productsStatus", headers: headers)
+    }
+
+    /// The value a setup step needs, or the answer that lacked it.
+    static func require(_ value: String?, _ response: APIResponse) throws(HarnessError) -> String {
+        guard let value else { throw .unexpectedAnswer("\(response.status) \(response.text)") }
+        return value
     }
 }
 
 extension HTTPFields {
     /// These fields plus a `Cookie` header.
-    func with(cookie: String) -> HTTPFields {
+    public func with(cookie: String) -> HTTPFields {
         var copy = self
         copy[.cookie] = cookie
         return copy
