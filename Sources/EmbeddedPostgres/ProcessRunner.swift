@@ -33,7 +33,7 @@ public enum ProcessRunner {
 
         var pid: pid_t = 0
         let spawned = withCStringArray(argv) { pointers in
-            posix_spawn(&pid, argv[0], &actions, nil, pointers, environ)
+            withPlainSignals { attributes in posix_spawn(&pid, argv[0], &actions, attributes, pointers, environ) }
         }
         close(fds[1])
         guard spawned == 0 else {
@@ -54,6 +54,24 @@ public enum ProcessRunner {
         // WIFEXITED / WEXITSTATUS are macros Swift does not import.
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exitStatus, output: String(decoding: output, as: UTF8.self))
+    }
+
+    /// Spawn attributes that give the child an empty signal mask and default handlers. A child inherits the
+    /// spawning thread's mask, and Swift's runtime threads block signals: pgbench, whose `-T` runs on SIGALRM,
+    /// never stopped when started from one of them.
+    public static func withPlainSignals<T>(_ body: (UnsafePointer<posix_spawnattr_t>) -> T) -> T {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGALRM, SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return withUnsafePointer(to: &attributes) { body($0) }
     }
 
     /// Runs and throws `commandFailed` on a non-zero exit.

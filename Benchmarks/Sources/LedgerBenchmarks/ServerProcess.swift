@@ -33,7 +33,8 @@ final class ServerProcess: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else {
+        let spawned = ProcessRunner.withPlainSignals { posix_spawn(&pid, executable, &actions, $0, argv, envp) }
+        guard spawned == 0 else {
             throw ExternalTool.Failed(command: arguments.joined(separator: " "), output: String(cString: strerror(errno)))
         }
         let server = ServerProcess(pid: pid, port: port)
