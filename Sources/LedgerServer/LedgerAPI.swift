@@ -46,6 +46,7 @@ public struct LedgerAPI: Sendable {
     let body: RequestBodyReader
     let recording: AppStoreRecording
     let users: UserQueries
+    let visibility: ProjectionVisibility
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     public static func make(pool: PostgresPool, configuration: Configuration, logger: Logger) async throws -> LedgerAPI {
@@ -67,11 +68,12 @@ public struct LedgerAPI: Sendable {
         self.recording = AppStoreRecording(directory: directory, recorder: EventRecorder(store: store), store: store,
                                            products: { try await tenancy.products(app: $0) }, now: configuration.now)
         self.users = UserQueries(pool: pool)
+        self.visibility = ProjectionVisibility(pool: pool)
     }
 
     /// Waits (briefly, see `Configuration.readYourWrites`) until the projections include the events at `positions`.
     func settle(app appID: String, positions: [Int64]) async throws {
-        try await ProjectionVisibility(pool: pool).wait(app: appID, positions: positions, timeout: configuration.readYourWrites)
+        try await visibility.wait(app: appID, positions: positions, timeout: configuration.readYourWrites)
     }
 
     /// Now, as the domain counts time.

@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import AppStoreSamples
 import Foundation
 import PostgresTestSupport

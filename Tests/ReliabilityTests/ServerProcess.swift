@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import Foundation
 import Glibc
 import Synchronization
@@ -108,24 +109,15 @@ enum LedgerBinary {
         return candidates.last!.appendingPathComponent("ledger")
     }()
 
+    enum Failure: Error { case exited(Int32, String) }
+
     /// Runs `ledger <arguments>` to completion; returns its exit status and its output (stdout and stderr).
-    static func run(_ arguments: [String], databaseURL: String) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments + ["--database-url", databaseURL]
-        var environment = ProcessInfo.processInfo.environment
-        environment["LEDGER_LOG_LEVEL"] = "warning"
-        process.environment = environment
-        let outputPath = NSTemporaryDirectory() + "ledger-\(arguments.first ?? "run")-\(UUID().uuidString.prefix(8)).out"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        try output.close()
-        return (process.terminationStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    static func run(_ arguments: [String]) async throws -> ProcessRunner.Result {
+        try await ProcessRunner.runOnThread([url.path] + arguments)
+    }
+
+    static func run(_ arguments: [String], databaseURL: String) async throws -> ProcessRunner.Result {
+        try await run(arguments + ["--database-url", databaseURL])
     }
 }
 

@@ -17,7 +17,8 @@ struct InvoiceBenchmark {
         let (distinct, referenceSeconds) = try await ExternalTool.timed {
             try await pool.query("""
                 SELECT count(DISTINCT (app_id, payload #>> '{transaction,appUserID}')) FROM ledger.events
-                WHERE event_type = 'subscription.started' AND payload #>> '{transaction,environment}' = 'Production'
+                WHERE app_id IN (SELECT id FROM ledger.apps)
+                  AND event_type = 'subscription.started' AND payload #>> '{transaction,environment}' = 'Production'
                   AND occurred_at >= '2026-04-01' AND occurred_at < '2026-05-01'
                 """).first?.decode(Int64.self, at: 0) ?? 0
         }

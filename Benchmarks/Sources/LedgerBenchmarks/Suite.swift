@@ -8,7 +8,8 @@ struct Suite {
 
     func run() async throws -> RunReport {
         let cluster = try BenchCluster.start()
-        defer { cluster.stop() }
+        // LEDGER_BENCH_KEEP=1 leaves the cluster running afterwards, to profile queries by hand.
+        defer { if ProcessInfo.processInfo.environment["LEDGER_BENCH_KEEP"] == nil { cluster.stop() } else { FileHandle.standardError.write(Data("bench: kept \(cluster.url)\n".utf8)) } }
         var report = RunReport(startedAt: ISO8601DateFormatter().string(from: Date()), machine: RunReport.machine(),
                                postgres: try cluster.settings(), options: [
                                    "append seconds": options.appendSeconds, "batches": options.batches, "notifications": options.notifications,

@@ -80,9 +80,8 @@ public struct EventStore: Sendable {
                               expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
         for _ in 0..<maximumAttempts {
             do {
-                return try connection.transaction { connection in
-                    try appendOnce(on: connection, app: appID, stream: streamID, expected: expected, events: events)
-                }
+                // One statement: atomic by itself, so no BEGIN / COMMIT round trips.
+                return try appendOnce(on: connection, app: appID, stream: streamID, expected: expected, events: events)
             } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
                 continue // a concurrent writer won; the next attempt sees its events
             } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
@@ -94,48 +93,40 @@ public struct EventStore: Sendable {
         throw EventStoreError.contention(appID: appID, streamID: streamID)
     }
 
+    /// One statement (`ledger.append_events`, schema/006): duplicates answer with their original positions, the
+    /// expected version is checked, new events are inserted after the stream's head.
     private static func appendOnce(on connection: PostgresConnection, app appID: String, stream streamID: String,
                                    expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
-        let keys = events.map(\.idempotencyKey)
+        let expectedHead: Int64? = switch expected {
+        case .any: nil
+        case .noStream: 0
+        case .exact(let version): version
+        }
         var recorded: [String: Int64] = [:]
         var recordedVersion: Int64 = 0
+        var appendedVersion: Int64 = 0
+        var appended = 0
         for row in try connection.query("""
-            SELECT idempotency_key, position, stream_version FROM ledger.events
-            WHERE app_id = \(appID) AND idempotency_key = ANY(\(TextArray(keys)))
+            SELECT out_key, out_position, out_version, out_appended FROM ledger.append_events(
+                \(appID), \(streamID), \(expectedHead)::bigint, \(TextArray(events.map(\.type))),
+                \(Int64Array(events.map { Int64($0.schemaVersion) })), \(TextArray(events.map(\.payload))),
+                \(TextArray(events.map(\.metadata))), \(TextArray(events.map(\.idempotencyKey))),
+                \(Int64Array(events.map(\.occurredAt.microsecondsSinceEpoch))))
             """) {
-            recorded[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
-            recordedVersion = max(recordedVersion, try row.decode(Int64.self, at: 2))
+            let version = try row.decode(Int64.self, at: 2)
+            guard let key = try row.decode(String?.self, at: 0) else {
+                throw EventStoreError.versionConflict(appID: appID, streamID: streamID, expected: expected, actual: version)
+            }
+            recorded[key] = try row.decode(Int64.self, at: 1)
+            if try row.decode(Bool.self, at: 3) {
+                appended += 1
+                appendedVersion = max(appendedVersion, version)
+            } else {
+                recordedVersion = max(recordedVersion, version)
+            }
         }
-        let fresh = events.filter { recorded[$0.idempotencyKey] == nil }
-        if fresh.isEmpty {
-            return AppendResult(positions: keys.compactMap { recorded[$0] }, streamVersion: recordedVersion, appendedCount: 0)
-        }
-        let head = try connection.query("""
-            SELECT coalesce(max(stream_version), 0) FROM ledger.events WHERE app_id = \(appID) AND stream_id = \(streamID)
-            """).first?.decode(Int64.self, at: 0) ?? 0
-        switch expected {
-        case .any: break
-        case .noStream where head != 0, .exact(_) where expected != .exact(head):
-            throw EventStoreError.versionConflict(appID: appID, streamID: streamID, expected: expected, actual: head)
-        default: break
-        }
-        let rows = try connection.query("""
-            INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
-                                       idempotency_key, occurred_at)
-            SELECT \(appID), \(streamID), \(head) + e.n, e.type, e.schema_version::integer, e.payload::jsonb,
-                   e.metadata::jsonb, e.key, 'epoch'::timestamptz + e.micros * interval '1 microsecond'
-            FROM unnest(\(TextArray(fresh.map(\.type))), \(Int64Array(fresh.map { Int64($0.schemaVersion) })),
-                        \(TextArray(fresh.map(\.payload))), \(TextArray(fresh.map(\.metadata))),
-                        \(TextArray(fresh.map(\.idempotencyKey))), \(Int64Array(fresh.map(\.occurredAt.microsecondsSinceEpoch))))
-                 WITH ORDINALITY AS e(type, schema_version, payload, metadata, key, micros, n)
-            ORDER BY e.n
-            RETURNING idempotency_key, position
-            """)
-        for row in rows {
-            recorded[try row.decode(String.self, at: 0)] = try row.decode(Int64.self, at: 1)
-        }
-        return AppendResult(positions: keys.compactMap { recorded[$0] }, streamVersion: head + Int64(fresh.count),
-                            appendedCount: fresh.count)
+        return AppendResult(positions: events.compactMap { recorded[$0.idempotencyKey] },
+                            streamVersion: appended > 0 ? appendedVersion : recordedVersion, appendedCount: appended)
     }
 
     /// The events of one stream from `version` on, in version order.

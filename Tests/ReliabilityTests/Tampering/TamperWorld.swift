@@ -65,18 +65,3 @@ struct TamperWorld {
     }
 }
 
-/// The real `ledger` executable, built next to the test bundle (the test target depends on it).
-enum LedgerBinary {
-    enum Failure: Error { case exited(Int32, String) }
-
-    static var path: String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ledger").path
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/ledger").path
-    }
-
-    static func run(_ arguments: [String]) async throws -> ProcessRunner.Result {
-        try await ProcessRunner.runOnThread([path] + arguments)
-    }
-}
