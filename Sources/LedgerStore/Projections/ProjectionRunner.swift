@@ -27,24 +27,21 @@ public struct ProjectionRunner<Reducer: ProjectionReducer>: ProjectionRunning {
             let events = try EventStore.readForward(on: connection, app: nil, after: checkpoint, limit: batchSize)
             guard let last = events.last else { return 0 }
             var states: [ProjectionTable.StateKey: (state: Reducer.State, position: Int64)] = [:]
-            let loaded = try table.load(Reducer.self, keys: Set(events.flatMap { Self.keys(of: $0) }), on: connection)
-            for recorded in events {
-                guard let event = DomainEventDecoding.decode(recorded) else { continue }
+            // Decoded once: the payload's JSON is the costliest part of a batch after the state writes.
+            let decoded = events.compactMap { DomainEventDecoding.decode($0) }
+            let keys = decoded.flatMap { event in Reducer.keys(for: event).map { ProjectionTable.StateKey(appID: event.appID, key: $0) } }
+            let loaded = try table.load(Reducer.self, keys: Set(keys), on: connection)
+            for event in decoded {
                 for key in Reducer.keys(for: event) {
-                    let stateKey = ProjectionTable.StateKey(appID: recorded.appID, key: key)
+                    let stateKey = ProjectionTable.StateKey(appID: event.appID, key: key)
                     let current = states[stateKey]?.state ?? loaded[stateKey] ?? Reducer.initial(key: key)
-                    states[stateKey] = (Reducer.apply(current, event), recorded.position)
+                    states[stateKey] = (Reducer.apply(current, event), event.position)
                 }
             }
             try table.save(Reducer.self, states: states, on: connection)
             try table.setCheckpoint(Reducer.name, last.checkpoint, on: connection)
             return events.count
         }
-    }
-
-    static func keys(of recorded: RecordedEvent) -> [ProjectionTable.StateKey] {
-        guard let event = DomainEventDecoding.decode(recorded) else { return [] }
-        return Reducer.keys(for: event).map { ProjectionTable.StateKey(appID: recorded.appID, key: $0) }
     }
 }
 
