@@ -1,6 +1,7 @@
 -- wrk script for every HTTP load of the suite; BENCH_MODE picks it:
 --   health          GET /health (the framework ceiling: no database)
---   products        GET /productsStatus for a random user (public key + user-id header)
+--   products        GET /productsStatus for a random user (the app's secret key + user-id header: a public key
+--                   answers only for the user of its signed uid cookie, which a load generator cannot make)
 --   user            GET /v1/users/{id} for a random user (secret key)
 --   notifications   POST each signed notification of BENCH_BODIES once (each thread its share), then stop
 -- BENCH_APPS: a file of "app_id public_key secret_key prefix" lines; BENCH_USERS: users per app.
@@ -50,7 +51,7 @@ function request()
   local app = apps[math.random(#apps)]
   local user = "user-" .. app.prefix .. math.random(users)
   if mode == "products" then
-    return wrk.format("GET", "/productsStatus", { ["APIKey"] = app.public, ["user-id"] = user })
+    return wrk.format("GET", "/productsStatus", { ["APIKey"] = app.secret, ["user-id"] = user })
   end
   return wrk.format("GET", "/v1/users/" .. user, { ["Authorization"] = "Bearer " .. app.secret })
 end

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Status reads for random users of the data set, with wrk: `/productsStatus` (public key) and `/v1/users/{id}`
-/// (secret key), against the same server's `/health` (the framework's ceiling) and pgbench's select-only run.
+/// Status reads for random users of the data set, with wrk: `/productsStatus` and `/v1/users/{id}` (secret key;
+/// the suite fails on any non-200), against the same server's `/health` (the framework's ceiling) and pgbench's select-only run.
 struct ReadBenchmark {
     let cluster: BenchCluster
     let server: ServerProcess
@@ -17,6 +17,9 @@ struct ReadBenchmark {
             server.resetPeak()
             let result = try await wrk(mode)
             let memory = server.peakRSSMiB()
+            guard result.failures + result.socketErrors == 0 else {
+                throw ExternalTool.Failed(command: "wrk \(mode)", output: "\(result.failures + result.socketErrors) of \(result.requests) answers were not 200")
+            }
             for (reference, value) in [("GET /health of the same server", health.perSecond), ("pgbench -S, \(connections) clients", pgbench.tps)] {
                 figures.append(Figure(
                     name: "status reads: \(name)", workload: "random users of \(dataset.payingUsers), wrk \(connections) connections, \(seconds) s",
