@@ -1,5 +1,5 @@
-import EmbeddedPostgres
 import AppStoreSamples
+import EmbeddedPostgres
 import Foundation
 import PostgresTestSupport
 import Testing
@@ -14,9 +14,7 @@ import Testing
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: userCount, seed: 11, signer: signer, receipts: true)
         let deliveries = histories.all
-        let databaseURL = try await TestDatabase.makeDatabase(prefix: "crash")
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
-        try await server.start()
+        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "crash", signer: signer)
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL, timeout: 15)
         let tenant = try await LedgerTenant.create(client)

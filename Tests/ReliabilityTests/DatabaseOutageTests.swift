@@ -16,7 +16,7 @@ import Testing
         let directory = NSTemporaryDirectory() + "ledger-outage-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
-                                      options: .init(unsafeFastWrites: true, port: try FreePort.loopback()))
+                                      options: .init(unsafeFastWrites: true, port: try EmbeddedCluster.freeLoopbackPort()))
         let running = try await Blocking.run { try cluster.start() }
         defer { try? cluster.stop() }
         try running.ensureDatabase("ledger")

@@ -12,9 +12,7 @@ import Testing
         let userCount = ReliabilityScale.pick(ci: 80, full: 600)
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: userCount, seed: 33, signer: signer)
-        let databaseURL = try await TestDatabase.makeDatabase(prefix: "chaos")
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
-        try await server.start()
+        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "chaos", signer: signer)
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL)
         let chaotic = try await LedgerTenant.create(client)

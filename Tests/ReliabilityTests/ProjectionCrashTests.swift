@@ -1,5 +1,5 @@
-import EmbeddedPostgres
 import AppStoreSamples
+import EmbeddedPostgres
 import Foundation
 import PostgresTestSupport
 import Testing
@@ -13,9 +13,7 @@ import Testing
         let killPoints = ReliabilityScale.pick(ci: 6, full: 25)
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: userCount, seed: 44, signer: signer)
-        let databaseURL = try await TestDatabase.makeDatabase(prefix: "projcrash")
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
-        try await server.start()
+        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "projcrash", signer: signer)
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL)
         let tenant = try await LedgerTenant.create(client)

@@ -1,6 +1,8 @@
+import AppStoreSamples
 import EmbeddedPostgres
 import Foundation
 import Glibc
+import PostgresTestSupport
 import Synchronization
 
 /// A real `ledger serve` process on a fixed loopback port, which the tests start, SIGKILL and start again.
@@ -17,8 +19,16 @@ actor ServerProcess {
 
     nonisolated var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+    /// The fault tests' common start: a fresh database, a server trusting `signer`'s roots, already listening.
+    static func started(databasePrefix: String, signer: AppStoreTestSigner) async throws -> (server: ServerProcess, databaseURL: String) {
+        let databaseURL = try await TestDatabase.makeDatabase(prefix: databasePrefix)
+        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
+        try await server.start()
+        return (server, databaseURL)
+    }
+
     init(databaseURL: String, rootFiles: [String], adminToken: String, extraArguments: [String] = []) throws {
-        port = try FreePort.loopback()
+        port = try EmbeddedCluster.freeLoopbackPort()
         arguments = ["serve", "--port", "\(port)", "--pool-size", "4"] + rootFiles.flatMap { ["--apple-root", $0] } + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
@@ -118,22 +128,5 @@ enum LedgerBinary {
 
     static func run(_ arguments: [String], databaseURL: String) async throws -> ProcessRunner.Result {
         try await run(arguments + ["--database-url", databaseURL])
-    }
-}
-
-/// A free TCP port on 127.0.0.1, asked of the kernel.
-enum FreePort {
-    static func loopback() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -42,6 +42,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
 
     mutating func run() async throws {
         if quick {
+            // A smoke run: its figures are not kept with the real runs.
+            output = NSTemporaryDirectory() + "ledger-bench-quick"
             (appendSeconds, batches, notifications, ingestSeconds) = (5, 20, 2_000, 20)
             (accounts, usersPerApp, readSeconds, largeReplayEvents) = (20, 500, 5, 0)
         }
