@@ -9,15 +9,15 @@ import Synchronization
 /// when the process exits. Every test gets a database of its own, so tests run in parallel without interfering.
 public enum TestDatabase {
     /// The superuser connection string of a fresh, empty database (no migrations applied).
-    public static func makeDatabase(prefix: String = "test") async throws -> String {
-        try await makeDatabase(prefix: prefix, template: nil)
+    public static func makeDatabase(prefix: String = "test", on role: TestServer.Role = .shared) async throws -> String {
+        try await makeDatabase(prefix: prefix, template: nil, on: role)
     }
 
     /// The superuser connection string of a fresh database that starts as an exact copy of the one `makeDatabase`
     /// returned as `source` (PostgreSQL's `CREATE DATABASE … TEMPLATE`: nobody may be connected to `source`).
-    public static func copyDatabase(_ source: String, prefix: String = "copy") async throws -> String {
+    public static func copyDatabase(_ source: String, prefix: String = "copy", on role: TestServer.Role = .shared) async throws -> String {
         guard let name = databaseName(in: source) else { throw TestDatabaseError.noDatabaseName(source) }
-        return try await makeDatabase(prefix: prefix, template: name)
+        return try await makeDatabase(prefix: prefix, template: name, on: role)
     }
 
     /// The `dbname` of a keyword connection string, or the path of a `postgres://` URL.
@@ -28,8 +28,8 @@ public enum TestDatabase {
         return connectionString.split(separator: " ").last { $0.hasPrefix("dbname=") }.map { String($0.dropFirst("dbname=".count)) }
     }
 
-    private static func makeDatabase(prefix: String, template: String?) async throws -> String {
-        let server = try await TestServer.shared.start()
+    private static func makeDatabase(prefix: String, template: String?, on role: TestServer.Role) async throws -> String {
+        let server = try await TestServer.of(role).start()
         let name = "\(prefix)_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
         let copy = template.map { " TEMPLATE \(PostgresIdentifier.quote($0))" } ?? ""
         try await server.withAdminConnection { connection in
@@ -85,7 +85,15 @@ public actor TestServer {
         }
     }
 
+    /// Which of the run's servers a test uses. `.faults` is a second private cluster for the reliability suite's
+    /// crash and tamper tests: their killed servers, open batches and database copies would otherwise hold back the
+    /// server-wide commit horizon (`pg_snapshot_xmin`) that every other test's projections and read-your-writes
+    /// waits depend on (a 20 s read-your-writes wait ran out in CI). With `DATABASE_URL` both are that server.
+    public enum Role: Sendable { case shared, faults }
+
     static let shared = TestServer()
+    static let faults = TestServer()
+    static func of(_ role: Role) -> TestServer { role == .shared ? shared : faults }
     private var info: Info?
 
     func start() throws -> Info {
@@ -107,16 +115,21 @@ public actor TestServer {
     }
 }
 
-/// Stops the per-process test cluster when the test process exits.
+/// Stops the per-process test clusters when the test process exits.
 enum TestClusterRegistry {
-    static let cluster = Mutex<EmbeddedCluster?>(nil)
+    static let clusters = Mutex<[EmbeddedCluster]>([])
 
     static func register(_ value: EmbeddedCluster) {
-        cluster.withLock { $0 = value }
+        let first = clusters.withLock { clusters in
+            clusters.append(value)
+            return clusters.count == 1
+        }
+        guard first else { return }
         atexit {
-            guard let cluster = TestClusterRegistry.cluster.withLock({ $0 }) else { return }
-            try? cluster.stop()
-            try? FileManager.default.removeItem(atPath: cluster.directory)
+            for cluster in TestClusterRegistry.clusters.withLock({ $0 }) {
+                try? cluster.stop()
+                try? FileManager.default.removeItem(atPath: cluster.directory)
+            }
         }
     }
 }

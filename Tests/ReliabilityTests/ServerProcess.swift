@@ -21,7 +21,7 @@ actor ServerProcess {
 
     /// The fault tests' common start: a fresh database, a server trusting `signer`'s roots, already listening.
     static func started(databasePrefix: String, signer: AppStoreTestSigner) async throws -> (server: ServerProcess, databaseURL: String) {
-        let databaseURL = try await TestDatabase.makeDatabase(prefix: databasePrefix)
+        let databaseURL = try await TestDatabase.makeDatabase(prefix: databasePrefix, on: .faults)
         let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
         try await server.start()
         return (server, databaseURL)

@@ -14,7 +14,7 @@ struct TamperWorld {
     static let template = Task { try await build() }
 
     static func build() async throws -> String {
-        let url = try await TestDatabase.makeDatabase(prefix: "tamper_template")
+        let url = try await TestDatabase.makeDatabase(prefix: "tamper_template", on: .faults)
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let store = EventStore(pool: pool)
         let tenancy = TenancyStore(pool: pool)
@@ -45,7 +45,7 @@ struct TamperWorld {
     static func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// A fresh copy of the world.
-    static func copy() async throws -> String { try await TestDatabase.copyDatabase(try await template.value, prefix: "tamper") }
+    static func copy() async throws -> String { try await TestDatabase.copyDatabase(try await template.value, prefix: "tamper", on: .faults) }
 
     /// Runs `sql` as a superuser with the immutability triggers switched off.
     static func tamper(_ url: String, _ sql: String) throws {
