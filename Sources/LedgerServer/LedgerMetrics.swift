@@ -12,6 +12,9 @@ public enum LedgerMetrics {
         factory.nameAndLabelSanitizer = { name, dimensions in
             (sanitize(name), dimensions.map { (sanitize($0.0), $0.1) })
         }
+        // The library's buckets end at 10 s; the default request timeout is 30 s, and an operator wants to see
+        // requests that came close to it (or answered 504) apart from the merely slow.
+        factory.defaultDurationHistogramBuckets += [.seconds(30), .seconds(60)]
         MetricsSystem.bootstrap(factory)
         return registry
     }()

@@ -36,7 +36,12 @@ import Testing
             let lines = metrics.text.split(separator: "\n")
             #expect(lines.contains { $0.hasPrefix("hb_requests") && $0.contains(#"http_route="/uploadReceipt""#) && $0.contains(#"http_response_status_code="200""#) })
             #expect(lines.contains { $0.hasPrefix("hb_requests") && $0.contains(#"http_route="/v1/users/{user_id}""#) && $0.contains(#"http_response_status_code="401""#) })
-            #expect(lines.contains { $0.hasPrefix("http_server_request_duration_bucket") })
+            // Error answers are timed too, not only counted: operators need the latency of 401s, 503s and 504s.
+            #expect(lines.contains { $0.hasPrefix("http_server_request_duration_bucket") && $0.contains(#"http_route="/uploadReceipt""#) })
+            #expect(lines.contains {
+                $0.hasPrefix("http_server_request_duration_bucket") && $0.contains(#"http_route="/v1/users/{user_id}""#)
+                    && $0.contains(#"http_response_status_code="401""#) && $0.contains(#"le="30.0""#)
+            })
             #expect(lines.contains { $0.hasPrefix("ledger_events_appended_total") })
             #expect(lines.contains { $0.hasPrefix("ledger_projection_lag_events") })
         }

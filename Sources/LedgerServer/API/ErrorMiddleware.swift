@@ -10,45 +10,55 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Known routes, to tell "no such path" (404) from "not this method" (405).
     let routes: KnownRoutes?
 
+    /// Answers with the error's response instead of throwing it, so the middlewares outside (metrics, request
+    /// id) see every answer alike: Hummingbird's `MetricsMiddleware` times responses but only counts thrown errors,
+    /// which left 503s and 504s out of the latency histogram.
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            throw error
-        } catch let error as HTTPError {
+        } catch {
+            return try Self.apiError(for: error, request: request, context: context, routes: routes).response(from: request, context: context)
+        }
+    }
+
+    static func apiError(for error: any Error, request: Request, context: Context, routes: KnownRoutes?) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as HTTPError:
             if error.status == .notFound, let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {
-                throw APIError(.methodNotAllowed, "method_not_allowed",
-                               "\(request.method) is not allowed on \(request.uri.path); use \(allowed.map(\.rawValue).joined(separator: ", "))",
-                               headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+                return APIError(.methodNotAllowed, "method_not_allowed",
+                                "\(request.method) is not allowed on \(request.uri.path); use \(allowed.map(\.rawValue).joined(separator: ", "))",
+                                headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
             }
-            throw Self.translate(error, request: request)
-        } catch let error as TenancyError {
+            return translate(error, request: request)
+        case let error as TenancyError:
             switch error {
-            case .unknownAccount: throw APIError.badRequest(error.description)
-            case .unknownApp: throw APIError.notFound(error.description)
+            case .unknownAccount: return .badRequest(error.description)
+            case .unknownApp: return .notFound(error.description)
             }
-        } catch let error as EventStoreError {
+        case let error as EventStoreError:
             switch error {
             case .invalidEvent(let message):
-                throw APIError.badRequest("the data cannot be recorded: \(message); remove control characters and keep values in range")
+                return .badRequest("the data cannot be recorded: \(message); remove control characters and keep values in range")
             case .versionConflict, .contention:
-                throw APIError(.conflict, "conflict", "\(error.description)", headers: [.retryAfter: "1"])
+                return APIError(.conflict, "conflict", "\(error.description)", headers: [.retryAfter: "1"])
             }
-        } catch let error as PostgresError where error.sqlState?.hasPrefix("22") == true {
+        case let error as PostgresError where error.sqlState?.hasPrefix("22") == true:
             // Class 22, data exception: a value the database cannot hold (a NUL character, an out-of-range number)
             // that slipped past the request checks. The client's input, so a 400; nothing was written.
-            throw APIError.badRequest("a value in the request cannot be stored (\(error.serverMessage ?? "invalid data")); remove control characters and keep numbers in range")
-        } catch let error as PostgresError where error.isConnectionProblem || error.isPoolClosed {
+            return .badRequest("a value in the request cannot be stored (\(error.serverMessage ?? "invalid data")); remove control characters and keep numbers in range")
+        case let error as PostgresError where error.isConnectionProblem || error.isPoolClosed:
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
-            throw APIError(.serviceUnavailable, "service_unavailable",
-                           "the database is not reachable right now; retry the request later (recording is idempotent: if this attempt reached the database before it went away, the retry records nothing twice)",
-                           headers: [.retryAfter: "5"])
-        } catch is CancellationError {
-            throw APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request")
-        } catch {
+            return APIError(.serviceUnavailable, "service_unavailable",
+                            "the database is not reachable right now; retry the request later (recording is idempotent: if this attempt reached the database before it went away, the retry records nothing twice)",
+                            headers: [.retryAfter: "5"])
+        case is CancellationError:
+            return APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request")
+        default:
             context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
-            throw APIError(.internalServerError, "internal_error",
-                           "the server failed to handle the request; it was logged under this response's X-Request-Id")
+            return APIError(.internalServerError, "internal_error",
+                            "the server failed to handle the request; it was logged under this response's X-Request-Id")
         }
     }
 
