@@ -24,6 +24,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var digest: DigestOptions
 
+    @Option(help: "Most events a projection applies per transaction (default: $LEDGER_PROJECTION_BATCH_SIZE or 500; 1–10000).")
+    var projectionBatchSize: Int?
+
     @Option(help: "Seconds between signed log digests (default: $LEDGER_DIGEST_INTERVAL or 3600).")
     var digestInterval: Int?
 
@@ -46,6 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let interval = digestInterval ?? Int(environment["LEDGER_DIGEST_INTERVAL"] ?? "3600") ?? 3600
         guard interval > 0 else { throw ValidationError("the digest interval must be a positive number of seconds") }
+        let batchSize = projectionBatchSize ?? Int(environment["LEDGER_PROJECTION_BATCH_SIZE"] ?? "500") ?? 0
+        guard (1...10_000).contains(batchSize) else { throw ValidationError("the projection batch size must be between 1 and 10000 events") }
         let apiConfiguration = try apiConfiguration(environment: environment)
         if apiConfiguration.adminToken == nil {
             logger.warning("LEDGER_ADMIN_TOKEN is not set: the admin API (/v1/admin) answers 401 until the server is started with it")
@@ -58,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
             if key == nil {
                 logger.warning("no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests are taken")
             }
-            var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service, runners: ProjectionCatalog.runners(), logger: logger))]
+            var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service, runners: ProjectionCatalog.runners(batchSize: batchSize), logger: logger))]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
             let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, logger: logger)
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])

@@ -13,7 +13,10 @@ import Testing
         let killPoints = ReliabilityScale.pick(ci: 6, full: 25)
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: userCount, seed: 44, signer: signer)
-        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "projcrash", signer: signer)
+        // Small batches: the projections catch up side by side, and with 500-event batches a CI-sized backlog
+        // gives too few open batches to kill reliably.
+        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "projcrash", signer: signer,
+                                                                    extraArguments: ["--projection-batch-size", "40"])
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL)
         let tenant = try await LedgerTenant.create(client)

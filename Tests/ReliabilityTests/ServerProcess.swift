@@ -20,9 +20,11 @@ actor ServerProcess {
     nonisolated var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The fault tests' common start: a fresh database, a server trusting `signer`'s roots, already listening.
-    static func started(databasePrefix: String, signer: AppStoreTestSigner) async throws -> (server: ServerProcess, databaseURL: String) {
+    static func started(databasePrefix: String, signer: AppStoreTestSigner,
+                        extraArguments: [String] = []) async throws -> (server: ServerProcess, databaseURL: String) {
         let databaseURL = try await TestDatabase.makeDatabase(prefix: databasePrefix, on: .faults)
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken)
+        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken,
+                                       extraArguments: extraArguments)
         try await server.start()
         return (server, databaseURL)
     }

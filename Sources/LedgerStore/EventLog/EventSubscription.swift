@@ -1,5 +1,4 @@
 import PostgresClient
-import Synchronization
 
 extension EventStore {
     /// The NOTIFY channel appenders signal after each commit that appended events.
@@ -43,46 +42,5 @@ extension EventStore {
             Task { await listener.stop() }
         }
         return stream
-    }
-}
-
-/// A wake-up flag with at most one waiter: `fire` wakes the waiter, or makes the next `wait` return at once.
-final class WakeSignal: Sendable {
-    private struct State {
-        var pending = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-
-    private let state = Mutex(State())
-
-    func fire() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            state.pending = true
-            return nil
-        }
-        waiter?.resume()
-    }
-
-    func wait(timeout: Duration) async {
-        let timer = Task { [self] in
-            try? await Task.sleep(for: timeout)
-            fire()
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.pending {
-                    state.pending = false
-                    return true
-                }
-                state.waiter = continuation
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-        timer.cancel()
     }
 }

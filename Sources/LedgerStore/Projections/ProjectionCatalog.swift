@@ -11,13 +11,14 @@ public enum ProjectionCatalog {
 
     public static var names: [String] { reducers.map { $0.name } }
 
-    /// Runners for the named projections (all when `names` is nil), writing to `table`.
-    public static func runners(_ names: [String]? = nil, table: ProjectionTable = .live) -> [any ProjectionRunning] {
-        reducers.filter { names?.contains($0.name) ?? true }.map { runner(for: $0, table: table) }
+    /// Runners for the named projections (all when `names` is nil), writing to `table`, `batchSize` events per
+    /// transaction.
+    public static func runners(_ names: [String]? = nil, table: ProjectionTable = .live, batchSize: Int = 500) -> [any ProjectionRunning] {
+        reducers.filter { names?.contains($0.name) ?? true }.map { runner(for: $0, table: table, batchSize: batchSize) }
     }
 
-    private static func runner<R: ProjectionReducer>(for reducer: R.Type, table: ProjectionTable) -> any ProjectionRunning {
-        ProjectionRunner(R.self, table: table)
+    private static func runner<R: ProjectionReducer>(for reducer: R.Type, table: ProjectionTable, batchSize: Int) -> any ProjectionRunning {
+        ProjectionRunner(R.self, batchSize: batchSize, table: table)
     }
 
     /// One key's state of a projection folded from `events`, as stored JSON (for `ledger replay --as-of`).

@@ -12,7 +12,7 @@ import PostgresClient
 public struct ProjectionRunner<Reducer: ProjectionReducer>: ProjectionRunning {
     public var name: String { Reducer.name }
     let table: ProjectionTable
-    let batchSize: Int
+    public let batchSize: Int
 
     public init(_ reducer: Reducer.Type = Reducer.self, batchSize: Int = 500, table: ProjectionTable = .live) {
         self.batchSize = batchSize
@@ -48,6 +48,8 @@ public struct ProjectionRunner<Reducer: ProjectionReducer>: ProjectionRunning {
 /// A projection runner with its reducer type erased, so a worker can hold a list of them.
 public protocol ProjectionRunning: Sendable {
     var name: String { get }
+    /// The most events one batch reads; a batch that reads fewer has caught up.
+    var batchSize: Int { get }
     func runBatch(on connection: PostgresConnection) throws -> Int
 }
 

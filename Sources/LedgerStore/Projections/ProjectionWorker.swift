@@ -17,22 +17,32 @@ public struct ProjectionWorker: Sendable {
         self.logger = logger
     }
 
-    /// Applies every event not yet applied, projection by projection; returns how many events were read.
+    /// Applies every event not yet applied; returns how many events were read. The projections are independent
+    /// (their own rows, checkpoint and lock), so they catch up side by side: a write's read-your-writes wait is
+    /// one batch long, not one per projection. `recordingLag` also publishes the lag gauge (two queries per
+    /// projection).
     @discardableResult
-    public func catchUp(progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Int {
-        var total = 0
-        for runner in runners {
-            var applied = 0
-            while true {
-                let count = try await pool.withConnection { try runner.runBatch(on: $0) }
-                if count == 0 { break }
-                applied += count
-                progress(runner.name, applied)
+    public func catchUp(recordingLag: Bool = true, progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Int {
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for runner in runners {
+                group.addTask { try await catchUp(runner, progress: progress) }
             }
-            total += applied
+            return try await group.reduce(0, +)
         }
-        try await recordLag()
+        if recordingLag { try await recordLag() }
         return total
+    }
+
+    private func catchUp(_ runner: any ProjectionRunning, progress: @escaping @Sendable (String, Int) -> Void) async throws -> Int {
+        var applied = 0
+        while true {
+            let count = try await pool.withConnection { try runner.runBatch(on: $0) }
+            applied += count
+            if count > 0 { progress(runner.name, applied) }
+            // A short batch read everything readable when it ran; what commits later wakes the worker again (the
+            // signal is latched), so no empty batch is needed to confirm.
+            if count < runner.batchSize { return applied }
+        }
     }
 
     /// Applies every event committed before the call. Readers see only events older than every transaction still
@@ -74,9 +84,13 @@ public struct ProjectionWorker: Sendable {
             listening.cancel()
             Task { await listener.stop() }
         }
+        var lagRecorded: ContinuousClock.Instant?
         while !Task.isCancelled {
             do {
-                try await catchUp()
+                // The lag gauge at most once a second: under a stream of writes the worker wakes per commit.
+                let recordingLag = lagRecorded.map { ContinuousClock.now - $0 >= .seconds(1) } ?? true
+                try await catchUp(recordingLag: recordingLag)
+                if recordingLag { lagRecorded = .now }
             } catch {
                 // The database may be down; the next round retries. Nothing was half-applied (one transaction per batch).
                 logger.warning("projection catch-up failed; retrying", metadata: ["error": "\(error)"])
