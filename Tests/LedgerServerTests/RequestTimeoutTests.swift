@@ -1,0 +1,48 @@
+import Hummingbird
+@testable import LedgerServer
+import Synchronization
+import Testing
+
+/// The request timeout on its own: the work's answer when it is in time, a 504 at the deadline even when the work
+/// cannot be interrupted, and nothing of the timeout left behind after the answer.
+@Suite(.timeLimit(.minutes(1))) struct RequestTimeoutTests {
+    @Test func anAnswerInTimeIsReturnedAndItsTimerDoesNotOutliveIt() async throws {
+        // An hour-long timeout: if its timer were left sleeping (it once was, holding every request's memory for
+        // the whole timeout), this call would not return before the suite's time limit.
+        for _ in 0..<50 {
+            let response = try await withRequestTimeout(.seconds(3600)) { Response(status: .created) }
+            #expect(response.status == .created)
+        }
+    }
+
+    @Test func theWorksOwnErrorIsPassedOn() async {
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            _ = try await withRequestTimeout(.seconds(3600)) { throw Refused() }
+        }
+    }
+
+    @Test func workThatIgnoresCancellationStillGetsA504AtTheDeadline() async throws {
+        // Like a libpq call blocked while PostgreSQL restarts: it neither returns nor notices cancellation.
+        let stuck = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let error = await #expect(throws: APIError.self) {
+            _ = try await withRequestTimeout(.milliseconds(50)) {
+                await withCheckedContinuation { continuation in stuck.withLock { $0 = continuation } }
+                return Response(status: .ok)
+            }
+        }
+        #expect(error?.status == .gatewayTimeout)
+        #expect(error?.code == "timeout")
+        // Let the abandoned work finish, as the database eventually does.
+        while stuck.withLock({ $0 == nil }) { await Task.yield() }
+        stuck.withLock { $0?.resume(); $0 = nil }
+    }
+
+    @Test func theFirstAnswerWinsAndLaterOnesAreIgnored() async throws {
+        let answer = FirstAnswer<Int>()
+        answer.give(.success(1))
+        answer.give(.success(2))
+        #expect(try await answer.value.get() == 1)
+        #expect(try await answer.value.get() == 1)
+    }
+}
