@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerCommands
 import PostgresClient
+import PostgresTestSupport
 
 /// Runs `ledger <arguments>` in-process; returns the exit code it would end with.
 func ledger(_ arguments: [String]) async throws -> Int32 {
@@ -19,7 +20,7 @@ func count(_ url: String) async throws -> Int64 {
     return try connection.query("SELECT count(*) FROM ledger.events").first!.decode(Int64.self, at: 0)
 }
 
-func file(_ name: String) -> String { NSTemporaryDirectory() + "ledger-\(UUID().uuidString.prefix(8))-\(name)" }
+func file(_ name: String) -> String { TestScratch.path(name) }
 
 /// Imports `n` events of one stream (`k1`…`kn`) into the database at `url`.
 func importEvents(_ n: Int, into url: String) async throws {

@@ -1,5 +1,6 @@
 import AppStoreSamples
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// An account with one app, its keys and catalog, set up through the admin API of a running server the way an
@@ -48,7 +49,7 @@ struct LedgerTenant: Sendable {
 enum RootFiles {
     static func write(_ signer: AppStoreTestSigner) throws -> [String] {
         try signer.roots.enumerated().map { index, root in
-            let path = NSTemporaryDirectory() + "reliability-root-\(index)-\(UUID().uuidString.prefix(8)).der"
+            let path = TestScratch.path("root-\(index).der")
             try Data(TestPKI.der(root)).write(to: URL(fileURLWithPath: path))
             return path
         }

@@ -37,7 +37,7 @@ actor ServerProcess {
         environment["LEDGER_ADMIN_TOKEN"] = adminToken
         environment["LEDGER_LOG_LEVEL"] = environment["LEDGER_LOG_LEVEL"] ?? "warning"
         self.environment = environment
-        logPath = NSTemporaryDirectory() + "ledger-serve-\(port)-\(UUID().uuidString.prefix(8)).log"
+        logPath = TestScratch.path("serve-\(port).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
     }
 

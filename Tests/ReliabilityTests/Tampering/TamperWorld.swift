@@ -55,7 +55,7 @@ struct TamperWorld {
 
     /// Signs a digest of the copy at `url` with a new key; returns the public key (hex) an auditor keeps.
     static func digest(_ url: String) async throws -> String {
-        let keyFile = NSTemporaryDirectory() + "tamper-key-\(UUID().uuidString)"
+        let keyFile = TestScratch.path("tamper-key")
         let key = Curve25519.Signing.PrivateKey()
         try hex(key.rawRepresentation).write(toFile: keyFile, atomically: true, encoding: .utf8)
         try await TestDatabase.waitForHorizon(url)
