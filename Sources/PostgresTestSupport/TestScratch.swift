@@ -6,13 +6,14 @@ import Glibc
 /// do not pile files up in the temporary folder. `LEDGER_KEEP_TEST_FILES=1` keeps them for a post-mortem.
 public enum TestScratch {
     static let prefix = "ledger-scratch-"
+    static let keep = ProcessInfo.processInfo.environment["LEDGER_KEEP_TEST_FILES"] == "1"
 
     public static let directory: String = {
         let base = NSTemporaryDirectory()
         sweepAbandoned(in: base)
         let directory = base + prefix + "\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if ProcessInfo.processInfo.environment["LEDGER_KEEP_TEST_FILES"] != "1" {
+        if !keep {
             atexit { try? FileManager.default.removeItem(atPath: TestScratch.directory) }
         }
         return directory
@@ -25,8 +26,7 @@ public enum TestScratch {
 
     /// Removes the scratch folders of processes that no longer run.
     static func sweepAbandoned(in base: String) {
-        guard ProcessInfo.processInfo.environment["LEDGER_KEEP_TEST_FILES"] != "1",
-              let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
+        guard !keep, let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
         for name in names where name.hasPrefix(prefix) {
             guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: base + name) }

@@ -37,12 +37,4 @@ import Testing
         while stuck.withLock({ $0 == nil }) { await Task.yield() }
         stuck.withLock { $0?.resume(); $0 = nil }
     }
-
-    @Test func theFirstAnswerWinsAndLaterOnesAreIgnored() async throws {
-        let answer = FirstAnswer<Int>()
-        answer.give(.success(1))
-        answer.give(.success(2))
-        #expect(try await answer.value.get() == 1)
-        #expect(try await answer.value.get() == 1)
-    }
 }

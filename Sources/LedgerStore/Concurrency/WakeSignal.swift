@@ -1,0 +1,49 @@
+import Synchronization
+
+/// A wake-up flag with at most one waiter: `fire` wakes the waiter, or makes the next `wait` return at once.
+/// Workers wait on it between catch-ups; NOTIFY fires it.
+///
+/// A wait's timeout ends that wait only. It used to call `fire` when its timer was cancelled too (a cancelled
+/// `Task.sleep` returns early), so every wait ended by a notification left the flag set, the next wait returned
+/// at once, and so on: an idle projection worker spun at hundreds of empty catch-ups a second.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: FirstAnswer<Void>?
+    }
+
+    private let state = Mutex(State())
+
+    func fire() {
+        state.withLock { state in
+            // A waiter whose timeout has just answered it takes nothing: the flag keeps the fire for the next wait.
+            if let waiter = state.waiter {
+                state.waiter = nil
+                if waiter.give(.success(())) { return }
+            }
+            state.pending = true
+        }
+    }
+
+    /// Returns when fired (or already fired since the last wait) or after `timeout`.
+    func wait(timeout: Duration) async {
+        let answer = FirstAnswer<Void>()
+        let ready = state.withLock { state -> Bool in
+            if state.pending {
+                state.pending = false
+                return true
+            }
+            state.waiter = answer
+            return false
+        }
+        guard !ready else { return }
+        _ = await answer.value(timeout: timeout) { .success(()) }
+        state.withLock { state in
+            if state.waiter === answer { state.waiter = nil }
+        }
+    }
+
+    /// For tests: whether a `fire` is waiting to be consumed, and whether a wait is waiting.
+    var isPending: Bool { state.withLock { $0.pending } }
+    var isWaiting: Bool { state.withLock { $0.waiter != nil } }
+}
