@@ -49,7 +49,15 @@ public struct NotificationIngest: Sendable {
             productType: LedgerDomain.ProductType(appStore: transaction?.type),
             revocationDate: transaction?.revocationDate.map(Instant.init(appStore:)),
             revocationReason: transaction?.revocationReason.map { String($0.rawValue) },
-            renewal: notification.renewalInfo.map { RenewalInfo($0) })
+            renewal: notification.renewalInfo.map { RenewalInfo($0) },
+            renewalExtensionSummary: payload.summary.map(Self.summary))
+    }
+
+    static func summary(_ s: NotificationSummary) -> RenewalExtensionSummary {
+        RenewalExtensionSummary(
+            requestIdentifier: s.requestIdentifier, productID: s.productId,
+            storefrontCountryCodes: s.storefrontCountryCodes ?? [], succeededCount: s.succeededCount ?? 0,
+            failedCount: s.failedCount ?? 0)
     }
 
     /// The environment the notification is from, wherever its type carries it. External purchase tokens carry

@@ -24,12 +24,23 @@ extension TransactionFacts {
             expiresDate: t.expiresDate.map(Instant.init(appStore:)),
             signedDate: purchaseDate,
             price: Self.money(t.price, t.currency),
-            offer: Self.offer(t.offerType, identifier: t.offerIdentifier, discount: t.offerDiscountType),
+            offer: Self.offer(t.offerType, identifier: t.offerIdentifier, discount: t.offerDiscountType, period: t.offerPeriod),
             familyShared: t.inAppOwnershipType == .familyShared,
             developerPayload: t.appAccountToken,
             quantity: Int(t.quantity ?? 1),
             storefront: t.storefront,
-            webOrderLineItemID: t.webOrderLineItemId)
+            webOrderLineItemID: t.webOrderLineItemId,
+            appTransactionID: t.appTransactionId,
+            billingPlanType: t.billingPlanType,
+            commitment: t.commitmentInfo.map { Self.commitment($0, currency: t.currency) })
+    }
+
+    static func commitment(_ info: CommitmentInfo, currency: String?) -> Commitment {
+        Commitment(
+            billingPeriodNumber: info.billingPeriodNumber.map(Int.init),
+            totalBillingPeriods: info.totalBillingPeriods.map(Int.init),
+            expiresAt: info.commitmentExpiresDate.map(Instant.init(appStore:)),
+            priceAfter: money(info.commitmentPrice, currency))
     }
 
     /// A price only with its currency: milliunits without a currency would be meaningless in revenue sums.
@@ -41,7 +52,7 @@ extension TransactionFacts {
     /// Apple's `offerType` 1…4 as the domain's offer; an offer type Apple adds later is left out rather than
     /// recorded as a wrong kind (the raw notification keeps it).
     static func offer(
-        _ type: AppStoreVerification.OfferType?, identifier: String?, discount: OfferDiscountType?
+        _ type: AppStoreVerification.OfferType?, identifier: String?, discount: OfferDiscountType?, period: String?
     ) -> Offer? {
         let kind: LedgerDomain.OfferType
         switch type {
@@ -51,6 +62,6 @@ extension TransactionFacts {
         case .winBackOffer?: kind = .winBack
         default: return nil
         }
-        return Offer(type: kind, identifier: identifier, paymentMode: discount?.rawValue)
+        return Offer(type: kind, identifier: identifier, paymentMode: discount?.rawValue, period: period)
     }
 }

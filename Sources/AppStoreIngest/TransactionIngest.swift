@@ -9,7 +9,8 @@ import LedgerDomain
 ///    `tx:<transaction id>` like the notification carrying the same transaction, so it is recorded once;
 /// 2. `transaction.refunded` (or `transaction.revoked` for Family Sharing) when `revocationDate` is set;
 /// 3. from the renewal info: `subscription.auto_renew_changed` with Apple's current status,
-///    `subscription.billing_failed` (with the grace period's end, if any) while Apple retries billing, and
+///    `subscription.billing_failed` (with the grace period's end, if any) while Apple retries billing,
+///    `subscription.price_increase` with the customer's consent when Apple reports a price increase status, and
 ///    `subscription.renewal_preference_changed` (downgrade) when the next period's product differs;
 /// 4. `identity.linked` (source `upload`) of the original transaction id to `appUserID`, and (source
 ///    `appAccountToken`) to the user the app's token policy names when that is someone else.
@@ -73,13 +74,26 @@ public struct TransactionIngest: Sendable {
         // Apple is retrying a failed renewal: billing retry, with access until the grace period ends when it has one.
         if info.isInBillingRetryPeriod == true {
             events.append(.billingFailed(BillingFailure(
-                subscription: ref, gracePeriodExpiresAt: info.gracePeriodExpiresDate.map { Instant(appStore: $0) })))
+                subscription: ref, gracePeriodExpiresAt: info.gracePeriodExpiresDate.map { Instant(appStore: $0) },
+                expiresDate: facts.expiresDate)))
+        }
+        if let consent = info.priceIncreaseStatus.flatMap(Self.consent) {
+            events.append(.priceIncrease(PriceIncrease(subscription: ref, consent: consent)))
         }
         if let next = info.autoRenewProductId, next != facts.productID {
             events.append(.renewalPreferenceChanged(RenewalPreferenceChange(
                 subscription: ref, kind: .downgrade, autoRenewProductID: next)))
         }
         return events
+    }
+
+    /// Renewal info `priceIncreaseStatus` 0 / 1 as consent; nil for a value Apple adds later.
+    static func consent(_ status: PriceIncreaseStatus) -> PriceIncreaseConsent? {
+        switch status {
+        case .customerHasNotResponded: .pending
+        case .customerConsentedOrWasNotifiedWithoutNeedingConsent: .accepted
+        default: nil
+        }
     }
 
     /// The upload link, and the token link when the token names another user (the same user would repeat the

@@ -49,6 +49,9 @@ extension AppStoreCommand {
         @Option(help: "The notification subtype, e.g. INITIAL_BUY, VOLUNTARY.")
         var subtype: String?
 
+        @Option(name: .customLong("subscription-group"), help: "The subscription group of an auto-renewable product (the walkthrough's catalog calls it main).")
+        var subscriptionGroup = "main"
+
         @Option(name: .customLong("app-account-token"), help: "The transaction's appAccountToken (a UUID).")
         var appAccountToken: String?
 
@@ -77,7 +80,7 @@ extension AppStoreCommand {
                     id: id, original: originalTransactionID ?? id, product: product, type: appleType,
                     purchase: String(purchased.microsecondsSinceEpoch / 1000), originalPurchase: purchased.microsecondsSinceEpoch / 1000,
                     expires: expires.map { $0.microsecondsSinceEpoch / 1000 }, token: appAccountToken, environment: "Xcode",
-                    signed: now.microsecondsSinceEpoch / 1000, bundleID: bundleID)
+                    signed: now.microsecondsSinceEpoch / 1000, bundleID: bundleID, group: subscriptionGroup)
                 if kind == "transaction" {
                     let signed = try signer.sign(transaction)
                     output = raw ? signed : #"{"transactions":[{"signed_transaction":"\#(signed)"}]}"#

@@ -77,7 +77,7 @@ struct InvoicesCommand: AsyncParsableCommand {
                 return try await store.finalizeAll(month: month)
             }
             for (invoice, created) in results {
-                print("\(invoice.displayNumber) \(invoice.accountID) \(invoice.month) \(InvoiceRendering.major(invoice.content.totalMinor)) \(invoice.content.currency) \(created ? "finalized" : "already finalized") \(invoice.id)")
+                print("\(invoice.displayNumber) \(invoice.accountID) \(invoice.month) \(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency)) \(invoice.content.currency) \(created ? "finalized" : "already finalized") \(invoice.id)")
             }
         }
     }
@@ -94,7 +94,7 @@ struct InvoicesCommand: AsyncParsableCommand {
                 let target = try await Show.resolve(store, selection: selection)
                 return try await store.void(invoiceID: target.id, reason: reason)
             }
-            print("voided \(voided.displayNumber) (\(voided.id)); replacement \(replacement.displayNumber) (\(replacement.id)) \(InvoiceRendering.major(replacement.content.totalMinor)) \(replacement.content.currency)")
+            print("voided \(voided.displayNumber) (\(voided.id)); replacement \(replacement.displayNumber) (\(replacement.id)) \(InvoiceRendering.major(replacement.content.totalMinor, replacement.content.currency)) \(replacement.content.currency)")
         }
     }
 
@@ -146,7 +146,7 @@ struct InvoicesCommand: AsyncParsableCommand {
             let invoices = try await withInvoices(database) { try await $0.list(account: account, month: month) }
             print("number\tstatus\taccount\tmonth\tpaying_users\ttotal\tcurrency\tid")
             for i in invoices {
-                print("\(i.displayNumber)\t\(i.status)\t\(i.accountID)\t\(i.month)\t\(i.content.payingUsers)\t\(InvoiceRendering.major(i.content.totalMinor))\t\(i.content.currency)\t\(i.id)")
+                print("\(i.displayNumber)\t\(i.status)\t\(i.accountID)\t\(i.month)\t\(i.content.payingUsers)\t\(InvoiceRendering.major(i.content.totalMinor, i.content.currency))\t\(i.content.currency)\t\(i.id)")
             }
         }
     }

@@ -26,7 +26,7 @@ struct ConversionTests {
     @Test(arguments: [(1, LedgerDomain.OfferType.introductory), (2, .promotional), (3, .offerCode), (4, .winBack)])
     func offers(_ code: Int, _ kind: LedgerDomain.OfferType) throws {
         let t = try transaction(AppStorePayloads.transaction(id: "1", original: "1", offerType: code))
-        #expect(try TransactionFacts(t, appUserID: nil).offer == Offer(type: kind, paymentMode: "FREE_TRIAL"))
+        #expect(try TransactionFacts(t, appUserID: nil).offer == Offer(type: kind, paymentMode: "FREE_TRIAL", period: "P1W"))
     }
 
     @Test func unknownOfferTypeIsLeftOut() throws {

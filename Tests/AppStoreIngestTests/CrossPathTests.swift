@@ -46,6 +46,7 @@ struct CrossPathTests {
         shared.price = nil
         shared.storefront = nil
         shared.developerPayload = nil
+        shared.appTransactionID = nil
         shared.environment = .sandbox
         #expect(fromR.transaction == shared)
         #expect(n.purchase?.encoded().payload == s.purchase?.encoded().payload)

@@ -35,14 +35,16 @@ struct NotificationMappingTests {
         #expect(typed("DID_CHANGE_RENEWAL_PREF", "UPGRADE", renewal: info) == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .upgrade, autoRenewProductID: "lite", transaction: Self.t))])
         #expect(typed("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", renewal: info) == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .downgrade, autoRenewProductID: "lite"))])
         #expect(typed("DID_CHANGE_RENEWAL_PREF") == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .downgradeCancelled, autoRenewProductID: "monthly"))])
+        // No subtype and another next product: a crossgrade to a product of another duration, at the next renewal.
+        #expect(typed("DID_CHANGE_RENEWAL_PREF", renewal: info) == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .crossgrade, autoRenewProductID: "lite"))])
         #expect(typed("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED") == [.autoRenewChanged(AutoRenewChange(subscription: r, enabled: false))])
         #expect(typed("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED") == [.autoRenewChanged(AutoRenewChange(subscription: r, enabled: true))])
     }
 
     @Test func billingAndExpiry() {
-        #expect(typed("DID_FAIL_TO_RENEW", "GRACE_PERIOD", renewal: RenewalInfo(gracePeriodExpiresAt: day(40))) == [.billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: day(40)))])
-        #expect(typed("DID_FAIL_TO_RENEW") == [.billingFailed(BillingFailure(subscription: r))])
-        #expect(typed("GRACE_PERIOD_EXPIRED") == [.gracePeriodExpired(GracePeriodExpired(subscription: r))])
+        #expect(typed("DID_FAIL_TO_RENEW", "GRACE_PERIOD", renewal: RenewalInfo(gracePeriodExpiresAt: day(40))) == [.billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: day(40), expiresDate: day(31)))])
+        #expect(typed("DID_FAIL_TO_RENEW") == [.billingFailed(BillingFailure(subscription: r, expiresDate: day(31)))])
+        #expect(typed("GRACE_PERIOD_EXPIRED") == [.gracePeriodExpired(GracePeriodExpired(subscription: r, expiresDate: day(31)))])
         for (subtype, reason) in [("VOLUNTARY", ExpiryReason.voluntary), ("BILLING_RETRY", .billingError), ("PRICE_INCREASE", .priceIncreaseDeclined), ("PRODUCT_NOT_FOR_SALE", .productUnavailable), ("NEW_REASON", .other("NEW_REASON"))] {
             #expect(typed("EXPIRED", subtype) == [.subscriptionExpired(Expiry(subscription: r, reason: reason, expiresDate: day(31)))])
         }

@@ -6,8 +6,11 @@ func sampleEvents() -> [LedgerEvent] {
         appUserID: "u1", productID: "monthly", transactionID: "t1", originalTransactionID: "o1",
         subscriptionGroupID: "g1", environment: .sandbox, purchaseDate: day(1), originalPurchaseDate: day(0),
         expiresDate: day(31), signedDate: day(1, hours: 1), price: Money(milliunits: 9_990, currency: "USD"),
-        offer: Offer(type: .promotional, identifier: "p1", paymentMode: "PAY_UP_FRONT"), familyShared: true,
-        developerPayload: "payload \"quoted\" / ünïcode", quantity: 3, storefront: "USA", webOrderLineItemID: "w1")
+        offer: Offer(type: .promotional, identifier: "p1", paymentMode: "PAY_UP_FRONT", period: "P3M"), familyShared: true,
+        developerPayload: "payload \"quoted\" / ünïcode", quantity: 3, storefront: "USA", webOrderLineItemID: "w1",
+        appTransactionID: "704289572311513871", billingPlanType: "MONTHLY_WITH_COMMITMENT",
+        commitment: Commitment(billingPeriodNumber: 2, totalBillingPeriods: 12, expiresAt: day(365),
+                               priceAfter: Money(milliunits: 12_990, currency: "USD")))
     let bare = tx("t2", otx: "o1", purchased: day(2))
     let r = ref("o1", signed: day(3), user: "u1")
     return [
@@ -21,18 +24,21 @@ func sampleEvents() -> [LedgerEvent] {
         .consumed(Consumption(appUserID: "u1", productID: "coins", transactionID: "t1", originalTransactionID: "o1", consumedAt: day(4))),
         .subscriptionStarted(SubscriptionStarted(transaction: full, isResubscribe: true)),
         .subscriptionRenewed(Renewal(transaction: bare)),
-        .billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: day(9))),
+        .billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: day(9), expiresDate: day(3))),
         .billingFailed(BillingFailure(subscription: r)),
         .gracePeriodExpired(GracePeriodExpired(subscription: r)),
+        .gracePeriodExpired(GracePeriodExpired(subscription: ref("o1", signed: day(4), user: "u1"), expiresDate: day(3))),
         .billingRecovered(Renewal(transaction: full)),
         .subscriptionExpired(Expiry(subscription: r, reason: .voluntary, expiresDate: day(31))),
         .subscriptionExpired(Expiry(subscription: r, reason: .billingError)),
         .subscriptionExpired(Expiry(subscription: r, reason: .priceIncreaseDeclined)),
         .subscriptionExpired(Expiry(subscription: r, reason: .productUnavailable)),
+        .subscriptionExpired(Expiry(subscription: r, reason: .lapsed)),
         .subscriptionExpired(Expiry(subscription: r, reason: .other("SOMETHING_NEW"))),
         .autoRenewChanged(AutoRenewChange(subscription: r, enabled: false)),
         .renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .upgrade, autoRenewProductID: "premium", transaction: full)),
         .renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .downgradeCancelled, autoRenewProductID: "monthly")),
+        .renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .crossgrade, autoRenewProductID: "monthly_plus")),
         .priceIncrease(PriceIncrease(subscription: r, consent: .pending)),
         .renewalExtended(RenewalExtension(subscription: r, newExpiresDate: day(40), extendedByDays: 9)),
         .refunded(Refund(subscription: r, transactionID: "t1", refundDate: day(5), reason: "0")),
@@ -46,6 +52,10 @@ func sampleEvents() -> [LedgerEvent] {
             notificationType: "SOME_FUTURE_TYPE", subtype: "X", notificationUUID: "0f6a-uuid", signedDate: day(9),
             environment: .production, originalTransactionID: "o1", rawJSON: #"{"notificationType":"SOME_FUTURE_TYPE","data":{"n":1.50}}"#)),
         .appStoreNotification(AppStoreNotification(notificationType: "TEST", notificationUUID: "u-2", rawJSON: "{}")),
+        .appStoreNotification(AppStoreNotification(
+            notificationType: "RENEWAL_EXTENSION", subtype: "SUMMARY", notificationUUID: "u-3", rawJSON: "{}",
+            renewalExtensionSummary: RenewalExtensionSummary(
+                requestIdentifier: "r1", productID: "monthly", storefrontCountryCodes: ["USA"], succeededCount: 10, failedCount: 1))),
     ]
 }
 

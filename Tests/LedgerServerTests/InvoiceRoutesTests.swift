@@ -8,6 +8,33 @@ import Testing
         #"{"payment_id":"\#(id)","provider":"paylike","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":4990,"currency":"USD"},"purchased_at":"\#(day)","environment":"\#(environment)"}"#
     }
 
+    /// A plan priced in yen renders whole yen, one in dinars three decimals, in every export.
+    @Test(arguments: [("JPY", "1234", "3702"), ("KWD", "1.234", "3.702"), ("USD", "12.34", "37.02")])
+    func moneyRendersWithTheCurrencysOwnDecimals(currency: String, unit: String, total: String) async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            for user in ["u1", "u2", "u3"] {
+                #expect(try await api.send(.post, "/v1/users/\(user)/external-purchases", headers: tenant.secret, json: Self.purchase("pay-\(user)")).status == .created)
+            }
+            let planID = "flat-\(currency.lowercased())"
+            #expect(try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
+                                       json: #"{"id":"\#(planID)","currency":"\#(currency)","tiers":[{"from":1,"unit_price_minor":1234}]}"#).status == .created)
+            #expect(try await api.send(.put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
+                                       json: #"{"plan_id":"\#(planID)","from_month":"2026-03"}"#).status == .ok)
+            let finalized = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin,
+                                               json: #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#)
+            let invoice = try #require(finalized.array("results").first?["invoice"] as? [String: Any], "\(finalized.text)")
+            let id = try #require(invoice["id"] as? String)
+            #expect(invoice["total"] as? String == total)
+            let html = try await api.send(.get, "/v1/admin/invoices/\(id)?format=html", headers: APIClient.admin)
+            #expect(html.text.contains(">\(unit)<") && html.text.contains("\(total) \(currency)"), "\(html.text)")
+            let csv = try await api.send(.get, "/v1/admin/invoices/\(id)?format=csv", headers: APIClient.admin)
+            #expect(csv.text.contains(",users 1+,3,1234,3702,\(currency),\(unit),\(total)\r\n"), "\(csv.text)")
+            #expect(csv.text.contains(",total,,2026-03,total,3,,3702,\(currency),,\(total)\r\n"))
+        }
+    }
+
     @Test func financeFinalizesExportsReproducesAndVoidsThroughTheAPI() async throws {
         let harness = try await APIHarness.make()
         try await harness.test { api in

@@ -8,7 +8,11 @@ public struct TransactionPayload: Sendable, Hashable {
 
     public var appAccountToken: String?
     public var appTransactionId: String?
+    /// How the customer pays for the subscription (e.g. a monthly plan with a 12-month commitment), verbatim.
+    public var billingPlanType: String?
     public var bundleId: String?
+    /// The commitment of a subscription billed monthly over a committed term.
+    public var commitmentInfo: CommitmentInfo?
     /// ISO 4217 currency code of `price`.
     public var currency: String?
     public var environment: AppStoreEnvironment?
@@ -47,7 +51,11 @@ public struct TransactionPayload: Sendable, Hashable {
         raw = json
         appAccountToken = try reader.string("appAccountToken")
         appTransactionId = try reader.string("appTransactionId")
+        billingPlanType = try reader.string("billingPlanType")
         bundleId = try reader.string("bundleId")
+        commitmentInfo = try reader.object("commitmentInfo").map { reader throws(AppStoreVerificationError) in
+            try CommitmentInfo(reader)
+        }
         currency = try reader.string("currency")
         environment = try reader.stringEnum("environment", as: AppStoreEnvironment.self)
         expiresDate = try reader.timestamp("expiresDate")
@@ -76,5 +84,22 @@ public struct TransactionPayload: Sendable, Hashable {
         type = try reader.stringEnum("type", as: ProductType.self)
         webOrderLineItemId = try reader.string("webOrderLineItemId")
         advancedCommerceInfo = reader.raw("advancedCommerceInfo")
+    }
+}
+
+/// `commitmentInfo` of a transaction (`TransactionCommitmentInfo`).
+public struct CommitmentInfo: Sendable, Hashable {
+    /// Which billing period of the commitment this transaction pays (1-based).
+    public var billingPeriodNumber: Int32?
+    public var totalBillingPeriods: Int32?
+    public var commitmentExpiresDate: AppStoreTimestamp?
+    /// The price after the commitment ends, in milliunits of the transaction's `currency`.
+    public var commitmentPrice: Int64?
+
+    init(_ reader: JSONObjectReader) throws(AppStoreVerificationError) {
+        billingPeriodNumber = try reader.int32("billingPeriodNumber")
+        totalBillingPeriods = try reader.int32("totalBillingPeriods")
+        commitmentExpiresDate = try reader.timestamp("commitmentExpiresDate")
+        commitmentPrice = try reader.int64("commitmentPrice")
     }
 }

@@ -17,10 +17,14 @@ public struct AppStoreNotification: Sendable, Hashable, Codable {
     public var originalTransactionID: String?
     /// The decoded notification payload as JSON text, byte for byte as verified.
     public var rawJSON: String
+    /// The outcome of a mass renewal-date extension (`RENEWAL_EXTENSION` / `SUMMARY`), typed so that it can be
+    /// queried without parsing `rawJSON`.
+    public var renewalExtensionSummary: RenewalExtensionSummary?
 
     public init(
         notificationType: String, subtype: String? = nil, notificationUUID: String, signedDate: Instant? = nil,
-        environment: StoreEnvironment? = nil, originalTransactionID: String? = nil, rawJSON: String
+        environment: StoreEnvironment? = nil, originalTransactionID: String? = nil, rawJSON: String,
+        renewalExtensionSummary: RenewalExtensionSummary? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -29,5 +33,26 @@ public struct AppStoreNotification: Sendable, Hashable, Codable {
         self.environment = environment
         self.originalTransactionID = originalTransactionID
         self.rawJSON = rawJSON
+        self.renewalExtensionSummary = renewalExtensionSummary
+    }
+}
+
+/// Apple's `summary` of a request to extend the renewal date of every eligible subscriber of a product.
+public struct RenewalExtensionSummary: Sendable, Hashable, Codable {
+    /// The `requestIdentifier` the developer sent with the extension request.
+    public var requestIdentifier: String?
+    public var productID: String?
+    /// The storefronts the request covered (empty: all).
+    public var storefrontCountryCodes: [String]
+    public var succeededCount: Int64
+    public var failedCount: Int64
+
+    public init(requestIdentifier: String?, productID: String?, storefrontCountryCodes: [String],
+                succeededCount: Int64, failedCount: Int64) {
+        self.requestIdentifier = requestIdentifier
+        self.productID = productID
+        self.storefrontCountryCodes = storefrontCountryCodes
+        self.succeededCount = succeededCount
+        self.failedCount = failedCount
     }
 }

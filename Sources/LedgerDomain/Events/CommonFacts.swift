@@ -38,11 +38,32 @@ public struct Offer: Sendable, Hashable, Codable {
     public var identifier: String?
     /// Apple's `offerDiscountType` verbatim ("FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT").
     public var paymentMode: String?
+    /// Apple's `offerPeriod`: how long the offer lasts, as an ISO 8601 duration (`P1M`).
+    public var period: String?
 
-    public init(type: OfferType, identifier: String? = nil, paymentMode: String? = nil) {
+    public init(type: OfferType, identifier: String? = nil, paymentMode: String? = nil, period: String? = nil) {
         self.type = type
         self.identifier = identifier
         self.paymentMode = paymentMode
+        self.period = period
+    }
+}
+
+/// A subscription paid per period over a committed term (Apple's `commitmentInfo`).
+public struct Commitment: Sendable, Hashable, Codable {
+    /// The billing period this transaction pays, 1-based.
+    public var billingPeriodNumber: Int?
+    public var totalBillingPeriods: Int?
+    public var expiresAt: Instant?
+    /// The price after the commitment ends.
+    public var priceAfter: Money?
+
+    public init(billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, expiresAt: Instant? = nil,
+                priceAfter: Money? = nil) {
+        self.billingPeriodNumber = billingPeriodNumber
+        self.totalBillingPeriods = totalBillingPeriods
+        self.expiresAt = expiresAt
+        self.priceAfter = priceAfter
     }
 }
 
@@ -72,13 +93,19 @@ public struct TransactionFacts: Sendable, Hashable, Codable {
     public var quantity: Int
     public var storefront: String?
     public var webOrderLineItemID: String?
+    /// Apple's `appTransactionId`: the app download this purchase belongs to, one per Apple Account and app.
+    public var appTransactionID: String?
+    /// Apple's `billingPlanType`, verbatim.
+    public var billingPlanType: String?
+    public var commitment: Commitment?
 
     public init(
         appUserID: String? = nil, productID: String, transactionID: String, originalTransactionID: String,
         subscriptionGroupID: String? = nil, environment: StoreEnvironment = .production, purchaseDate: Instant,
         originalPurchaseDate: Instant? = nil, expiresDate: Instant? = nil, signedDate: Instant,
         price: Money? = nil, offer: Offer? = nil, familyShared: Bool = false, developerPayload: String? = nil,
-        quantity: Int = 1, storefront: String? = nil, webOrderLineItemID: String? = nil
+        quantity: Int = 1, storefront: String? = nil, webOrderLineItemID: String? = nil,
+        appTransactionID: String? = nil, billingPlanType: String? = nil, commitment: Commitment? = nil
     ) {
         self.appUserID = appUserID
         self.productID = productID
@@ -97,12 +124,15 @@ public struct TransactionFacts: Sendable, Hashable, Codable {
         self.quantity = quantity
         self.storefront = storefront
         self.webOrderLineItemID = webOrderLineItemID
+        self.appTransactionID = appTransactionID
+        self.billingPlanType = billingPlanType
+        self.commitment = commitment
     }
 
     private enum CodingKeys: String, CodingKey {
         case appUserID, productID, transactionID, originalTransactionID, subscriptionGroupID, environment
         case purchaseDate, originalPurchaseDate, expiresDate, signedDate, price, offer, familyShared
-        case developerPayload, quantity, storefront, webOrderLineItemID
+        case developerPayload, quantity, storefront, webOrderLineItemID, appTransactionID, billingPlanType, commitment
     }
 
     /// Tolerant decoding: fields added after schema version 1 default, so old payloads stay readable.
@@ -125,6 +155,9 @@ public struct TransactionFacts: Sendable, Hashable, Codable {
         quantity = try c.decodeIfPresent(Int.self, forKey: .quantity) ?? 1
         storefront = try c.decodeIfPresent(String.self, forKey: .storefront)
         webOrderLineItemID = try c.decodeIfPresent(String.self, forKey: .webOrderLineItemID)
+        appTransactionID = try c.decodeIfPresent(String.self, forKey: .appTransactionID)
+        billingPlanType = try c.decodeIfPresent(String.self, forKey: .billingPlanType)
+        commitment = try c.decodeIfPresent(Commitment.self, forKey: .commitment)
     }
 }
 

@@ -10,6 +10,9 @@ public enum ExpiryReason: Sendable, Hashable, Codable {
     case priceIncreaseDeclined
     /// `PRODUCT_NOT_FOR_SALE`.
     case productUnavailable
+    /// The paid period ended and no renewal was recorded: judged by the ledger's clock when Apple's `EXPIRED` has not
+    /// arrived (it can come late, or never for a lost delivery) and auto-renew was not known to be off.
+    case lapsed
     /// Anything else, verbatim (never one of the stored names above, which decode to their own case).
     case other(String)
 
@@ -20,6 +23,7 @@ public enum ExpiryReason: Sendable, Hashable, Codable {
         case .billingError: "billingError"
         case .priceIncreaseDeclined: "priceIncreaseDeclined"
         case .productUnavailable: "productUnavailable"
+        case .lapsed: "lapsed"
         case .other(let raw): raw
         }
     }
@@ -31,6 +35,7 @@ public enum ExpiryReason: Sendable, Hashable, Codable {
         case "billingError": self = .billingError
         case "priceIncreaseDeclined": self = .priceIncreaseDeclined
         case "productUnavailable": self = .productUnavailable
+        case "lapsed": self = .lapsed
         default: self = .other(rawValue)
         }
     }

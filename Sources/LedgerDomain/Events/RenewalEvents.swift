@@ -11,14 +11,22 @@ public struct BillingFailure: Sendable, Hashable, Codable {
     public var subscription: SubscriptionRef
     /// Set for `DID_FAIL_TO_RENEW` / `GRACE_PERIOD` (renewal info `gracePeriodExpiresDate`).
     public var gracePeriodExpiresAt: Instant?
-    public init(subscription: SubscriptionRef, gracePeriodExpiresAt: Instant? = nil) {
+    /// The expiry of the transaction whose renewal failed, when known: the period this failure is about.
+    public var expiresDate: Instant?
+    public init(subscription: SubscriptionRef, gracePeriodExpiresAt: Instant? = nil, expiresDate: Instant? = nil) {
         self.subscription = subscription
         self.gracePeriodExpiresAt = gracePeriodExpiresAt
+        self.expiresDate = expiresDate
     }
 }
 
 /// The grace period ended without recovery (`GRACE_PERIOD_EXPIRED`); Apple keeps retrying billing.
 public struct GracePeriodExpired: Sendable, Hashable, Codable {
     public var subscription: SubscriptionRef
-    public init(subscription: SubscriptionRef) { self.subscription = subscription }
+    /// The expiry of the transaction whose renewal failed, when known: the period this is about.
+    public var expiresDate: Instant?
+    public init(subscription: SubscriptionRef, expiresDate: Instant? = nil) {
+        self.subscription = subscription
+        self.expiresDate = expiresDate
+    }
 }

@@ -3,16 +3,21 @@
 /// Every notification yields `.appStoreNotification` (the verbatim record) first, then the typed facts it
 /// carries. Types that change no projection (TEST, METADATA_UPDATE, MIGRATION, PRICE_CHANGE, RESCIND_CONSENT,
 /// EXTERNAL_PURCHASE_TOKEN, RENEWAL_EXTENSION summaries and failures, OFFER_REDEEMED for an active subscription,
-/// unknown types) and notifications missing the transaction a fact needs yield only the verbatim record.
+/// unknown types) and notifications missing the transaction a fact needs yield only the verbatim record; a
+/// RENEWAL_EXTENSION summary's counts are typed in that record (`renewalExtensionSummary`).
 ///
-/// Apple does not tell a crossgrade from an upgrade / downgrade (UPGRADE covers immediate crossgrades,
-/// DOWNGRADE deferred ones); `.crossgrade` is for callers that know the products' levels.
+/// Plan changes: `DID_CHANGE_RENEWAL_PREF` / `UPGRADE` takes effect at once (with a new transaction; Apple also
+/// sends it for a crossgrade of equal duration), `DOWNGRADE` at the next renewal. Without a subtype, Apple sends it
+/// for a crossgrade to a product of another duration, deferred to the next renewal, and for a withdrawn downgrade;
+/// renewal info tells them apart: a next product other than the current one is a crossgrade, the current product
+/// again is a withdrawn change.
 public enum AppStoreNotificationMapping {
     public static func events(for n: DecodedNotification) -> [LedgerEvent] {
         let raw = LedgerEvent.appStoreNotification(AppStoreNotification(
             notificationType: n.notificationType, subtype: n.subtype, notificationUUID: n.notificationUUID,
             signedDate: n.signedDate, environment: n.environment,
-            originalTransactionID: n.transaction?.originalTransactionID, rawJSON: n.rawJSON))
+            originalTransactionID: n.transaction?.originalTransactionID, rawJSON: n.rawJSON,
+            renewalExtensionSummary: n.renewalExtensionSummary))
         return [raw] + typedEvents(n)
     }
 
@@ -39,17 +44,19 @@ public enum AppStoreNotificationMapping {
                 subscription: ref, kind: .downgrade, autoRenewProductID: nextProduct))]
         case ("DID_CHANGE_RENEWAL_PREF", _):
             return [.renewalPreferenceChanged(RenewalPreferenceChange(
-                subscription: ref, kind: .downgradeCancelled, autoRenewProductID: nextProduct))]
+                subscription: ref, kind: nextProduct == t.productID ? .downgradeCancelled : .crossgrade,
+                autoRenewProductID: nextProduct))]
         case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"):
             return [.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: true))]
         case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"):
             return [.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: false))]
         case ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"):
-            return [.billingFailed(BillingFailure(subscription: ref, gracePeriodExpiresAt: n.renewal?.gracePeriodExpiresAt))]
+            return [.billingFailed(BillingFailure(
+                subscription: ref, gracePeriodExpiresAt: n.renewal?.gracePeriodExpiresAt, expiresDate: t.expiresDate))]
         case ("DID_FAIL_TO_RENEW", _):
-            return [.billingFailed(BillingFailure(subscription: ref))]
+            return [.billingFailed(BillingFailure(subscription: ref, expiresDate: t.expiresDate))]
         case ("GRACE_PERIOD_EXPIRED", _):
-            return [.gracePeriodExpired(GracePeriodExpired(subscription: ref))]
+            return [.gracePeriodExpired(GracePeriodExpired(subscription: ref, expiresDate: t.expiresDate))]
         case ("EXPIRED", let subtype):
             return [.subscriptionExpired(Expiry(subscription: ref, reason: expiryReason(subtype), expiresDate: t.expiresDate))]
         case ("PRICE_INCREASE", "PENDING"):

@@ -23,12 +23,14 @@ public struct DecodedNotification: Sendable, Equatable {
     public var revocationReason: String?
     /// `data.signedRenewalInfo`, converted.
     public var renewal: RenewalInfo?
+    /// `summary` of a `RENEWAL_EXTENSION` / `SUMMARY` notification.
+    public var renewalExtensionSummary: RenewalExtensionSummary?
 
     public init(
         notificationType: String, subtype: String? = nil, notificationUUID: String, signedDate: Instant,
         environment: StoreEnvironment, rawJSON: String, transaction: TransactionFacts? = nil,
         productType: ProductType? = nil, revocationDate: Instant? = nil, revocationReason: String? = nil,
-        renewal: RenewalInfo? = nil
+        renewal: RenewalInfo? = nil, renewalExtensionSummary: RenewalExtensionSummary? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -41,6 +43,7 @@ public struct DecodedNotification: Sendable, Equatable {
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
         self.renewal = renewal
+        self.renewalExtensionSummary = renewalExtensionSummary
     }
 }
 

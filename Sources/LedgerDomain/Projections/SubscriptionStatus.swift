@@ -32,9 +32,13 @@ public struct SubscriptionStatus: Sendable, Codable, Equatable {
     public struct Lifecycle: Sendable, Codable, Hashable {
         public var state: SubscriptionState
         public var graceExpiresAt: Instant?
-        public init(state: SubscriptionState, graceExpiresAt: Instant? = nil) {
+        /// The end of the paid period the fact is about (the expiry of the transaction Apple sent with it), when
+        /// known: an expiry or billing failure about an older period never ends a newer one.
+        public var periodEndsAt: Instant?
+        public init(state: SubscriptionState, graceExpiresAt: Instant? = nil, periodEndsAt: Instant? = nil) {
             self.state = state
             self.graceExpiresAt = graceExpiresAt
+            self.periodEndsAt = periodEndsAt
         }
     }
 
@@ -72,7 +76,10 @@ public struct SubscriptionStatus: Sendable, Codable, Equatable {
         return max(base, ext.value)
     }
 
-    /// The state: refunded / revoked when the latest transaction is, else the lifecycle as last reported.
+    /// The state as Apple last reported it: refunded / revoked when the latest transaction is, else the lifecycle,
+    /// unless that lifecycle fact is about a paid period older than the latest transaction's. Apple signs and
+    /// delivers notifications late, so an `EXPIRED` about the previous period can be signed after the purchase that
+    /// started the next one; the newer period is active whatever the signing order.
     public var state: SubscriptionState? {
         if let id = latestTransactionID, let standing = standings[id]?.value {
             switch standing {
@@ -81,15 +88,34 @@ public struct SubscriptionStatus: Sendable, Codable, Equatable {
             case .valid: break
             }
         }
-        return lifecycle?.value.state ?? (latestTransaction == nil ? nil : .active)
+        guard let lifecycle else { return latestTransaction == nil ? nil : .active }
+        if let about = lifecycle.value.periodEndsAt, let current = latestTransaction?.value.expiresDate, current > about {
+            return .active
+        }
+        return lifecycle.value.state
+    }
+
+    /// The state judged against the clock at `instant`: an active subscription past its expiry has lapsed (the
+    /// `EXPIRED` notification may come late, or never for a lost delivery), and a grace period past its end is
+    /// billing retry, as Apple goes on to retry billing without access.
+    public func state(at instant: Instant) -> SubscriptionState? {
+        switch state {
+        case .active?:
+            guard let end = expiresAt, end <= instant else { return .active }
+            return .expired(autoRenew?.value == false ? .voluntary : .lapsed)
+        case .inGracePeriod?:
+            guard let end = lifecycle?.value.graceExpiresAt ?? expiresAt, end > instant else { return .inBillingRetry }
+            return .inGracePeriod
+        case let other:
+            return other
+        }
     }
 
     /// Whether the subscription gives access at `instant`: active and not past its expiry, or in a grace period
     /// that has not ended.
     public func isEntitled(at instant: Instant) -> Bool {
-        switch state {
-        case .active?: return expiresAt.map { $0 > instant } ?? true
-        case .inGracePeriod?: return (lifecycle?.value.graceExpiresAt ?? expiresAt).map { $0 > instant } ?? false
+        switch state(at: instant) {
+        case .active?, .inGracePeriod?: return true
         case .inBillingRetry?, .expired?, .revoked?, .refunded?, nil: return false
         }
     }

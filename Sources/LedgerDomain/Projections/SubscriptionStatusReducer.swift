@@ -39,12 +39,12 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
         case .billingFailed(let e):
             let grace = e.gracePeriodExpiresAt
             s.setLifecycle(
-                .init(state: grace == nil ? .inBillingRetry : .inGracePeriod, graceExpiresAt: grace),
+                .init(state: grace == nil ? .inBillingRetry : .inGracePeriod, graceExpiresAt: grace, periodEndsAt: e.expiresDate),
                 Stamp(at: e.subscription.signedDate, rank: 1, tie: grace.map { "\($0.microsecondsSinceEpoch)" } ?? ""))
         case .gracePeriodExpired(let e):
-            s.setLifecycle(.init(state: .inBillingRetry), Stamp(at: e.subscription.signedDate, rank: 2))
+            s.setLifecycle(.init(state: .inBillingRetry, periodEndsAt: e.expiresDate), Stamp(at: e.subscription.signedDate, rank: 2))
         case .subscriptionExpired(let e):
-            s.setLifecycle(.init(state: .expired(e.reason)), Stamp(at: e.subscription.signedDate, rank: 3, tie: e.reason.rawValue))
+            s.setLifecycle(.init(state: .expired(e.reason), periodEndsAt: e.expiresDate), Stamp(at: e.subscription.signedDate, rank: 3, tie: e.reason.rawValue))
         case .autoRenewChanged(let e):
             s.autoRenew = .merge(s.autoRenew, e.enabled, Stamp(at: e.subscription.signedDate, rank: 1, tie: e.enabled ? "on" : "off"))
         case .renewalPreferenceChanged(let e):

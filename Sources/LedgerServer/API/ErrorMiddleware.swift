@@ -1,6 +1,7 @@
 import Hummingbird
 import LedgerStore
 import Logging
+import NIOHTTP1
 import PostgresClient
 
 /// Turns every failure into a JSON error: the API's own `APIError`s as they are, the framework's HTTP errors (no
@@ -32,6 +33,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                                 headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
             }
             return translate(error, request: request)
+        case let error as HTTPParserError:
+            // The body did not parse as HTTP/1.1 (a chunk size that is not hex or overflows, a bad chunk end):
+            // the client's fault, and nothing was read, so nothing was recorded.
+            return .badRequest("the request is not valid HTTP/1.1 (\(error)); send a Content-Length body or well-formed chunks (hexadecimal sizes, each chunk ended by CRLF)")
         case let error as TenancyError:
             switch error {
             case .unknownAccount: return .badRequest(error.description)

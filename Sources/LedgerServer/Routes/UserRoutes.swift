@@ -25,7 +25,8 @@ struct UserRoutes {
                 entitlements: EntitlementBody.list(snapshot.entitlements),
                 one_time_purchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
                 unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
-                products_status: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog)))
+                products_status: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
+                intro_offer_eligibility: IntroOfferEligibilityBody.list(snapshot, subscriptions: owned.subscriptions, catalog: catalog)))
         }
         routes.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (app, user) = try await Self.user(api, request, context)

@@ -4,36 +4,36 @@ import PostgresClient
 
 /// An invoice as finance takes it: CSV (one row per line item, for the accounting system), JSON, printable HTML.
 public enum InvoiceRendering {
-    /// Amounts in minor units as a decimal string in major units (two decimals), never through floating point.
-    public static func major(_ minor: Int64) -> String {
-        let sign = minor < 0 ? "-" : ""
-        let magnitude = minor.magnitude
-        let cents = magnitude % 100
-        return "\(sign)\(magnitude / 100).\(cents < 10 ? "0" : "")\(cents)"
+    /// Amounts in minor units as a decimal string in major units with the currency's own decimals (JPY 0, USD 2,
+    /// KWD 3), never through floating point.
+    public static func major(_ minor: Int64, _ currency: String) -> String {
+        CurrencyDigits.major(minor, currency: currency)
     }
 
     static func range(_ from: Int, _ to: Int?) -> String { to.map { "\(from)-\($0)" } ?? "\(from)+" }
 
-    /// CSV, RFC 4180: `invoice_number,account_id,month,kind,app_id,period,description,users,unit_price_minor,amount_minor,currency`.
+    /// CSV, RFC 4180: `invoice_number,account_id,month,kind,app_id,period,description,users,unit_price_minor,amount_minor,currency,unit_price,amount`;
+    /// the last two are the same amounts in major units with the currency's own decimals.
     /// Kinds: `usage` (an app's paying users, no amount), `band` (a price band), `adjustment` (late users of an
     /// earlier month), `total`.
     public static func csv(_ invoice: Invoice) -> String {
         let c = invoice.content
         var rows = [["invoice_number", "account_id", "month", "kind", "app_id", "period", "description", "users",
-                     "unit_price_minor", "amount_minor", "currency"]]
+                     "unit_price_minor", "amount_minor", "currency", "unit_price", "amount"]]
+        let m = { (minor: Int64) in major(minor, c.currency) }
         let head = [invoice.displayNumber, c.accountID, c.month]
         for app in c.apps {
-            rows.append(head + ["usage", app.appID, c.month, "paying users", "\(app.payingUsers)", "", "", c.currency])
+            rows.append(head + ["usage", app.appID, c.month, "paying users", "\(app.payingUsers)", "", "", c.currency, "", ""])
         }
         for band in c.bands {
             rows.append(head + ["band", "", c.month, "users \(range(band.from, band.to))", "\(band.users)",
-                                "\(band.unitPriceMinor)", "\(band.amountMinor)", c.currency])
+                                "\(band.unitPriceMinor)", "\(band.amountMinor)", c.currency, m(band.unitPriceMinor), m(band.amountMinor)])
         }
         for adjustment in c.adjustments {
             rows.append(head + ["adjustment", adjustment.appID, adjustment.month, "late paying users (plan \(adjustment.planID))",
-                                "\(adjustment.users)", "", "\(adjustment.amountMinor)", c.currency])
+                                "\(adjustment.users)", "", "\(adjustment.amountMinor)", c.currency, "", m(adjustment.amountMinor)])
         }
-        rows.append(head + ["total", "", c.month, "total", "\(c.payingUsers)", "", "\(c.totalMinor)", c.currency])
+        rows.append(head + ["total", "", c.month, "total", "\(c.payingUsers)", "", "\(c.totalMinor)", c.currency, "", m(c.totalMinor)])
         return rows.map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
@@ -52,6 +52,7 @@ public enum InvoiceRendering {
             "\"replaced_by\":\(invoice.replacedBy.map(quoted) ?? "null")",
             "\"voided_at\":\(invoice.voidedAt.map { quoted($0.rfc3339) } ?? "null")",
             "\"void_reason\":\(invoice.voidReason.map(quoted) ?? "null")",
+            "\"total\":\(quoted(major(invoice.content.totalMinor, invoice.content.currency)))",
         ]
         // The content exactly as stored and hashed.
         return "{" + header.joined(separator: ",") + ",\"content\":" + invoice.contentJSON + "}"
@@ -71,10 +72,10 @@ public enum InvoiceRendering {
         }
         var lines: [String] = []
         for band in c.bands {
-            lines.append("<tr><td>Paying users \(range(band.from, band.to))</td><td class=n>\(band.users)</td><td class=n>\(major(band.unitPriceMinor))</td><td class=n>\(major(band.amountMinor))</td></tr>")
+            lines.append("<tr><td>Paying users \(range(band.from, band.to))</td><td class=n>\(band.users)</td><td class=n>\(major(band.unitPriceMinor, c.currency))</td><td class=n>\(major(band.amountMinor, c.currency))</td></tr>")
         }
         for a in c.adjustments {
-            lines.append("<tr><td>Adjustment: late paying users of \(e(a.month)), app \(e(a.appID))</td><td class=n>\(a.users)</td><td></td><td class=n>\(major(a.amountMinor))</td></tr>")
+            lines.append("<tr><td>Adjustment: late paying users of \(e(a.month)), app \(e(a.appID))</td><td class=n>\(a.users)</td><td></td><td class=n>\(major(a.amountMinor, c.currency))</td></tr>")
         }
         let apps = c.apps.map { "<tr><td>\(e($0.appID))</td><td class=n>\($0.payingUsers)</td></tr>" }.joined()
         let status = invoice.status == "voided" ? "<p class=void>VOIDED \(e(invoice.voidReason ?? "")) — replaced by \(e(invoice.replacedBy ?? ""))</p>" : ""
@@ -90,7 +91,7 @@ public enum InvoiceRendering {
             <h2>Paying users by app</h2><table><tr><th>App</th><th class=n>Paying users</th></tr>\(apps)</table>
             <h2>Charges</h2><table><tr><th>Item</th><th class=n>Users</th><th class=n>Unit price</th><th class=n>Amount</th></tr>
             \(lines.joined(separator: "\n"))
-            <tr><th>Total</th><th class=n>\(c.payingUsers)</th><th></th><th class=n>\(major(c.totalMinor)) \(e(c.currency))</th></tr></table>
+            <tr><th>Total</th><th class=n>\(c.payingUsers)</th><th></th><th class=n>\(major(c.totalMinor, c.currency)) \(e(c.currency))</th></tr></table>
             <p><small>Content SHA-256 \(invoice.contentHashHex); reproducible from the event log with
             <code>ledger invoices show --id \(e(invoice.id)) --as-of</code>.</small></p>
             </body></html>

@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LedgerServerTestSupport
+import PostgresClient
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes that are not valid HTTP/1.1 reach the server over a real socket: the client's mistake is a 400 with the
+/// error shape, never a 500.
+@Suite struct MalformedHTTPTests {
+    @Test(arguments: ["zz", "FFFFFFFFFFFFFFFFFFFF", "-1", "5\r\nhello\r\n0;x=\"unterminated"])
+    func malformedChunkedBodiesAre400(chunkSize: String) async throws {
+        let harness = try await APIHarness.make()
+        try await harness.application.test(.live) { client in
+            let port = try #require(client.port)
+            let request = "POST /v1/admin/accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(APIHarness.adminToken)\r\n"
+                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                + "\(chunkSize)\r\n{\"name\":\"x\"}\r\n0\r\n\r\n"
+            let answer = try await RawHTTP.exchange(port: port, request: request)
+            let statusLine = answer.split(separator: "\r\n").first.map(String.init) ?? ""
+            #expect(statusLine.hasPrefix("HTTP/1.1 400"), "\(answer)")
+            #expect(answer.contains(#""code":"invalid_request""#), "\(answer)")
+            #expect(answer.contains("chunk"), "the message says how to fix it: \(answer)")
+        }
+        await harness.pool.shutdown()
+    }
+}
+
+/// One request written to a TCP socket on 127.0.0.1 and everything read back until the server closes, on a thread
+/// of its own so that no task of the in-process server waits behind a blocking read.
+enum RawHTTP {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func exchange(port: Int, request: String, timeoutSeconds: Int = 10) async throws -> String {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            let thread = Thread {
+                continuation.resume(with: Result { try blockingExchange(port: port, request: request, timeoutSeconds: timeoutSeconds) })
+            }
+            thread.start()
+        }
+    }
+
+    static func blockingExchange(port: Int, request: String, timeoutSeconds: Int) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(description: "connect() failed: \(errno)") }
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw Failure(description: "send() failed: \(errno)") }
+            sent += n
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { received += buffer[0..<n]; continue }
+            if n == 0 || !received.isEmpty { break }
+            throw Failure(description: "no answer within \(timeoutSeconds) s (errno \(errno))")
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
