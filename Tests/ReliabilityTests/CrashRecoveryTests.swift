@@ -23,7 +23,8 @@ import Testing
         let lanes = (0..<8).map { lane in stride(from: lane, to: histories.deliveries.count, by: 8).flatMap { histories.deliveries[$0] } }
 
         let load = Task { try await sender.sendAll(lanes) }
-        // Kill points spread over the run, each at a random count of answers: requests are in flight at every kill.
+        // Kill points spread over the run, each at a random count of answers, while the lanes keep requests in
+        // flight: every kill must cut off at least one (checked below).
         let step = deliveries.count / (killPoints + 1)
         var kills = 0
         for point in 1...killPoints {
@@ -32,6 +33,7 @@ import Testing
             while counters.snapshot.acknowledged < target, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
+            counters.announceKill()
             await server.kill()
             kills += 1
             try await server.start()
@@ -43,6 +45,8 @@ import Testing
         let seen = counters.snapshot
         #expect(seen.rejects == 0, "\(seen.rejectTexts.prefix(3))")
         #expect(seen.acknowledged == deliveries.count)
+        let cutOff = (1...kills).map { seen.cutOffByKill[$0, default: 0] }
+        #expect(cutOff.allSatisfy { $0 > 0 }, "requests cut off by each kill: \(cutOff); a kill that cut off none hit an idle server")
         var missing: [String] = []
         for delivery in deliveries {
             switch delivery.kind {
@@ -67,7 +71,7 @@ import Testing
         let events = try inspection.eventCount(app: tenant.appID)
         ReliabilityScale.report("crash", [
             "deliveries": deliveries.count, "requests": seen.requests, "kills": kills, "restarts": restarts,
-            "retries": seen.retries, "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed,
+            "retries": seen.retries, "transport_errors": seen.transportErrors, "fewest_cut_off_by_a_kill": cutOff.min() ?? 0, "duplicates_absorbed": seen.duplicatesAbsorbed,
             "rejects": seen.rejects, "events": events,
             "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
         ])
