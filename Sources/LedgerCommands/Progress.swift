@@ -79,8 +79,8 @@ private extension String {
 
 /// Shows a long command's progress on standard error, never on standard output, which carries the command's data
 /// (an export's JSON Lines, a report). On a terminal it redraws one bar line; otherwise (a log file, CI, a pipe) it
-/// writes a plain line at most every `interval`, so logs stay short, and always a final line with what was done.
-/// `LEDGER_PROGRESS_INTERVAL` (seconds; 0: at every step) sets the plain lines' interval, e.g. for tests.
+/// writes a plain line at most every `interval` (default 10 s), so logs stay short, and always a final line with
+/// what was done. `LEDGER_PROGRESS_INTERVAL` (seconds; 0: at every step) overrides the interval, e.g. for tests.
 final class ProgressReporter: Sendable {
     enum Style: Sendable { case bar, lines }
 
