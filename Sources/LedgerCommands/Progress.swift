@@ -26,8 +26,9 @@ struct ProgressSnapshot: Sendable, Equatable {
     /// Done out of total, at most 1 (work can grow while it is counted); nil without a total.
     var fraction: Double? { total.map { $0 > 0 ? min(1, Double(done) / Double($0)) : 1 } }
 
-    /// For a terminal, redrawn in place: `verify [##########----------]  50% 500/1000 events 100/s 5s left`.
-    func bar(width: Int = 24) -> String {
+    /// For a terminal, redrawn in place: `verify [##########----------]  50% 500/1000 events 100/s 5s left`; the
+    /// final one says how long it took instead.
+    func bar(width: Int = 24, final: Bool = false) -> String {
         var parts = [label]
         if let fraction, let total {
             let filled = Int(fraction * Double(width))
@@ -38,7 +39,11 @@ struct ProgressSnapshot: Sendable, Equatable {
             parts.append("\(done) \(unit)")
         }
         if let rate { parts.append("\(Self.rate(rate))/s") }
-        if let remaining { parts.append("\(Self.duration(remaining)) left") }
+        if final {
+            parts.append("in \(Self.duration(elapsed))")
+        } else if let remaining {
+            parts.append("\(Self.duration(remaining)) left")
+        }
         return parts.joined(separator: " ")
     }
 
@@ -149,7 +154,7 @@ final class ProgressReporter: Sendable {
         state.finished = final
         let snapshot = ProgressSnapshot(label: label, unit: unit, done: state.done, total: state.total, elapsed: now - started)
         switch style {
-        case .bar: write("\r" + snapshot.bar() + "\u{1B}[K" + (final ? "\n" : ""))
+        case .bar: write("\r" + snapshot.bar(final: final) + "\u{1B}[K" + (final ? "\n" : ""))
         case .lines: write(snapshot.line(final: final) + "\n")
         }
     }
