@@ -234,10 +234,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).
         .testTarget(
             name: "LedgerCommandsTests",
             dependencies: [
-                "LedgerCommands", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
+                "Ledger", "LedgerCommands", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

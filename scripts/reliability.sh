@@ -6,5 +6,14 @@
 # Usage: scripts/reliability.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-LEDGER_RELIABILITY=full swift test --filter ReliabilityTests 2>&1 | tee /dev/stderr | grep -E "^reliability\[|Test run with" || true
+# The whole output on stderr, the figures and the verdict on stdout. The suite's own exit status decides (not
+# grep's, which fails when no line matches): a failed suite ends the script with that status, before any fuzzing.
+set +e
+LEDGER_RELIABILITY=full swift test --filter ReliabilityTests 2>&1 | tee /dev/stderr | grep -E "^reliability\[|Test run with"
+suite=${PIPESTATUS[0]}
+set -e
+if (( suite != 0 )); then
+    echo "reliability: the test suite failed (swift test exited $suite); not fuzzing" >&2
+    exit "$suite"
+fi
 scripts/fuzz.sh "${1:-600}"

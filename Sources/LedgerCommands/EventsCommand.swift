@@ -19,12 +19,15 @@ struct EventsCommand: AsyncParsableCommand {
         mutating func run() async throws {
             let logger = CommandLogging.logger("ledger.export")
             let sink = try OutputSink(path: output)
-            let count = try await database.withDatabase(logger: logger) { url in
-                try EventExport.export(on: try PostgresConnectionFactory.connect(url), app: app, after: after,
-                                       write: { sink.write($0 + "\n") }, progress: { if $0 % 50_000 == 0 { note("exported \($0) events…") } })
+            try await database.withDatabase(logger: logger) { url in
+                let connection = try PostgresConnectionFactory.connect(url)
+                let progress = ProgressReporter(label: "export", unit: "events",
+                                                total: try EventStore.count(on: connection, app: app, after: after))
+                let count = try EventExport.export(on: connection, app: app, after: after, write: { sink.write($0 + "\n") },
+                                                   progress: { progress.update(done: $0) })
+                progress.finish(done: count)
             }
             sink.close()
-            note("exported \(count) events")
         }
     }
 
@@ -43,11 +46,15 @@ struct EventsCommand: AsyncParsableCommand {
             } catch {
                 throw CommandFailure("cannot read \(file): \(error.localizedDescription)")
             }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             let summary = try await database.withLedger(logger: logger) { _, owner, _ in
-                try await owner.withConnection { connection in
-                    try EventImport.run(lines: text.split(separator: "\n", omittingEmptySubsequences: false).lazy.map(String.init),
-                                        on: connection, progress: { if $0 % 50_000 == 0 { note("imported \($0) lines…") } })
+                // The importer counts the lines that are not blank.
+                let progress = ProgressReporter(label: "import", unit: "events", total: lines.count(where: { !$0.allSatisfy(\.isWhitespace) }))
+                let summary = try await owner.withConnection { connection in
+                    try EventImport.run(lines: lines.lazy.map(String.init), on: connection, progress: { progress.update(done: $0) })
                 }
+                progress.finish(done: summary.lines)
+                return summary
             }
             print("read \(summary.lines) events: appended \(summary.appended), already present \(summary.alreadyPresent)"
                   + (summary.restoredExactly ? " (restored with original positions and hashes)" : ""))

@@ -74,7 +74,10 @@ struct InvoicesCommand: AsyncParsableCommand {
             let account = selection.account
             let results = try await withInvoices(database) { store in
                 if let account { return [try await store.finalize(account: account, month: month)] }
-                return try await store.finalizeAll(month: month)
+                let progress = ProgressReporter(label: "finalize", unit: "accounts")
+                let results = try await store.finalizeAll(month: month) { progress.update(done: $0, total: $1) }
+                progress.finish(done: results.count)
+                return results
             }
             for (invoice, created) in results {
                 print("\(invoice.displayNumber) \(invoice.accountID) \(invoice.month) \(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency)) \(invoice.content.currency) \(created ? "finalized" : "already finalized") \(invoice.id)")

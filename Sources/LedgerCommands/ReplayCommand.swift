@@ -52,11 +52,15 @@ struct ReplayCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let progress: @Sendable (String, Int) -> Void = { name, count in note("\(name): \(count) events…") }
+            // Each projection reads the whole log.
+            let events = try await service.withConnection { try EventStore.count(on: $0, app: nil) }
+            let reporter = ProgressReporter(label: "replay", unit: "events", total: events * selected.count)
+            let progress: @Sendable (String, Int) -> Void = { name, count in reporter.update(part: name, done: count) }
             if check {
                 let differences = try await ProjectionReplay.check(ProjectionCatalog.runners(selected, table: .live),
                                                                    scratchRunners: ProjectionCatalog.runners(selected, table: .scratch),
                                                                    pool: service, progress: progress)
+                reporter.finish()
                 if differences.isEmpty {
                     print("OK: \(selected.joined(separator: ", ")) equal a rebuild from the log")
                     return
@@ -65,10 +69,13 @@ struct ReplayCommand: AsyncParsableCommand {
                 for difference in differences { print("  \(difference)") }
                 throw ExitCode(1)
             }
+            var rebuilt: [(name: String, count: Int)] = []
             for runner in ProjectionCatalog.runners(selected, table: .live) {
-                let count = try await ProjectionReplay.rebuild(runner, pool: service, progress: progress)
-                print("rebuilt \(runner.name) from \(count) events")
+                rebuilt.append((runner.name, try await ProjectionReplay.rebuild(runner, pool: service, progress: progress)))
             }
+            reporter.finish(done: rebuilt.reduce(0) { $0 + $1.count })
+            // After the progress has ended, so that on a terminal no result shares the bar's line.
+            for (name, count) in rebuilt { print("rebuilt \(name) from \(count) events") }
         }
     }
 }

@@ -28,9 +28,9 @@ struct VerifyCommand: AsyncParsableCommand {
             guard try connection.query("SELECT to_regclass('ledger.events') IS NOT NULL").first?.decode(Bool.self, at: 0) == true else {
                 throw CommandFailure("this database has no ledger yet: run `ledger migrate` (or `ledger serve`) first")
             }
-            let report = try LogVerifier().verify(on: connection) { checked in
-                if checked % 100_000 == 0 { note("verified \(checked) events…") }
-            }
+            let progress = ProgressReporter(label: "verify", unit: "events", total: try EventStore.count(on: connection, app: nil))
+            let report = try LogVerifier().verify(on: connection) { progress.update(done: $0) }
+            progress.finish(done: report.eventsChecked)
             let hasDigests = try connection.query("SELECT to_regclass('ledger.chain_digests') IS NOT NULL").first?.decode(Bool.self, at: 0) == true
             let digestProblems = hasDigests ? try ChainDigester().verify(on: connection, trustedKey: trustedKey) : []
             let invoices = try InvoiceVerifier.verify(on: connection, replay: replay)

@@ -43,21 +43,38 @@ public enum TestDatabase {
 
     /// Waits until the server-wide commit horizon (`pg_snapshot_xmin`) has passed every event of the database at
     /// `connectionString`. Digests and commit-safe readers see only events below it, and another test's open
-    /// transaction (in any database of the shared server) can hold it back for a while.
-    public static func waitForHorizon(_ connectionString: String) async throws {
+    /// transaction (in any database of the shared server) can hold it back for a while. Throws `horizonNotReached`
+    /// after `timeout` rather than letting the caller go on to read a log that is not final yet.
+    public static func waitForHorizon(_ connectionString: String, timeout: Duration = .seconds(60)) async throws {
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: connectionString))
-        for _ in 0..<6000 {
-            let passed = try connection.query("""
-                SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT coalesce(max(transaction_id), '0'::xid8) FROM ledger.events)
-                """).first?.decode(Bool.self, at: 0) ?? false
-            if passed { return }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let row = try connection.query("""
+                SELECT pg_snapshot_xmin(pg_current_snapshot()), (SELECT coalesce(max(transaction_id), '0'::xid8) FROM ledger.events)
+                """).first! // a SELECT without FROM: always one row
+            let (horizon, newest) = (try row.decode(UInt64.self, at: 0), try row.decode(UInt64.self, at: 1))
+            if horizon > newest { return }
+            guard ContinuousClock.now < deadline else {
+                throw TestDatabaseError.horizonNotReached(newestEventTransaction: newest, horizon: horizon, waited: timeout)
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
 }
 
-public enum TestDatabaseError: Error, Equatable {
+public enum TestDatabaseError: Error, Equatable, CustomStringConvertible {
     case noDatabaseName(String)
+    /// The commit horizon stayed at or below the transaction of the newest event: a transaction still open on the
+    /// server (any database) is older than it.
+    case horizonNotReached(newestEventTransaction: UInt64, horizon: UInt64, waited: Duration)
+
+    public var description: String {
+        switch self {
+        case .noDatabaseName(let connectionString): "no database name in \(connectionString)"
+        case .horizonNotReached(let newest, let horizon, let waited):
+            "the commit horizon (pg_snapshot_xmin) did not pass transaction \(newest) of the newest event within \(waited): it stayed at \(horizon), held back by an older transaction still open on the server"
+        }
+    }
 }
 
 /// Starts the test server once per process.

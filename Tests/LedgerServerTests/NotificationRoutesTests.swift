@@ -86,11 +86,50 @@ import Testing
             }
             let unknown = try await api.send(.post, "/v1/apps/app_000/notifications", json: Self.body(genuine))
             #expect(unknown.status == .notFound)
-            // Another app with the same bundle id cannot receive this app's notifications through its own URL…
-            // …but may, because the signature binds the bundle, not the URL: document that it is the bundle that counts.
+            // Nothing refused was recorded; the genuine one is (another app of the same bundle: the test below).
             let count = try await harness.pool.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0)
             #expect(count == 0)
             #expect(try await api.send(.post, url, json: Self.body(genuine)).status == .ok)
+        }
+    }
+
+    /// Two apps may share a bundle id (say, one per customer of a white-label app). The signature binds the bundle,
+    /// not the URL, so each app's URL accepts the bundle's notifications: what a URL receives is recorded for its own
+    /// app only, and the other app's log and views are untouched until a notification reaches its own URL.
+    @Test func aNotificationIsRecordedOnlyForTheAppWhoseURLReceivedItAmongAppsOfTheSameBundle() async throws {
+        let harness = try await APIHarness.make()
+        let notification = try harness.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
+            transactionJSON: AppStorePayloads.transaction(id: "900", original: "900", token: Self.user, signed: Self.jan1 + 1000))
+        try await harness.test { api in
+            let a = try await api.tenant(bundleID: "com.example.app", tokenPolicy: "token_is_app_user_id")
+            let b = try await api.tenant(bundleID: "com.example.app", tokenPolicy: "token_is_app_user_id")
+            func events(_ tenant: APIClient.Tenant) async throws -> Int64 {
+                try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID)").first?.decode(Int64.self, at: 0) ?? -1
+            }
+            func status(_ tenant: APIClient.Tenant) async throws -> String {
+                try await harness.project()
+                var headers = tenant.secret
+                headers[HTTPField.Name("user-id")!] = Self.user
+                return try await api.productsStatus(headers).text
+            }
+            let active = #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}"#
+
+            let toA = try await api.send(.post, "/v1/apps/\(a.appID)/notifications", json: Self.body(notification))
+            #expect(toA.status == .ok)
+            #expect((toA.int("recorded") ?? 0) > 0)
+            let eventsOfA = try await events(a)
+            #expect(eventsOfA > 0)
+            #expect(try await events(b) == 0)
+            #expect(try await status(a) == active)
+            #expect(try await status(b) == #"{"_embedded":{"products":[]}}"#)
+
+            // The same notification at B's URL is B's own record; A's stays as it was.
+            let toB = try await api.send(.post, "/v1/apps/\(b.appID)/notifications", json: Self.body(notification))
+            #expect(toB.status == .ok)
+            #expect(toB.int("recorded") == toA.int("recorded"))
+            #expect(try await events(b) == eventsOfA)
+            #expect(try await events(a) == eventsOfA)
+            #expect(try await status(b) == active)
         }
     }
 

@@ -28,6 +28,44 @@ import Testing
         await observer.shutdown()
     }
 
+    /// Two calls that can only both finish if the pool runs them at the same time: each counts itself in on a
+    /// sequence (visible to every session at once, outside transactions) and then waits, inside its statement, until
+    /// both have arrived. A pool that ran one call at a time would leave the first waiting for a second that never
+    /// starts: it fails at the deadline instead of hanging.
+    @Test func runsTwoCallsAtTheSameTime() async throws {
+        let url = try await TestDatabase.makeDatabase()
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2)
+        try await pool.query("CREATE SEQUENCE arrivals")
+        try await pool.withConnection { connection in
+            try connection.execute("""
+                CREATE FUNCTION rendezvous(parties bigint, deadline interval) RETURNS integer LANGUAGE plpgsql AS $$
+                DECLARE
+                    started timestamptz := clock_timestamp();
+                BEGIN
+                    PERFORM nextval('arrivals');
+                    WHILE (SELECT last_value FROM arrivals) < parties LOOP
+                        IF clock_timestamp() - started > deadline THEN
+                            RAISE EXCEPTION 'rendezvous: only % of % sessions arrived within %',
+                                (SELECT last_value FROM arrivals), parties, deadline;
+                        END IF;
+                        PERFORM pg_sleep(0.005);
+                    END LOOP;
+                    RETURN pg_backend_pid();
+                END $$
+                """)
+        }
+        let pids = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await pool.query("SELECT rendezvous(2, '30 seconds')").first!.decode(Int32.self, at: 0)
+                }
+            }
+            return try await group.reduce(into: Set<Int32>()) { $0.insert($1) }
+        }
+        #expect(pids.count == 2)
+        await pool.shutdown()
+    }
+
     @Test func replacesAConnectionTheServerKilled() async throws {
         let url = try await TestDatabase.makeDatabase()
         let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)

@@ -19,12 +19,20 @@ final class LoadCounters: Sendable {
         var rejectTexts: [String] = []
         /// The slowest answer, in milliseconds.
         var slowestMilliseconds = 0
+        /// Server kills so far, announced by the test just before each SIGKILL (`announceKill`).
+        var kills = 0
+        /// For kill n (from 1), the attempts it cut off: sent before it was announced, failed in transport after.
+        var cutOffByKill: [Int: Int] = [:]
     }
 
     private let counts = Mutex(Counts())
 
     var snapshot: Counts { counts.withLock { $0 } }
-    func update(_ body: (inout Counts) -> Void) { counts.withLock { body(&$0) } }
+    @discardableResult
+    func update<T>(_ body: (inout Counts) -> T) -> T { counts.withLock { body(&$0) } }
+
+    /// Call right before killing the server: attempts already sent that then fail in transport count as cut off by it.
+    func announceKill() { update { $0.kills += 1 } }
 }
 
 /// Sends deliveries like a well-behaved client of an unreliable server: every failed attempt (transport error,
@@ -45,11 +53,14 @@ struct RetryingSender: Sendable {
             if attempt > 1 { counters.update { $0.retries += 1 } }
             let started = ContinuousClock.now
             let answer: HTTPAnswer
+            let killsBefore = counters.update { $0.requests += 1; return $0.kills }
             do {
-                counters.update { $0.requests += 1 }
                 answer = try await client.send("POST", path, headers: headers, body: delivery.body)
             } catch {
-                counters.update { $0.transportErrors += 1 }
+                counters.update {
+                    $0.transportErrors += 1
+                    if $0.kills > killsBefore { $0.cutOffByKill[killsBefore + 1, default: 0] += 1 }
+                }
                 try await backOff(attempt)
                 continue
             }

@@ -104,31 +104,3 @@ enum ServerProcessError: Error, CustomStringConvertible {
         }
     }
 }
-
-/// The `ledger` executable that `swift build --build-tests` builds next to the test bundle.
-enum LedgerBinary {
-    static let url: URL = {
-        let candidates = [
-            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent(),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug"),
-        ]
-        for directory in candidates {
-            let url = directory.appendingPathComponent("ledger")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return candidates.last!.appendingPathComponent("ledger")
-    }()
-
-    enum Failure: Error { case exited(Int32, String) }
-
-    /// Runs `ledger <arguments>` to completion; returns its exit status and its output (stdout and stderr).
-    static func run(_ arguments: [String]) async throws -> ProcessRunner.Result {
-        try await ProcessRunner.runOnThread([url.path] + arguments)
-    }
-
-    static func run(_ arguments: [String], databaseURL: String) async throws -> ProcessRunner.Result {
-        try await run(arguments + ["--database-url", databaseURL])
-    }
-}

@@ -185,6 +185,17 @@ public struct EventStore: Sendable {
         }
         return try EventColumns.decode(connection.query(query))
     }
+
+    /// How many events `readByPosition` pages through now from `position`: the total a long read reports progress
+    /// against (export, verify, replay).
+    public static func count(on connection: PostgresConnection, app appID: String?, after position: Int64 = 0) throws -> Int {
+        let query: PostgresQuery = if let appID {
+            "SELECT count(*) FROM ledger.events WHERE app_id = \(appID) AND position > \(position)"
+        } else {
+            "SELECT count(*) FROM ledger.events WHERE position > \(position)"
+        }
+        return Int(try connection.query(query).first?.decode(Int64.self, at: 0) ?? 0)
+    }
 }
 
 /// The column list every event read uses, and its decoder.

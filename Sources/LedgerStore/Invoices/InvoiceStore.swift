@@ -74,11 +74,16 @@ public struct InvoiceStore: Sendable {
         }
     }
 
-    /// Finalizes `month` for every account; idempotent.
-    public func finalizeAll(month: CalendarMonth) async throws -> [(invoice: Invoice, created: Bool)] {
+    /// Finalizes `month` for every account; idempotent. `progress` hears (accounts done, accounts) as it goes.
+    public func finalizeAll(month: CalendarMonth,
+                            progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> [(invoice: Invoice, created: Bool)] {
         let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }
         var results: [(invoice: Invoice, created: Bool)] = []
-        for account in accounts { results.append(try await finalize(account: account, month: month)) }
+        progress(0, accounts.count)
+        for account in accounts {
+            results.append(try await finalize(account: account, month: month))
+            progress(results.count, accounts.count)
+        }
         return results
     }
 

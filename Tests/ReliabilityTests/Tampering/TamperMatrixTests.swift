@@ -1,5 +1,6 @@
 import EmbeddedPostgres
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Issue 8 item 7: every kind of change a database superuser can make to events (content, type, stream, hash,
