@@ -62,4 +62,17 @@ import Testing
             }
         }
     }
+
+    /// The server serves its compiled-in copy of `openapi.json` (no resource bundle to lose); it must be the file.
+    @Test func theServedOpenAPIDocumentIsTheFile() async throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/LedgerServer/OpenAPI/openapi.json")
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let document = try await api.send(.get, "/openapi.json")
+            #expect(document.status == .ok)
+            #expect(document.text == expected, "the served document differs from openapi.json: run scripts/embed-openapi.sh")
+        }
+    }
 }
