@@ -1,0 +1,50 @@
+import EmbeddedPostgres
+import Foundation
+import PostgresClient
+import PostgresTestSupport
+import Testing
+
+/// `ledger` as an operator installs and runs it (Deploy/, README "Layout").
+@Suite struct InstallationTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A copy of the binary in `<prefix>/bin` and the schema in `<prefix>/share/subscription-ledger/schema`, nothing
+    /// else (what it serves is compiled in), run by name from PATH in an unrelated folder: `migrate` applies the
+    /// installed schema and `serve` serves the OpenAPI document. The installed schema has one migration more than the
+    /// checkout's, so a binary that missed it and fell back to the checkout's `schema/` fails here.
+    @Test func anInstalledBinaryRunFromPATHUsesItsSchemaAndServes() async throws {
+        let manager = FileManager.default
+        let prefix = TestScratch.path("prefix")
+        let elsewhere = TestScratch.path("elsewhere")
+        let schema = prefix + "/share/subscription-ledger/schema"
+        try manager.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try manager.createDirectory(atPath: prefix + "/share/subscription-ledger", withIntermediateDirectories: true)
+        try manager.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try manager.copyItem(atPath: LedgerBinary.url.path, toPath: prefix + "/bin/ledger")
+        try manager.copyItem(atPath: Self.repository.appendingPathComponent("schema").path, toPath: schema)
+        try "CREATE TABLE ledger.installed_layout_marker ();\n"
+            .write(toFile: schema + "/900_installed_layout_marker.sql", atomically: true, encoding: .utf8)
+
+        let databaseURL = try await TestDatabase.makeDatabase(prefix: "install")
+        // ProcessRunner runs `/usr/bin/env -C elsewhere …`; env then finds `ledger` through the PATH given here.
+        let path = prefix + "/bin:" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let migrate = try await ProcessRunner.runOnThread(
+            ["-u", "LEDGER_SCHEMA_DIR", "PATH=\(path)", "ledger", "migrate", "--database-url", databaseURL], workingDirectory: elsewhere)
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: databaseURL))
+        let marker = try connection.query("SELECT count(*) FROM ledger.schema_migrations WHERE version = 900").first?.decode(Int64.self, at: 0)
+        #expect(marker == 1, "the installed schema was not applied: \(migrate.output)")
+
+        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: [], adminToken: "install-test-token",
+                                       launch: .byName(binDirectory: prefix + "/bin", workingDirectory: elsewhere))
+        defer { server.killNow() }
+        try await server.start()
+        let document = try await HTTPClient(base: server.baseURL).send("GET", "/openapi.json")
+        #expect(document.status == 200)
+        #expect(document.string("openapi") == "3.1.0", "\(document.text.prefix(200))")
+        let status = await server.stop()
+        let log = await server.logTail()
+        #expect(status == 0, "\(log)")
+    }
+}
