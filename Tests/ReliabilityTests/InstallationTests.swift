@@ -47,4 +47,25 @@ import Testing
         let log = await server.logTail()
         #expect(status == 0, "\(log)")
     }
+
+    /// SIGTERM on `serve` over the embedded PostgreSQL: the pool closes its connections before the cluster stops, so
+    /// the operator sees no "FATAL: terminating connection due to administrator command", and the cluster is stopped.
+    @Test func stoppingServeOnTheEmbeddedClusterIsClean() async throws {
+        let dataDirectory = TestScratch.path("embedded")
+        defer {
+            // Only needed when the test failed with the cluster still running.
+            if let installation = try? PostgresInstallation.locate() {
+                try? EmbeddedCluster(directory: dataDirectory, installation: installation).stop()
+            }
+        }
+        let server = try ServerProcess(databaseURL: nil, rootFiles: [], adminToken: "shutdown-test-token",
+                                       extraArguments: ["--data-dir", dataDirectory])
+        defer { server.killNow() }
+        try await server.start()
+        let status = await server.stop()
+        let log = await server.logTail(1_000_000)
+        #expect(status == 0, "\(log)")
+        #expect(!log.contains("terminating connection due to administrator command"), "\(log)")
+        #expect(!FileManager.default.fileExists(atPath: dataDirectory + "/pgdata/postmaster.pid"), "the embedded PostgreSQL still runs")
+    }
 }
