@@ -68,4 +68,32 @@ import Testing
         #expect(!log.contains("terminating connection due to administrator command"), "\(log)")
         #expect(!FileManager.default.fileExists(atPath: dataDirectory + "/pgdata/postmaster.pid"), "the embedded PostgreSQL still runs")
     }
+
+    /// Docker does not run on the test machines, so the container file's invariants are checked as text: a Swift that
+    /// can build the dependencies (tools version 6.2), no step whose failure is hidden, a non-root user, a health
+    /// check on `/ready`, and a build context without build products.
+    @Test func theContainerFileKeepsItsInvariants() throws {
+        let text = try String(contentsOf: Self.repository.appendingPathComponent("Deploy/Containerfile"), encoding: .utf8)
+        let instructions = text.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        #expect(!instructions.contains { $0.contains("|| true") }, "a failed step must fail the build")
+
+        let stages = instructions.indices.filter { instructions[$0].hasPrefix("FROM ") }
+        #expect(!stages.isEmpty)
+        for index in stages {
+            let image = instructions[index].split(separator: " ")[1]
+            let version = image.hasPrefix("swift:") ? image.dropFirst("swift:".count).split(separator: "-")[0].split(separator: ".").compactMap { Int($0) } : []
+            #expect(version.count >= 2 && (version[0], version[1]) >= (6, 2), "\(image): the dependencies need Swift 6.2 or newer")
+        }
+        let runtime = instructions[(stages.last ?? 0)...]
+        let user = runtime.last { $0.hasPrefix("USER ") }?.dropFirst("USER ".count).split(separator: ":")[0]
+        #expect(user != nil && user != "root" && user != "0", "the runtime stage must run as a non-root user")
+        #expect(runtime.contains { $0.hasPrefix("HEALTHCHECK ") && $0.contains("/ready") })
+
+        let ignored = try String(contentsOf: Self.repository.appendingPathComponent(".dockerignore"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        for entry in [".git", ".build", ".build-*", "Benchmarks/.build", "Fuzz/.build"] {
+            #expect(ignored.contains(entry), "\(entry) is missing from .dockerignore")
+        }
+    }
 }
