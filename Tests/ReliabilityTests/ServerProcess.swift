@@ -2,6 +2,7 @@ import AppStoreSamples
 import EmbeddedPostgres
 import Foundation
 import Glibc
+import LedgerStore
 import PostgresTestSupport
 import Synchronization
 
@@ -133,7 +134,7 @@ enum LedgerBinary {
     static let url: URL = {
         let candidates = [
             Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent(),
+            SchemaLocation.executableURL()?.deletingLastPathComponent() ?? Bundle.main.bundleURL,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent(".build/debug"),
         ]
