@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // Strict settings for every target of ours: Swift 6 language mode (strict concurrency) is the package default.
