@@ -5,8 +5,8 @@ import X509
 /// The root certificates App Store data must chain to.
 ///
 /// Defaults: Apple Root CA - G3 (anchors StoreKit 2 JWS) and Apple Inc. Root CA (anchors legacy receipts), compiled
-/// in (`EmbeddedRoots`). Configuration *replaces* the defaults, so a test or staging setup trusts exactly what it names; the
-/// token `default` in the list adds the shipped roots back (e.g. `LEDGER_APPLE_ROOTS=default:/etc/extra-root.pem`).
+/// in (`EmbeddedRoots`). Configuration *replaces* the defaults, so a test or staging setup trusts exactly what it
+/// names; the token `default` in the list adds the shipped roots back (e.g. `LEDGER_APPLE_ROOTS=default:/etc/extra-root.pem`).
 public struct TrustRoots: Sendable {
     /// The environment variable holding root files, separated by `:` or `,`.
     public static let environmentVariable = "LEDGER_APPLE_ROOTS"

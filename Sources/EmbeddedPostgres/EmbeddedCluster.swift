@@ -103,7 +103,7 @@ public final class EmbeddedCluster: Sendable {
     /// Stops the cluster once its clients have left (smart shutdown), cutting off only those still connected after
     /// `timeoutSeconds` (fast). For the process that started it, at exit: its connections close as its services
     /// stop, some a moment after the pool's (a LISTEN connection's thread notices within its poll interval), and a
-    /// fast shutdown cut those off, each printing a bare "FATAL: terminating connection due to administrator
+    /// fast shutdown would cut those off, each printing a bare "FATAL: terminating connection due to administrator
     /// command" on stderr.
     public func stopAfterClientsLeave(timeoutSeconds: Int = 10) throws {
         let user = try ServerUser.current()
