@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 // Strict settings for every target of ours: Swift 6 language mode (strict concurrency) is the package default.
@@ -90,7 +90,6 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
-            resources: [.copy("Roots")],
             swiftSettings: strict
         ),
 
@@ -118,7 +117,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("OpenAPI/openapi.json")],
+            // openapi.json is served from its compiled-in copy (OpenAPIDocument.swift, scripts/embed-openapi.sh): no
+            // resource bundle, so no `Bundle.module` that traps in an installed binary.
+            exclude: ["OpenAPI/openapi.json"],
             swiftSettings: strict
         ),
 

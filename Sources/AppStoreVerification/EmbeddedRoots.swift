@@ -1,8 +1,8 @@
-/// The shipped roots compiled in, a fallback for when the `Roots` resource bundle is not beside the executable.
-/// Must stay identical to the files in `Roots/` (a test checks it).
+/// Apple's roots, compiled in: the binary is self-contained (no resource bundle to install beside it).
+/// `SupportTests.shippedRootsAreApples` pins them by SHA-256 fingerprint.
 enum EmbeddedRoots {
     static let pem: [String] = [
-        // AppleIncRootCA.pem
+        // Apple Inc. Root CA (anchors legacy receipts), https://www.apple.com/certificateauthority/
         """
         -----BEGIN CERTIFICATE-----
         MIIEuzCCA6OgAwIBAgIBAjANBgkqhkiG9w0BAQUFADBiMQswCQYDVQQGEwJVUzET
@@ -33,7 +33,7 @@ enum EmbeddedRoots {
         UKqK1drk/NAJBzewdXUh
         -----END CERTIFICATE-----
         """,
-        // AppleRootCA-G3.pem
+        // Apple Root CA - G3 (anchors StoreKit 2 JWS), https://www.apple.com/certificateauthority/
         """
         -----BEGIN CERTIFICATE-----
         MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwS

@@ -4,9 +4,9 @@ import X509
 
 /// The root certificates App Store data must chain to.
 ///
-/// Defaults: Apple Root CA - G3 (anchors StoreKit 2 JWS) and Apple Inc. Root CA (anchors legacy receipts), shipped in
-/// `Roots/`. Configuration *replaces* the defaults, so a test or staging setup trusts exactly what it names; the
-/// token `default` in the list adds the shipped roots back (e.g. `LEDGER_APPLE_ROOTS=default:/etc/extra-root.pem`).
+/// Defaults: Apple Root CA - G3 (anchors StoreKit 2 JWS) and Apple Inc. Root CA (anchors legacy receipts), compiled
+/// in (`EmbeddedRoots`). Configuration *replaces* the defaults, so a test or staging setup trusts exactly what it
+/// names; the token `default` in the list adds the shipped roots back (e.g. `LEDGER_APPLE_ROOTS=default:/etc/extra-root.pem`).
 public struct TrustRoots: Sendable {
     /// The environment variable holding root files, separated by `:` or `,`.
     public static let environmentVariable = "LEDGER_APPLE_ROOTS"
@@ -17,17 +17,9 @@ public struct TrustRoots: Sendable {
 
     public init(certificates: [Certificate]) { self.certificates = certificates }
 
-    /// The shipped roots: read from the module's `Roots` resources, or from the same certificates compiled in when
-    /// the resource bundle is not next to the executable (a copied binary).
+    /// The shipped roots, compiled into the binary so that a copied `ledger` needs no resource bundle beside it.
     public static func appleDefaults() -> TrustRoots {
-        if let directory = resourceDirectory(),
-           let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
-            let loaded = files.compactMap { name -> [Certificate]? in
-                try? parse(Array(FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) ?? Data()))
-            }.flatMap { $0 }
-            if !loaded.isEmpty { return TrustRoots(certificates: loaded) }
-        }
-        return TrustRoots(certificates: EmbeddedRoots.pem.compactMap { try? Certificate(pemEncoded: $0) })
+        TrustRoots(certificates: EmbeddedRoots.pem.compactMap { try? Certificate(pemEncoded: $0) })
     }
 
     /// Loads roots from files (DER or PEM, several PEM certificates per file allowed); `default` adds the shipped
@@ -75,25 +67,5 @@ public struct TrustRoots: Sendable {
             remainder = remainder[end.upperBound...]
         }
         return certificates
-    }
-
-    /// Where SwiftPM put the `Roots` resources (`<package>_AppStoreVerification.resources/Roots` beside the
-    /// executable or in the build directory). Searched by hand because `Bundle.module` traps when it is missing.
-    private static func resourceDirectory() -> URL? {
-        var candidates: [URL] = [Bundle.main.bundleURL]
-        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            candidates.append(executable.deletingLastPathComponent())
-        }
-        for directory in candidates {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
-            for name in names.sorted() where name.hasSuffix("_AppStoreVerification.resources") || name.hasSuffix("_AppStoreVerification.bundle") {
-                for roots in [directory.appendingPathComponent(name).appendingPathComponent("Roots"),
-                              directory.appendingPathComponent(name).appendingPathComponent("Contents/Resources/Roots")]
-                where FileManager.default.fileExists(atPath: roots.path) {
-                    return roots
-                }
-            }
-        }
-        return nil
     }
 }

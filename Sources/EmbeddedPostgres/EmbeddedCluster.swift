@@ -100,6 +100,24 @@ public final class EmbeddedCluster: Sendable {
         logger.info("stopped embedded PostgreSQL", metadata: ["data": "\(dataPath)"])
     }
 
+    /// Stops the cluster once its clients have left (smart shutdown), cutting off only those still connected after
+    /// `timeoutSeconds` (fast). For the process that started it, at exit: its connections close as its services
+    /// stop, some a moment after the pool's (a LISTEN connection's thread notices within its poll interval), and a
+    /// fast shutdown would cut those off, each printing a bare "FATAL: terminating connection due to administrator
+    /// command" on stderr.
+    public func stopAfterClientsLeave(timeoutSeconds: Int = 10) throws {
+        let user = try ServerUser.current()
+        let smart = try ProcessRunner.run(user.command([installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "smart", "-w",
+                                                         "-t", "\(timeoutSeconds)"]), workingDirectory: directory)
+        guard smart.status != 0 else {
+            logger.info("stopped embedded PostgreSQL", metadata: ["data": "\(dataPath)"])
+            return
+        }
+        logger.warning("clients of the embedded PostgreSQL did not disconnect; stopping it anyway",
+                       metadata: ["timeout": "\(timeoutSeconds)s", "data": "\(dataPath)"])
+        try stop()
+    }
+
     /// Runs initdb on first use; returns the superuser password.
     private func initializeIfNeeded(user: ServerUser) throws -> String {
         let manager = FileManager.default

@@ -31,10 +31,10 @@ struct DatabaseOptions: ParsableArguments {
         do {
             try running.ensureDatabase(Self.embeddedDatabaseName)
             let value = try await body(running.connectionString(database: Self.embeddedDatabaseName))
-            if running.startedHere { try cluster.stop() }
+            if running.startedHere { try cluster.stopAfterClientsLeave() }
             return value
         } catch {
-            if running.startedHere { try? cluster.stop() }
+            if running.startedHere { try? cluster.stopAfterClientsLeave() }
             throw error
         }
     }

@@ -37,6 +37,13 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
             sql += "$\(bindings.count)"
         }
 
+        /// An optional binds its value or NULL. Spelled out so the compiler does not take `\(optional)` for a
+        /// debug description by mistake (it warns on optionals passed to a generic interpolation).
+        public mutating func appendInterpolation<Wrapped: PostgresEncodable>(_ value: Wrapped?) {
+            bindings.append(value.postgresValue)
+            sql += "$\(bindings.count)"
+        }
+
         public mutating func appendInterpolation(unescaped text: String) { sql += text }
     }
 }

@@ -7,7 +7,7 @@ public enum LedgerBinary {
     public static let url: URL = {
         let candidates = [
             Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent(),
+            Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() ?? Bundle.main.bundleURL,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent(".build/debug"),
         ]

@@ -55,8 +55,8 @@ import X509
         defer { try? FileManager.default.removeItem(at: directory) }
         let der = directory.appendingPathComponent("root.der").path
         let pem = directory.appendingPathComponent("root.pem").path
-        FileManager.default.createFile(atPath: der, contents: Data(try TestPKI.der(pki.root)))
-        FileManager.default.createFile(atPath: pem, contents: Data(try pki.root.serializeAsPEM().pemString.utf8))
+        _ = FileManager.default.createFile(atPath: der, contents: Data(try TestPKI.der(pki.root)))
+        _ = FileManager.default.createFile(atPath: pem, contents: Data(try pki.root.serializeAsPEM().pemString.utf8))
 
         #expect(try TrustRoots.resolve(paths: [der]).certificates == [pki.root])
         #expect(try TrustRoots.resolve(paths: [], environment: ["LEDGER_APPLE_ROOTS": "\(pem),\(der)"]).certificates == [pki.root, pki.root])

@@ -38,7 +38,7 @@ import Testing
             }
             #expect(try await api.send(.post, url, json: Self.body(subscribed)).status == .ok)
             #expect(try await api.send(.post, url, json: Self.body(lifetime)).status == .ok)
-            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"active"},{"id":"monthly","status":"active"}]}}"#)
+            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"active"},{"id":"monthly","status":"active"}]}}\#n"#)
             // Apple delivers again: 200, nothing new.
             let duplicate = try await api.send(.post, url, json: Self.body(subscribed))
             #expect(duplicate.status == .ok)
@@ -46,10 +46,10 @@ import Testing
             #expect((duplicate.int("already_known") ?? 0) > 0)
             #expect(try await api.send(.post, url, json: Self.body(refund)).status == .ok)
             let afterRefund = try await status()
-            #expect(afterRefund == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"active"}]}}"#)
+            #expect(afterRefund == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"active"}]}}\#n"#)
             harness.clock.advance(seconds: 30 * 86_400)
             #expect(try await api.send(.post, url, json: Self.body(expired)).status == .ok)
-            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"inactive"}]}}"#)
+            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"inactive"}]}}\#n"#)
         }
     }
 

@@ -46,4 +46,33 @@ import Testing
             #expect(lines.contains { $0.hasPrefix("ledger_projection_lag_events") })
         }
     }
+
+    /// Every JSON answer ends with a newline, so curl's output does not run into the next prompt: a success, an error
+    /// the API raises (no key), one the framework raises (no such route), and a canonical invoice text.
+    @Test func jsonAnswersEndWithANewline() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let answers: [(String, HTTPResponse.Status)] = [("/health", .ok), ("/v1/users/u", .unauthorized), ("/no-such-endpoint", .notFound),
+                                                             ("/v1/admin/invoices?account_id=none", .ok)]
+            for (uri, status) in answers {
+                let answer = try await api.send(.get, uri, headers: uri.hasPrefix("/v1/admin") ? APIClient.admin : [:])
+                #expect(answer.status == status, "\(uri): \(answer.text)")
+                #expect(answer.headers[.contentType] == "application/json; charset=utf-8", "\(uri)")
+                #expect(answer.text.hasSuffix("}\n") && !answer.text.hasSuffix("\n\n"), "\(uri): \(answer.text)")
+            }
+        }
+    }
+
+    /// The server serves its compiled-in copy of `openapi.json` (no resource bundle to lose); it must be the file.
+    @Test func theServedOpenAPIDocumentIsTheFile() async throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/LedgerServer/OpenAPI/openapi.json")
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let document = try await api.send(.get, "/openapi.json")
+            #expect(document.status == .ok)
+            #expect(document.text == expected, "the served document differs from openapi.json: run scripts/embed-openapi.sh")
+        }
+    }
 }

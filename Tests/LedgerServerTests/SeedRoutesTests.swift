@@ -37,20 +37,20 @@ import Testing
             try await harness.project()
             let status = try await api.productsStatus(tenant.publicHeaders.with(cookie: cookie))
             #expect(status.status == .ok)
-            #expect(status.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"},{"id":"old_weekly","status":"inactive"}]}}"#)
+            #expect(status.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"},{"id":"old_weekly","status":"inactive"}]}}\#n"#)
 
             // Once the app has a catalog, only its products are listed.
             _ = try await api.send(.put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
                                    json: #"{"type":"auto_renewable","entitlements":["pro"]}"#)
             let filtered = try await api.productsStatus(tenant.publicHeaders.with(cookie: cookie))
-            #expect(filtered.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}"#)
+            #expect(filtered.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}\#n"#)
 
             // The secret key names the user in a header or the query.
             var secretHeaders = tenant.secret
             secretHeaders[HTTPField.Name("user-id")!] = "user-1"
             #expect(try await api.productsStatus(secretHeaders).text == filtered.text)
             #expect(try await api.send(.get, "/productsStatus?user-id=nobody", headers: tenant.secret).text
-                == #"{"_embedded":{"products":[]}}"#)
+                == #"{"_embedded":{"products":[]}}\#n"#)
         }
     }
 
@@ -70,7 +70,7 @@ import Testing
                 let (upload, cookie) = try await api.uploadReceipt(tenant, user: "reader-\(index)", receipt: receipt)
                 #expect(upload.status == .ok)
                 let status = try await api.productsStatus(tenant.publicHeaders.with(cookie: cookie))
-                #expect(status.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}"#)
+                #expect(status.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}\#n"#)
             }
         }
         await harness.pool.shutdown()

@@ -2,13 +2,22 @@ import AppStoreSamples
 import EmbeddedPostgres
 import Foundation
 import Glibc
+import LedgerStore
 import PostgresTestSupport
 import Synchronization
 
 /// A real `ledger serve` process on a fixed loopback port, which the tests start, SIGKILL and start again.
 /// Its log goes to a file (a pipe nobody reads would block it); `logTail` shows the end when something fails.
 actor ServerProcess {
+    /// How the binary is started: the one the build made, by its path; or by name from PATH (`binDirectory` first in
+    /// PATH) in `workingDirectory`, as an operator runs an installed `ledger`.
+    enum Launch: Sendable {
+        case built
+        case byName(binDirectory: String, workingDirectory: String)
+    }
+
     nonisolated let port: Int
+    let launch: Launch
     let arguments: [String]
     let environment: [String: String]
     let logPath: String
@@ -29,11 +38,17 @@ actor ServerProcess {
         return (server, databaseURL)
     }
 
-    init(databaseURL: String, rootFiles: [String], adminToken: String, extraArguments: [String] = []) throws {
+    /// `databaseURL` nil: the embedded PostgreSQL (pass `--data-dir` in `extraArguments`).
+    init(databaseURL: String?, rootFiles: [String], adminToken: String, extraArguments: [String] = [], launch: Launch = .built) throws {
         port = try EmbeddedCluster.freeLoopbackPort()
+        self.launch = launch
         arguments = ["serve", "--port", "\(port)", "--pool-size", "4"] + rootFiles.flatMap { ["--apple-root", $0] } + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
+        if case .byName(let binDirectory, _) = launch {
+            environment["PATH"] = binDirectory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            environment["LEDGER_SCHEMA_DIR"] = nil
+        }
         environment["LEDGER_ADMIN_TOKEN"] = adminToken
         environment["LEDGER_LOG_LEVEL"] = environment["LEDGER_LOG_LEVEL"] ?? "warning"
         self.environment = environment
@@ -45,8 +60,15 @@ actor ServerProcess {
     func start(timeout: Duration = .seconds(60)) async throws {
         precondition(process?.isRunning != true, "the server is already running")
         let process = Process()
-        process.executableURL = LedgerBinary.url
-        process.arguments = arguments
+        switch launch {
+        case .built:
+            process.executableURL = LedgerBinary.url
+            process.arguments = arguments
+        case .byName(_, let workingDirectory):
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")  // execvp: found through PATH, argv[0] "ledger"
+            process.arguments = ["ledger"] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
+        }
         process.environment = environment
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
@@ -74,12 +96,14 @@ actor ServerProcess {
         runningPID.withLock { $0 = nil }
     }
 
-    /// SIGTERM and wait: the graceful stop.
-    func stop() {
-        guard let process, process.isRunning else { return }
+    /// SIGTERM and wait: the graceful stop. Returns the exit status (nil: it was not running).
+    @discardableResult
+    func stop() -> Int32? {
+        guard let process, process.isRunning else { return nil }
         process.terminate()
         process.waitUntilExit()
         runningPID.withLock { $0 = nil }
+        return process.terminationStatus
     }
 
     /// SIGKILL without waiting: cleanup after a failed test.

@@ -1,5 +1,6 @@
 import Foundation
-import X509
+// The chain is checked at the payload's signing date, as Apple's verifier does, not at the current time: the fixed-time policy.
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Builds and checks the chain leaf → intermediate → configured root with swift-certificates, the way Apple's
 /// library does (RFC 5280 at the validation time + `AppleOIDPolicy`), and explains failures with a precise code.
@@ -48,12 +49,12 @@ struct ChainVerifier: Sendable {
         let intermediates = CertificateStore([intermediate])
         if requireAppleOIDs {
             var verifier = Verifier(rootCertificates: store) {
-                RFC5280Policy(validationTime: time)
+                RFC5280Policy(fixedExpiryValidationTime: time)
                 AppleOIDPolicy()
             }
             return await verifier.validate(leaf: leaf, intermediates: intermediates)
         }
-        var verifier = Verifier(rootCertificates: store) { RFC5280Policy(validationTime: time) }
+        var verifier = Verifier(rootCertificates: store) { RFC5280Policy(fixedExpiryValidationTime: time) }
         return await verifier.validate(leaf: leaf, intermediates: intermediates)
     }
 

@@ -58,14 +58,23 @@ public enum AnyEncodableValue: Encodable, Sendable, Equatable {
     }
 }
 
-/// JSON responses: sorted keys so answers are byte-stable.
+/// JSON responses: sorted keys so answers are byte-stable, and every body ends with a newline so that an answer
+/// printed in a terminal (curl) does not run into the next prompt. The one place JSON bodies are made.
 enum JSONResponse {
     static func make(status: HTTPResponse.Status, body: some Encodable, headers: HTTPFields = [:]) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(body)
+        return make(status: status, encoded: try encoder.encode(body), headers: headers)
+    }
+
+    /// JSON already written (the invoices' canonical text).
+    static func make(status: HTTPResponse.Status, encoded json: some Collection<UInt8>, headers: HTTPFields = [:]) -> Response {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(json.count + 1)
+        buffer.writeBytes(json)
+        buffer.writeInteger(UInt8(ascii: "\n"))
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))
     }
 }

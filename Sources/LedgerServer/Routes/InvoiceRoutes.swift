@@ -149,7 +149,7 @@ struct InvoiceRoutes {
         }
     }
 
-    static func json(_ text: String) -> Response { Self.text(text, type: "application/json; charset=utf-8") }
+    static func json(_ text: String) -> Response { JSONResponse.make(status: .ok, encoded: text.utf8) }
 
     static func text(_ text: String, type: String) -> Response {
         Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))

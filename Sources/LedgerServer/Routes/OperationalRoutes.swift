@@ -17,7 +17,7 @@ struct OperationalRoutes {
         }
         routes.on(.get, "/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
+                     body: .init(byteBuffer: OpenAPIDocument.body))
         }
         routes.on(.get, "/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -26,13 +26,7 @@ struct OperationalRoutes {
     }
 }
 
-/// The OpenAPI 3.1 document (`Sources/LedgerServer/OpenAPI/openapi.json`), shipped as a resource.
-enum OpenAPIDocument {
-    static let bytes: [UInt8] = {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"),
-              let data = try? Data(contentsOf: url) else {
-            return Array(#"{"error":{"code":"internal_error","message":"the OpenAPI document is missing from this build"}}"#.utf8)
-        }
-        return Array(data)
-    }()
+extension OpenAPIDocument {
+    /// The served bytes, encoded once.
+    static let body = ByteBuffer(string: text)
 }
