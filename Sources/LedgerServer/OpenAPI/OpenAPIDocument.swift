@@ -4673,12 +4673,12 @@ enum OpenAPIDocument {
           "recorded": {
             "type": "integer",
             "minimum": 0,
-            "description": "Events appended to the ledger."
+            "description": "Events appended to the ledger for this delivery: the notification kept verbatim (`appstore.notification`), the typed fact it carries (e.g. `subscription.started`), and, when its appAccountToken names a user, the link of the purchase to that user (`identity.linked`). A redelivery records 0."
           },
           "already_known": {
             "type": "integer",
             "minimum": 0,
-            "description": "Facts the ledger already held."
+            "description": "Events of this delivery that the ledger already held (a redelivery, or the same transaction already uploaded by the app); they are not appended again."
           }
         },
         "example": {
@@ -4694,10 +4694,20 @@ enum OpenAPIDocument {
           "product_id",
           "subscription_group",
           "status",
+          "expiration_reason",
           "is_entitled",
           "expires_at",
+          "grace_period_expires_at",
           "auto_renew",
-          "environment"
+          "next_product_id",
+          "price_increase",
+          "offer",
+          "environment",
+          "family_shared",
+          "latest_transaction_id",
+          "app_transaction_id",
+          "billing_plan_type",
+          "commitment"
         ],
         "properties": {
           "original_transaction_id": {
@@ -4717,7 +4727,7 @@ enum OpenAPIDocument {
           },
           "status": {
             "type": "string",
-            "description": "e.g. `active`, `grace_period`, `billing_retry`, `expired`, `revoked`, `refunded`, `unknown`.",
+            "description": "Judged against the clock at read time: an active subscription past its expiry reads `expired` (reason `lapsed`, or `voluntary` when auto-renew was off) even before Apple's EXPIRED arrives, and a grace period past its end reads `billing_retry`. One of `active`, `grace_period`, `billing_retry`, `expired`, `revoked`, `refunded`, `unknown`.",
             "examples": [
               "active",
               "grace_period",
@@ -4728,10 +4738,24 @@ enum OpenAPIDocument {
               "unknown"
             ]
           },
+          "expiration_reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "For `expired`: `voluntary`, `billing_error`, `price_increase_declined`, `product_unavailable`, `lapsed` (the expiry passed with no renewal recorded), or Apple's subtype verbatim.",
+            "examples": [
+              "voluntary",
+              "lapsed"
+            ]
+          },
           "is_entitled": {
             "type": "boolean"
           },
           "expires_at": {
+            "$ref": "#/components/schemas/NullableTimestamp"
+          },
+          "grace_period_expires_at": {
             "$ref": "#/components/schemas/NullableTimestamp"
           },
           "auto_renew": {
@@ -4740,10 +4764,73 @@ enum OpenAPIDocument {
               "null"
             ]
           },
+          "next_product_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The product of the next period when a downgrade or crossgrade is pending."
+          },
+          "price_increase": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "pending",
+              "accepted",
+              null
+            ],
+            "description": "Consent to a price increase: `pending` (the customer has not answered one that needs consent) or `accepted`; null when none was reported."
+          },
+          "offer": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/Offer"
+              }
+            ],
+            "description": "The offer of the latest transaction."
+          },
           "environment": {
             "type": [
               "string",
               "null"
+            ]
+          },
+          "family_shared": {
+            "type": "boolean"
+          },
+          "latest_transaction_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "app_transaction_id": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Apple's `appTransactionId`: the app download the purchase belongs to."
+          },
+          "billing_plan_type": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Apple's `billingPlanType`, verbatim."
+          },
+          "commitment": {
+            "oneOf": [
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/components/schemas/Commitment"
+              }
             ]
           }
         },
@@ -4752,10 +4839,124 @@ enum OpenAPIDocument {
           "product_id": "com.acme.notes.pro.monthly",
           "subscription_group": "pro",
           "status": "active",
+          "expiration_reason": null,
           "is_entitled": true,
           "expires_at": "2026-02-01T00:00:00Z",
+          "grace_period_expires_at": null,
           "auto_renew": true,
-          "environment": "Production"
+          "next_product_id": null,
+          "price_increase": null,
+          "offer": {
+            "type": "introductory",
+            "identifier": null,
+            "payment_mode": "FREE_TRIAL",
+            "period": "P1W"
+          },
+          "environment": "Production",
+          "family_shared": false,
+          "latest_transaction_id": "2000000123456789",
+          "app_transaction_id": "704289572311513871",
+          "billing_plan_type": null,
+          "commitment": null
+        }
+      },
+      "Offer": {
+        "type": "object",
+        "required": [
+          "type",
+          "identifier",
+          "payment_mode",
+          "period"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "introductory",
+              "promotional",
+              "offer_code",
+              "win_back"
+            ]
+          },
+          "identifier": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "The promotional offer, offer code or win-back offer id; null for introductory offers."
+          },
+          "payment_mode": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Apple's `offerDiscountType`: `FREE_TRIAL`, `PAY_AS_YOU_GO` or `PAY_UP_FRONT`."
+          },
+          "period": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Apple's `offerPeriod`, an ISO 8601 duration such as `P1M`."
+          }
+        }
+      },
+      "Commitment": {
+        "type": "object",
+        "description": "A subscription paid per period over a committed term (Apple's `commitmentInfo`).",
+        "required": [
+          "billing_period_number",
+          "total_billing_periods",
+          "expires_at",
+          "price_after_milliunits",
+          "currency"
+        ],
+        "properties": {
+          "billing_period_number": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "total_billing_periods": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "expires_at": {
+            "$ref": "#/components/schemas/NullableTimestamp"
+          },
+          "price_after_milliunits": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "The price after the commitment ends, in milliunits."
+          },
+          "currency": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        }
+      },
+      "IntroOfferEligibility": {
+        "type": "object",
+        "required": [
+          "subscription_group",
+          "eligible"
+        ],
+        "properties": {
+          "subscription_group": {
+            "type": "string",
+            "description": "A group of the app's catalog, or an App Store subscription group id the user subscribed in."
+          },
+          "eligible": {
+            "type": "boolean",
+            "description": "False once the user has subscribed in the group (Apple's rule: one introductory offer per group, never after a subscription)."
+          }
         }
       },
       "Entitlement": {
@@ -4923,7 +5124,8 @@ enum OpenAPIDocument {
           "entitlements",
           "one_time_purchases",
           "unconsumed",
-          "products_status"
+          "products_status",
+          "intro_offer_eligibility"
         ],
         "properties": {
           "app_user_id": {
@@ -4957,6 +5159,12 @@ enum OpenAPIDocument {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/ProductStatus"
+            }
+          },
+          "intro_offer_eligibility": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/IntroOfferEligibility"
             }
           }
         }
