@@ -112,7 +112,7 @@ import Testing
                 headers[HTTPField.Name("user-id")!] = Self.user
                 return try await api.productsStatus(headers).text
             }
-            let active = #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}"#
+            let active = #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}"# + "\n"
 
             let toA = try await api.send(.post, "/v1/apps/\(a.appID)/notifications", json: Self.body(notification))
             #expect(toA.status == .ok)
@@ -121,7 +121,7 @@ import Testing
             #expect(eventsOfA > 0)
             #expect(try await events(b) == 0)
             #expect(try await status(a) == active)
-            #expect(try await status(b) == #"{"_embedded":{"products":[]}}"#)
+            #expect(try await status(b) == #"{"_embedded":{"products":[]}}"# + "\n")
 
             // The same notification at B's URL is B's own record; A's stays as it was.
             let toB = try await api.send(.post, "/v1/apps/\(b.appID)/notifications", json: Self.body(notification))

@@ -80,10 +80,6 @@ public struct ProjectionWorker: Sendable {
         let listener = PostgresListener(configuration: pool.configuration, channels: [EventStore.notificationChannel])
         let signal = WakeSignal()
         let listening = Task { for await _ in listener.events() { signal.fire() } }
-        defer {
-            listening.cancel()
-            Task { await listener.stop() }
-        }
         var lagRecorded: ContinuousClock.Instant?
         while !Task.isCancelled {
             do {
@@ -97,6 +93,10 @@ public struct ProjectionWorker: Sendable {
             }
             await signal.wait(timeout: pollInterval)
         }
+        // The LISTEN connection is closed before `run` returns, so that a server stopping the embedded cluster next
+        // leaves no client behind (PostgreSQL would log a FATAL for it).
+        listening.cancel()
+        await listener.stop()
     }
 
     /// Publishes, per projection, how many events it has not applied yet (`ledger_projection_lag_events`).
