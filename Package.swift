@@ -96,12 +96,21 @@ let package = Package(
         // From verified App Store data (notifications, signed transactions, receipts) to ledger events and streams.
         .target(name: "AppStoreIngest", dependencies: ["AppStoreVerification", "ExactJSON", "LedgerDomain"], swiftSettings: strict),
 
+        // The application layer: every write into the log (notification, upload, receipt, restore, consume, external
+        // purchase) is one call here, with domain errors; the HTTP and CLI edges only translate them.
+        .target(
+            name: "LedgerRecording",
+            dependencies: ["AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerStore"],
+            swiftSettings: strict
+        ),
+
         // The HTTP service (Hummingbird 2): the seed API, the v1 API, Apple's notification endpoint, keys and
         // tenancy, OpenAPI and metrics.
         .target(
             name: "LedgerServer",
             dependencies: [
                 "AppStoreIngest",
+                "LedgerRecording",
                 "AppStoreVerification",
                 "ExactJSON",
                 "LedgerDomain",
@@ -159,7 +168,7 @@ let package = Package(
         .target(
             name: "LedgerServerTestSupport",
             dependencies: [
-                "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport", "AppStoreSamples", "AppStoreVerification",
+                "LedgerServer", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport", "AppStoreSamples", "AppStoreVerification",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),

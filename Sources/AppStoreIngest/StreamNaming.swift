@@ -1,6 +1,6 @@
 import LedgerDomain
 
-/// The event-log stream of each event, and events ready to append.
+/// The event-log stream of each event (named by `LedgerStreams`), and events ready to append.
 ///
 /// Every fact about one original transaction id goes to `otx:<original transaction id>`: folding that stream gives
 /// the purchase's exact state, and appending with the stream's expected version guards a decision taken on it
@@ -11,10 +11,6 @@ import LedgerDomain
 public enum StreamNaming {
     /// One event to append: its stream, the event, and the idempotency key to append it under.
     public typealias Append = (stream: String, event: LedgerEvent, idempotencyKey: String)
-
-    public static func stream(originalTransactionID: String) -> String { LedgerStreams.purchase(originalTransactionID: originalTransactionID) }
-
-    public static func stream(notificationUUID: String) -> String { LedgerStreams.notification(uuid: notificationUUID) }
 
     /// An identity event naming several original transaction ids as one event per id (sorted by id); any other
     /// event unchanged. The domain's `LedgerEvent.perOriginalTransaction`, so this module and the restore
@@ -45,9 +41,9 @@ public enum StreamNaming {
     /// The stream of an event about at most one original transaction id; nil for an identity event naming none.
     public static func stream(of event: LedgerEvent) -> String? {
         if case .appStoreNotification(let n) = event {
-            return n.originalTransactionID.map { stream(originalTransactionID: $0) }
-                ?? stream(notificationUUID: n.notificationUUID)
+            return n.originalTransactionID.map(LedgerStreams.purchase(originalTransactionID:))
+                ?? LedgerStreams.notification(uuid: n.notificationUUID)
         }
-        return event.originalTransactionIDs.first.map { stream(originalTransactionID: $0) }
+        return event.originalTransactionIDs.first.map(LedgerStreams.purchase(originalTransactionID:))
     }
 }

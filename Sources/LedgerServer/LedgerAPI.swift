@@ -1,6 +1,7 @@
 import AppStoreVerification
 import Foundation
 import LedgerDomain
+import LedgerRecording
 import LedgerStore
 import Logging
 import PostgresClient
@@ -20,19 +21,19 @@ public struct LedgerAPI: Sendable {
         /// How long a write from the app or its backend waits for the projections to include it, so that a read
         /// right after it sees it (0: do not wait).
         public var readYourWrites: Duration
-        /// The clock (tests move it).
-        public var now: @Sendable () -> Date
+        /// The service's clock (tests move it).
+        public var clock: LedgerClock
 
         public init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
-                    readYourWrites: Duration = .seconds(2), now: @escaping @Sendable () -> Date = { Date() }) {
+                    readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system) {
             self.adminToken = adminToken
             self.roots = roots
             self.maxBodyBytes = maxBodyBytes
             self.requestTimeout = requestTimeout
             self.cookieLifetime = cookieLifetime
             self.readYourWrites = readYourWrites
-            self.now = now
+            self.clock = clock
         }
     }
 
@@ -44,7 +45,7 @@ public struct LedgerAPI: Sendable {
     let auth: Authenticator
     let cookie: UserCookie
     let body: RequestBodyReader
-    let recording: AppStoreRecording
+    let recorder: LedgerRecorder
     let users: UserQueries
     let visibility: ProjectionVisibility
 
@@ -60,13 +61,12 @@ public struct LedgerAPI: Sendable {
         self.pool = pool
         self.store = EventStore(pool: pool, logger: logger)
         self.tenancy = tenancy
-        self.directory = AppDirectory(tenancy: tenancy, roots: configuration.roots)
+        self.directory = AppDirectory(tenancy: tenancy)
         self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
         self.auth = Authenticator(tenancy: tenancy, directory: directory, adminToken: configuration.adminToken,
-                                  cookie: cookie, now: configuration.now)
+                                  cookie: cookie, clock: configuration.clock)
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
-        self.recording = AppStoreRecording(directory: directory, recorder: EventRecorder(store: store), store: store,
-                                           products: { try await tenancy.products(app: $0) }, now: configuration.now)
+        self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
         self.visibility = ProjectionVisibility(pool: pool)
     }
@@ -76,8 +76,6 @@ public struct LedgerAPI: Sendable {
         try await visibility.wait(app: appID, positions: positions, timeout: configuration.readYourWrites)
     }
 
-    /// Now, as the domain counts time.
-    func instant() -> Instant {
-        Instant(microsecondsSinceEpoch: PostgresTimestamp(configuration.now()).microsecondsSinceEpoch)
-    }
+    /// Now, on the service's clock.
+    func now() -> Instant { configuration.clock.now() }
 }

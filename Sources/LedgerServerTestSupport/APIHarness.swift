@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LedgerDomain
 import LedgerServer
 import LedgerStore
 import Logging
@@ -38,7 +39,7 @@ public struct APIHarness: Sendable {
         let clock = TestClock()
         let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
-            requestTimeout: requestTimeout, readYourWrites: readYourWrites, now: { clock.now }), logger: .init(label: "test"))
+            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }), logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
 

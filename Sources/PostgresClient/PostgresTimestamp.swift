@@ -17,15 +17,6 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
         microsecondsSinceEpoch = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
-    /// From epoch milliseconds as Apple sends them, possibly fractional ("1697679936049.7297").
-    public init?(epochMilliseconds text: String) {
-        guard let millis = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
-        var micros = millis * 1000
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &micros, 0, .plain)
-        self.init(microsecondsSinceEpoch: NSDecimalNumber(decimal: rounded).int64Value)
-    }
-
     public static func now() -> PostgresTimestamp { PostgresTimestamp(Date()) }
 
     public var date: Date { Date(timeIntervalSince1970: Double(microsecondsSinceEpoch) / 1_000_000) }

@@ -45,7 +45,7 @@ struct StreamNamingTests {
     }
 
     @Test func streamNames() {
-        #expect(StreamNaming.stream(originalTransactionID: "123") == "otx:123")
-        #expect(StreamNaming.stream(notificationUUID: "abc") == "notification:abc")
+        #expect(LedgerStreams.purchase(originalTransactionID: "123") == "otx:123")
+        #expect(LedgerStreams.notification(uuid: "abc") == "notification:abc")
     }
 }

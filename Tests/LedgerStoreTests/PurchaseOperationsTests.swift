@@ -16,7 +16,7 @@ import Testing
 
     static func append(_ event: LedgerEvent, otid: String, store: EventStore) async throws {
         let encoded = event.encoded()
-        _ = try await store.append(app: "app", stream: PurchaseOperations.stream(originalTransactionID: otid), events: [
+        _ = try await store.append(app: "app", stream: LedgerStreams.purchase(originalTransactionID: otid), events: [
             NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
                      idempotencyKey: event.idempotencyKey, occurredAt: .now()),
         ])

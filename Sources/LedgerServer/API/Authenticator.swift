@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerDomain
 import LedgerStore
 
 /// The app key a request presented, with its app.
@@ -19,15 +20,15 @@ struct Authenticator: Sendable {
     /// SHA-256 of `LEDGER_ADMIN_TOKEN`; nil disables the admin API.
     let adminTokenDigest: [UInt8]?
     let cookie: UserCookie
-    let now: @Sendable () -> Date
+    let clock: LedgerClock
 
     init(tenancy: TenancyStore, directory: AppDirectory, adminToken: String?, cookie: UserCookie,
-         now: @escaping @Sendable () -> Date) {
+         clock: LedgerClock) {
         self.tenancy = tenancy
         self.directory = directory
         self.adminTokenDigest = adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.cookie = cookie
-        self.now = now
+        self.clock = clock
     }
 
     static let apiKeyHeader = HTTPField.Name("APIKey")!
@@ -78,7 +79,7 @@ struct Authenticator: Sendable {
         }
         let uid = request.cookies[UserCookie.userName]?.value
         let signature = request.cookies[UserCookie.signatureName]?.value
-        switch cookie.verify(app: caller.app.id, uid: uid, signature: signature, now: Int64(now().timeIntervalSince1970)) {
+        switch cookie.verify(app: caller.app.id, uid: uid, signature: signature, now: Int64(clock.date().timeIntervalSince1970)) {
         case .failure(let refusal):
             throw .unauthorized(refusal.message)
         case .success(let user):

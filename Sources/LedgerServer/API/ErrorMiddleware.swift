@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerRecording
 import LedgerStore
 import Logging
 import NIOHTTP1
@@ -26,6 +27,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         switch error {
         case let error as APIError:
             return error
+        case let error as RecordingError:
+            return APIError(error)
         case let error as HTTPError:
             if error.status == .notFound, let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {
                 return APIError(.methodNotAllowed, "method_not_allowed",

@@ -1,5 +1,6 @@
 import Hummingbird
 import LedgerDomain
+import LedgerRecording
 import LedgerStore
 import PostgresClient
 
@@ -43,7 +44,7 @@ struct AppRoutes {
                 throw APIError.notFound("there is no app \(appID); use the notification_url POST /v1/admin/apps returned")
             }
             let input = try await api.body.json(NotificationInput.self, from: request)
-            let (uuid, result) = try await api.recording.notification(
+            let (uuid, result) = try await api.recorder.notification(
                 app: app, signedPayload: input.signedPayload,
                 metadata: EventMetadata(source: "appstore.notification", requestID: context.requestID))
             // So that a status read right after the notification (a developer's backend reacting to it) sees it.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerRecording
 import LedgerStore
 
 /// The seed's API, kept compatible: `POST /uploadReceipt` and `GET /productsStatus`, with the app key in the
@@ -41,11 +42,11 @@ struct SeedRoutes {
             let user = try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
                 ?? Self.cookieUser(api, request, caller: caller)
                 ?? "anon-" + UUID().uuidString.lowercased()
-            let (result, _) = try await api.recording.receipt(
+            let (result, _) = try await api.recorder.receipt(
                 app: caller.app, user: user, der: der, link: true,
                 metadata: EventMetadata(source: "upload.receipt", requestID: context.requestID, actor: caller.key.id))
             try await api.settle(app: caller.app.id, positions: result.positions)
-            let issued = api.cookie.issue(app: caller.app.id, user: user, now: Int64(api.configuration.now().timeIntervalSince1970))
+            let issued = api.cookie.issue(app: caller.app.id, user: user, now: Int64(api.configuration.clock.date().timeIntervalSince1970))
             var headers = HTTPFields()
             for value in api.cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
                 headers.append(HTTPField(name: .setCookie, value: value))
@@ -68,7 +69,7 @@ struct SeedRoutes {
                 user = try api.auth.user(request, caller: caller, claimed: named.first)
             }
             let catalog = try await api.tenancy.products(app: caller.app.id)
-            let snapshot = try await api.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: api.instant())
+            let snapshot = try await api.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: api.now())
             return try JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
                 _embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
         }
@@ -84,7 +85,7 @@ struct SeedRoutes {
             return (request.headers[userIDHeader], bytes)
         case nil, "application/json", "text/json":
             let input = try await api.body.json(UploadInput.self, from: request)
-            let der = try await AppStoreRecording.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(input.data) }
+            let der = try await LedgerRecorder.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(input.data) }
             return (input.userID ?? request.headers[userIDHeader], der)
         default:
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
@@ -96,7 +97,7 @@ struct SeedRoutes {
     static func cookieUser(_ api: LedgerAPI, _ request: Request, caller: AppCaller) -> String? {
         let result = api.cookie.verify(app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
                                        signature: request.cookies[UserCookie.signatureName]?.value,
-                                       now: Int64(api.configuration.now().timeIntervalSince1970))
+                                       now: Int64(api.configuration.clock.date().timeIntervalSince1970))
         return try? result.get()
     }
 }

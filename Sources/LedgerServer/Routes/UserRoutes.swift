@@ -16,7 +16,7 @@ struct UserRoutes {
             let (app, user) = try await Self.user(api, request, context)
             let owned = try await api.users.ownedStates(app: app.id, owners: [user])
             let catalog = try await api.tenancy.products(app: app.id)
-            let now = api.instant()
+            let now = api.now()
             let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
                                         catalog: catalog.catalog, at: now)
             return try JSONResponse.make(status: .ok, body: UserBody(
@@ -31,13 +31,13 @@ struct UserRoutes {
         routes.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (app, user) = try await Self.user(api, request, context)
             let snapshot = try await api.users.snapshot(
-                app: app.id, user: user, catalog: try await api.tenancy.products(app: app.id).catalog, at: api.instant())
+                app: app.id, user: user, catalog: try await api.tenancy.products(app: app.id).catalog, at: api.now())
             return try JSONResponse.make(status: .ok, body: EntitlementsAnswer(
                 app_user_id: user, entitlements: EntitlementBody.list(snapshot.entitlements)))
         }
         routes.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
             let (app, user) = try await Self.user(api, request, context)
-            let snapshot = try await api.users.snapshot(app: app.id, user: user, catalog: Catalog(), at: api.instant())
+            let snapshot = try await api.users.snapshot(app: app.id, user: user, catalog: Catalog(), at: api.now())
             return try JSONResponse.make(status: .ok, body: UnconsumedAnswer(
                 app_user_id: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init)))
         }

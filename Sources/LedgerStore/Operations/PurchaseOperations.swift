@@ -10,12 +10,9 @@ public struct PurchaseOperations: Sendable {
 
     public init(store: EventStore) { self.store = store }
 
-    /// The stream of every fact about one original transaction.
-    public static func stream(originalTransactionID: String) -> String { LedgerStreams.purchase(originalTransactionID: originalTransactionID) }
-
     /// The purchase's current state, folded from its stream.
     public func record(app appID: String, originalTransactionID: String) async throws -> (PurchaseRecord, version: Int64) {
-        let recorded = try await store.readStream(app: appID, stream: Self.stream(originalTransactionID: originalTransactionID))
+        let recorded = try await store.readStream(app: appID, stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID))
         let state = fold(PurchaseRecordReducer.self, key: originalTransactionID,
                          events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil)
         return (state, recorded.last?.streamVersion ?? 0)
@@ -32,7 +29,7 @@ public struct PurchaseOperations: Sendable {
                                                      by: appUserID, at: instant).get()
             do {
                 let result = try await store.append(
-                    app: appID, stream: Self.stream(originalTransactionID: originalTransactionID), expected: .exact(version),
+                    app: appID, stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID), expected: .exact(version),
                     events: [NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: instant, metadata: metadata)])
                 if result.isDuplicate {
                     throw ConsumeError.alreadyConsumed(originalTransactionID: originalTransactionID, consumedAt: instant)
@@ -42,6 +39,6 @@ public struct PurchaseOperations: Sendable {
                 continue // something happened to the purchase meanwhile: decide again on the new state
             }
         }
-        throw EventStoreError.contention(appID: appID, streamID: Self.stream(originalTransactionID: originalTransactionID))
+        throw EventStoreError.contention(appID: appID, streamID: LedgerStreams.purchase(originalTransactionID: originalTransactionID))
     }
 }

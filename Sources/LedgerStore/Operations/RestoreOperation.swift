@@ -24,7 +24,7 @@ public struct RestoreOperation: Sendable {
             var subscriptions: [SubscriptionStatus] = []
             var purchases: [PurchaseRecord] = []
             for id in ids {
-                let recorded = try await store.readStream(app: appID, stream: PurchaseOperations.stream(originalTransactionID: id))
+                let recorded = try await store.readStream(app: appID, stream: LedgerStreams.purchase(originalTransactionID: id))
                 let events = recorded.compactMap(DomainEventDecoding.decode)
                 versions[id] = recorded.last?.streamVersion ?? 0
                 subscriptions.append(fold(SubscriptionStatusReducer.self, key: id, events: events, asOf: nil))
@@ -40,7 +40,7 @@ public struct RestoreOperation: Sendable {
             let appends = split.map { event -> EventStore.StreamAppend in
                 let id = event.keyedOriginalTransactionID ?? ""
                 return EventStore.StreamAppend(
-                    streamID: PurchaseOperations.stream(originalTransactionID: id), expected: .exact(versions[id] ?? 0),
+                    streamID: LedgerStreams.purchase(originalTransactionID: id), expected: .exact(versions[id] ?? 0),
                     events: [NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: instant, metadata: metadata)])
             }
             do {

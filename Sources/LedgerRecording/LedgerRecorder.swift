@@ -1,0 +1,200 @@
+import AppStoreIngest
+import AppStoreVerification
+import Foundation
+import LedgerDomain
+import LedgerStore
+
+/// Every write into the ledger, one method each (see `About.swift`).
+///
+/// Uploads never link purchases to the uploader by themselves: the upload's own `identity.linked` events are
+/// replaced by the restore operation, so that taking a purchase that belongs to another user follows the app's
+/// transfer policy whichever way the purchase arrives (a refused transfer throws `restoreRefused` after the purchase
+/// facts are recorded). Links from Apple's signed `appAccountToken` are kept.
+///
+/// Each event's `occurredAt` (business time) is the signing time of the document that carried it (the
+/// notification's or transaction's `signedDate`, the receipt's creation date), or the clock's now when the document
+/// has none.
+public struct LedgerRecorder: Sendable {
+    let store: EventStore
+    let tenancy: TenancyStore
+    let clock: LedgerClock
+    let verifierCache: VerifierCache
+
+    public init(store: EventStore, tenancy: TenancyStore, roots: TrustRoots, clock: LedgerClock) {
+        self.store = store
+        self.tenancy = tenancy
+        self.clock = clock
+        self.verifierCache = VerifierCache(roots: roots)
+    }
+
+    /// An App Store Server Notification V2 (`signedPayload`) delivered to `app`'s notification URL.
+    public func notification(app: AppRecord, signedPayload: String, metadata: EventMetadata) async throws -> (notificationUUID: String, RecordResult) {
+        let verifiers = verifierCache.verifiers(for: app)
+        let verified = try await Self.verify { () async throws(AppStoreVerificationError) in
+            try await verifiers.verifyNotification(signedPayload, now: clock.date())
+        }
+        let ingest = NotificationIngest(appAccountTokens: app.tokenPolicy)
+        let events = try Self.ingest { () throws(IngestError) in try ingest.events(for: verified) }
+        let signed = verified.payload.signedDate.map(Instant.init(appStore:)) ?? clock.now()
+        let result = try await record(app: app, events, at: signed, metadata: metadata)
+        return (verified.payload.notificationUUID ?? "", result)
+    }
+
+    /// StoreKit 2 signed transactions (each with its renewal info, if any) uploaded for `user`.
+    /// With `link`, the purchases are then linked to `user` under the app's transfer policy.
+    public func transactions(app: AppRecord, user: String, _ uploads: [(transaction: String, renewalInfo: String?)], link: Bool,
+                             metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
+        let verifiers = verifierCache.verifiers(for: app)
+        let ingest = TransactionIngest(appAccountTokens: app.tokenPolicy)
+        var events: [LedgerEvent] = []
+        var ids: [String] = []
+        var latest: Instant?
+        for (index, upload) in uploads.enumerated() {
+            let transaction = try await Self.verify(at: "transactions[\(index)].signed_transaction") { () async throws(AppStoreVerificationError) in
+                try await verifiers.verifyTransaction(upload.transaction, now: clock.date())
+            }
+            var renewal: RenewalInfoPayload?
+            if let signed = upload.renewalInfo {
+                renewal = try await Self.verify(at: "transactions[\(index)].signed_renewal_info") { () async throws(AppStoreVerificationError) in
+                    try await verifiers.verifyRenewalInfo(signed, now: clock.date())
+                }
+            }
+            events += try Self.ingest { () throws(IngestError) in
+                try ingest.events(transaction: transaction, renewalInfo: renewal, appUserID: user)
+            }
+            if let id = transaction.originalTransactionId ?? transaction.transactionId { ids.append(id) }
+            if let signed = transaction.signedDate.map(Instant.init(appStore:)) { latest = max(latest ?? signed, signed) }
+        }
+        var result = try await record(app: app, events, at: latest ?? clock.now(), metadata: metadata)
+        if link { result.add(linked: try await self.link(app: app, ids, to: user, metadata: metadata)) }
+        return (result, ids)
+    }
+
+    /// A legacy app receipt (DER / BER bytes) uploaded for `user`. Product types come from the app's catalog.
+    public func receipt(app: AppRecord, user: String, der: [UInt8], link: Bool,
+                        metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
+        let verifiers = verifierCache.verifiers(for: app)
+        let receipt = try await Self.verify { () async throws(AppStoreVerificationError) in
+            try await verifiers.verifyReceipt(der: der, now: clock.date())
+        }
+        let catalog = Dictionary(try await tenancy.products(app: app.id).map { ($0.productID, $0.type) }, uniquingKeysWith: { a, _ in a })
+        let ingest = ReceiptIngest(productType: { catalog[$0] })
+        let events = try Self.ingest { () throws(IngestError) in try ingest.events(receipt: receipt, appUserID: user) }
+        let ids = Array(Set(receipt.inAppPurchases.compactMap { $0.originalTransactionId ?? $0.transactionId })).sorted()
+        let at = receipt.receiptCreationDateMs.map(Instant.init(epochMilliseconds:)) ?? clock.now()
+        var result = try await record(app: app, events, at: at, metadata: metadata)
+        if link { result.add(linked: try await self.link(app: app, ids, to: user, metadata: metadata)) }
+        return (result, ids)
+    }
+
+    /// What a restore names: verified signed transactions and a receipt (recorded first, so the restore sees them),
+    /// and original transaction ids named directly (the caller decides who may do that).
+    public struct RestoreSources: Sendable {
+        public var signedTransactions: [String]
+        public var receiptDER: [UInt8]?
+        public var originalTransactionIDs: [String]
+
+        public init(signedTransactions: [String] = [], receiptDER: [UInt8]? = nil, originalTransactionIDs: [String] = []) {
+            self.signedTransactions = signedTransactions
+            self.receiptDER = receiptDER
+            self.originalTransactionIDs = originalTransactionIDs
+        }
+    }
+
+    /// Links the purchases `sources` name to `user` under the app's transfer policy; returns the original
+    /// transaction ids restored (sorted) and the positions of the events appended.
+    public func restore(app: AppRecord, user: String, _ sources: RestoreSources,
+                        metadata: EventMetadata) async throws -> (originalTransactionIDs: [String], positions: [Int64]) {
+        var ids = sources.originalTransactionIDs
+        if !sources.signedTransactions.isEmpty {
+            ids += try await transactions(app: app, user: user, sources.signedTransactions.map { ($0, nil) }, link: false,
+                                          metadata: metadata).originalTransactionIDs
+        }
+        if let der = sources.receiptDER {
+            ids += try await receipt(app: app, user: user, der: der, link: false, metadata: metadata).originalTransactionIDs
+        }
+        guard !ids.isEmpty else { throw RecordingError.nothingToRestore }
+        let restored = Array(Set(ids)).sorted()
+        return (restored, try await link(app: app, restored, to: user, metadata: metadata))
+    }
+
+    /// Marks the consumable `originalTransactionID` as consumed by `user` now; returns the event's position.
+    public func consume(app: AppRecord, originalTransactionID id: String, by user: String,
+                        metadata: EventMetadata) async throws -> (consumedAt: Instant, position: Int64) {
+        let now = clock.now()
+        do {
+            let position = try await PurchaseOperations(store: store).consume(
+                app: app.id, originalTransactionID: id, by: user, at: now, metadata: metadata)
+            return (now, position)
+        } catch ConsumeError.unknownPurchase(let id) {
+            // The consumption rules see one-time purchases only; a known subscription is not "unknown".
+            let stream = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id), limit: 1)
+            throw stream.isEmpty ? RecordingError.notConsumed(.unknownPurchase(originalTransactionID: id))
+                : RecordingError.subscriptionNotConsumable(originalTransactionID: id)
+        } catch let error as ConsumeError {
+            throw RecordingError.notConsumed(error)
+        }
+    }
+
+    /// A purchase paid outside the App Store (a card payment the developer's server took), recorded once per
+    /// payment id. Returns whether it was new.
+    public func externalPurchase(app: AppRecord, _ purchase: ExternalPurchase, metadata: EventMetadata) async throws -> RecordResult {
+        let event = LedgerEvent.externalPurchase(purchase)
+        let outcome = try await EventRecorder(store: store).record(
+            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: purchase.paymentID), event: event, idempotencyKey: event.idempotencyKey)],
+            occurredAt: { _ in purchase.purchasedAt }, metadata: metadata)
+        return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
+    }
+
+    /// Links original transactions to `user` under the app's transfer policy; returns the positions appended.
+    func link(app: AppRecord, _ ids: [String], to user: String, metadata: EventMetadata) async throws -> [Int64] {
+        guard !ids.isEmpty else { return [] }
+        do {
+            return try await RestoreOperation(store: store).restore(
+                app: app.id, originalTransactionIDs: ids, to: user, policy: app.transferPolicy, at: clock.now(), metadata: metadata)
+        } catch let refusal as RestoreRefusal {
+            throw RecordingError.restoreRefused(refusal)
+        }
+    }
+
+    private func record(app: AppRecord, _ events: [LedgerEvent], at instant: Instant, metadata: EventMetadata) async throws -> RecordResult {
+        let appends = StreamNaming.appends(for: events.filter { !$0.isUploadLink })
+        let outcome = try await EventRecorder(store: store).record(app: app.id, appends, occurredAt: { _ in instant }, metadata: metadata)
+        return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
+    }
+
+    /// Verification failures are the sender's, named by the verifier's stable code.
+    public static func verify<T>(at path: String? = nil, _ body: () async throws(AppStoreVerificationError) -> T) async throws(RecordingError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw .unverifiable(error, path: path)
+        }
+    }
+
+    static func ingest<T>(_ body: () throws(IngestError) -> T) throws(RecordingError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .unrecordable(error)
+        }
+    }
+}
+
+extension LedgerEvent {
+    /// A link an upload makes to its uploader (replaced by the policy-checked restore, see `LedgerRecorder`).
+    var isUploadLink: Bool {
+        if case .linked(let link) = self { return link.source == .upload }
+        return false
+    }
+}
+
+extension AppRecord {
+    /// The ingest policy for the app's `appAccountToken` convention.
+    var tokenPolicy: AppAccountTokenPolicy {
+        switch appAccountTokenPolicy {
+        case .ignore: .ignore
+        case .tokenIsAppUserID: .tokenIsAppUserID
+        }
+    }
+}
