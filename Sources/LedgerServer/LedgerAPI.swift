@@ -6,7 +6,8 @@ import LedgerStore
 import Logging
 import PostgresClient
 
-/// Everything the API's routes use, built once per server.
+/// The API's composition root: the stores, the recorder and the authenticator, built once per server; the router
+/// hands each group of routes only what it uses.
 public struct LedgerAPI: Sendable {
     public struct Configuration: Sendable {
         /// `LEDGER_ADMIN_TOKEN`; nil or empty disables the admin API.
@@ -47,7 +48,7 @@ public struct LedgerAPI: Sendable {
     let body: RequestBodyReader
     let recorder: LedgerRecorder
     let users: UserQueries
-    let visibility: ProjectionVisibility
+    let readYourWrites: ReadYourWrites
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     public static func make(pool: PostgresPool, configuration: Configuration, logger: Logger) async throws -> LedgerAPI {
@@ -68,14 +69,6 @@ public struct LedgerAPI: Sendable {
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
-        self.visibility = ProjectionVisibility(pool: pool)
+        self.readYourWrites = ReadYourWrites(visibility: ProjectionVisibility(pool: pool), timeout: configuration.readYourWrites)
     }
-
-    /// Waits (briefly, see `Configuration.readYourWrites`) until the projections include the events at `positions`.
-    func settle(app appID: String, positions: [Int64]) async throws {
-        try await visibility.wait(app: appID, positions: positions, timeout: configuration.readYourWrites)
-    }
-
-    /// Now, on the service's clock.
-    func now() -> Instant { configuration.clock.now() }
 }

@@ -16,24 +16,28 @@ public enum LedgerApplication {
     }
 
     /// The router, separate from the application so route tests run it in-process. Without `api` only the
-    /// operational routes are served.
-    public static func makeRouter(readiness: ReadinessCheck, api: LedgerAPI? = nil) -> Router<BasicRequestContext> {
+    /// operational routes are served. Each group of routes gets only what it uses, and states its authentication
+    /// once (`Authentication.swift`).
+    public static func makeRouter(readiness: ReadinessCheck, api: LedgerAPI? = nil) -> Router<LedgerRequestContext> {
         LedgerMetrics.bootstrap()
-        let router = Router()
+        let router = Router(context: LedgerRequestContext.self)
         let routes = RouteTable(router: router, timeout: api?.configuration.requestTimeout ?? .seconds(30))
         // Outermost first: every response (errors included) gets a request id, is counted, and is JSON.
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(routes: routes.known))
         OperationalRoutes(readiness: readiness).register(on: routes)
-        if let api {
-            SeedRoutes(api: api).register(on: routes)
-            AdminRoutes(api: api).register(on: routes)
-            AppRoutes(api: api).register(on: routes)
-            UserRoutes(api: api).register(on: routes)
-            UserCommandRoutes(api: api).register(on: routes)
-            InvoiceRoutes(api: api).register(on: routes)
-        }
+        guard let api else { return router }
+        let clock = api.configuration.clock
+        SeedRoutes(recorder: api.recorder, users: api.users, tenancy: api.tenancy, cookie: api.cookie, body: api.body,
+                   readYourWrites: api.readYourWrites, clock: clock).register(on: routes, auth: api.auth)
+        AdminRoutes(tenancy: api.tenancy, directory: api.directory, body: api.body).register(on: routes, auth: api.auth)
+        AppRoutes(tenancy: api.tenancy, directory: api.directory, body: api.body, recorder: api.recorder,
+                  readYourWrites: api.readYourWrites).register(on: routes, auth: api.auth)
+        UserRoutes(users: api.users, tenancy: api.tenancy, clock: clock).register(on: routes, auth: api.auth)
+        UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
+            .register(on: routes, auth: api.auth)
+        InvoiceRoutes(invoices: InvoiceStore(pool: api.pool), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
         return router
     }
 

@@ -4,14 +4,15 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Gives every request an id (the caller's `X-Request-Id` when it is sane, else a new UUID), puts it in the
+/// Gives every request an id (the caller's `X-Request-Id` when it is sane, else Hummingbird's request id), puts it in the
 /// request's log metadata and echoes it in the response, so a support ticket can be matched to log lines.
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var headerName: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let incoming = request.headers[Self.headerName]
-        let id = incoming.flatMap { Self.isAcceptable($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+        // The caller's id when it sent a usable one, else the framework's own (`hb.request.id` in the logs).
+        let id = incoming.flatMap { Self.isAcceptable($0) ? $0 : nil } ?? context.id
         var context = context
         context.logger[metadataKey: "request_id"] = .string(id)
         do {

@@ -9,8 +9,8 @@ import LedgerStore
 /// cannot be interrupted, and a task group would hold the 504 until it returned (13 s in the outage test). The
 /// deadline's timer ends with the answer (`FirstAnswer.value(timeout:onExpiry:)`): one left sleeping for the
 /// whole timeout after every request held its memory (peak RSS 515 MiB instead of 120 under the read benchmark).
-func withRequestTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> Response) async throws -> Response {
-    let answer = FirstAnswer<Response>()
+func withRequestTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let answer = FirstAnswer<T>()
     let work = Task {
         do { answer.give(.success(try await body())) } catch { answer.give(.failure(error)) }
     }

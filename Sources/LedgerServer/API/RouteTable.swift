@@ -6,23 +6,53 @@ import Synchronization
 
 /// Registers the API's routes on the router, each under the request timeout, and remembers their paths and methods
 /// so that a known path called with another method answers 405 with `Allow` rather than 404.
+///
+/// Routes are registered with their full path, as the OpenAPI document writes it (`{name}` for parameters), so a
+/// path in a route file can be searched for; a group adds the middleware (authentication) of its prefix.
 struct RouteTable {
-    let router: Router<BasicRequestContext>
+    let router: Router<LedgerRequestContext>
     let timeout: Duration
     let known = KnownRoutes()
 
-    /// `path` uses `{name}` for parameters, as the OpenAPI document does.
-    func on(_ method: HTTPRequest.Method, _ path: String,
-            _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
-        let segments = path.split(separator: "/").map(String.init)
-        known.add(segments: segments, method: method)
-        let routerPath = "/" + segments.map { $0.hasPrefix("{") ? ":" + $0.dropFirst().dropLast() : $0 }.joined(separator: "/")
-        let timeout = timeout
-        router.on(RouterPath(routerPath), method: method) { request, context in
-            try await withRequestTimeout(timeout) { try await handler(request, context) }
-        }
+    /// The routes under `prefix`, each behind `middleware`.
+    func group(_ prefix: String, _ middleware: some RouterMiddleware<LedgerRequestContext>) -> RouteGroup {
+        RouteGroup(prefix: prefix, group: router.group(Self.routerPath(prefix)).add(middleware: middleware), table: self)
     }
 
+    /// A route without authentication (operational routes, Apple's notifications).
+    func on(_ method: HTTPRequest.Method, _ path: String,
+            _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) {
+        register(method, path, handler) { router.on(Self.routerPath(path), method: method, use: $0) }
+    }
+
+    fileprivate func register(_ method: HTTPRequest.Method, _ path: String,
+                              _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response,
+                              on add: (@escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) -> Void) {
+        known.add(segments: path.split(separator: "/").map(String.init), method: method)
+        let timeout = timeout
+        add { request, context in try await withRequestTimeout(timeout) { try await handler(request, context) } }
+    }
+
+    /// `/a/{b}` → Hummingbird's `/a/:b`.
+    static func routerPath(_ path: String) -> RouterPath {
+        let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? ":" + $0.dropFirst().dropLast() : String($0) }
+        return RouterPath("/" + segments.joined(separator: "/"))
+    }
+}
+
+/// Routes sharing a prefix and its middleware.
+struct RouteGroup {
+    let prefix: String
+    let group: RouterGroup<LedgerRequestContext>
+    let table: RouteTable
+
+    /// `path` is the full path and starts with the group's prefix.
+    func on(_ method: HTTPRequest.Method, _ path: String,
+            _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) {
+        precondition(path.hasPrefix(prefix), "\(path) is not under \(prefix)")
+        let rest = String(path.dropFirst(prefix.count))
+        table.register(method, path, handler) { group.on(RouteTable.routerPath(rest), method: method, use: $0) }
+    }
 }
 
 /// The registered paths and methods, read when a request matches no route.
@@ -45,7 +75,7 @@ final class KnownRoutes: Sendable {
     }
 }
 
-extension BasicRequestContext {
+extension LedgerRequestContext {
     /// A path parameter, percent-decoded.
     func path(_ name: String) throws(APIError) -> String {
         guard let raw = parameters.get(name) else { throw .badRequest("the path needs `\(name)`") }
@@ -56,11 +86,6 @@ extension BasicRequestContext {
         return decoded
     }
 
-    /// The request id (see `RequestIDMiddleware`), for event metadata.
-    var requestID: String? {
-        guard let value = logger[metadataKey: "request_id"], case .string(let id) = value else { return nil }
-        return id
-    }
 }
 
 extension Request {

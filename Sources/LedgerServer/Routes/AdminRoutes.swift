@@ -4,7 +4,9 @@ import LedgerStore
 
 /// `/v1/admin/…`: accounts, apps and their keys, for operators (admin token).
 struct AdminRoutes {
-    let api: LedgerAPI
+    let tenancy: TenancyStore
+    let directory: AppDirectory
+    let body: RequestBodyReader
 
     struct NewAccount: StrictBody {
         var name: String
@@ -29,60 +31,54 @@ struct AdminRoutes {
         static let members = plain("kind", "name")
     }
 
-    func register(on routes: RouteTable) {
-        let api = api
-        routes.on(.post, "/v1/admin/accounts") { request, _ in
-            try api.auth.requireAdmin(request)
-            let body = try await api.body.json(NewAccount.self, from: request)
-            let account = try await api.tenancy.createAccount(name: try Check.text(body.name, "name", max: 200))
+    func register(on routes: RouteTable, auth: Authenticator) {
+        let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth))
+        let (tenancy, directory, body) = (tenancy, directory, body)
+        admin.on(.post, "/v1/admin/accounts") { request, _ in
+            let input = try await body.json(NewAccount.self, from: request)
+            let account = try await tenancy.createAccount(name: try Check.text(input.name, "name", max: 200))
             return try JSONResponse.make(status: .created, body: AccountBody(account))
         }
-        routes.on(.get, "/v1/admin/accounts/{account_id}") { request, context in
-            try api.auth.requireAdmin(request)
+        admin.on(.get, "/v1/admin/accounts/{account_id}") { request, context in
             let id = try context.path("account_id")
-            guard let account = try await api.tenancy.account(id: id) else { throw APIError.notFound("there is no account \(id)") }
-            return try JSONResponse.make(status: .ok, body: AccountBody(account, apps: try await api.tenancy.apps(accountID: id)))
+            guard let account = try await tenancy.account(id: id) else { throw APIError.notFound("there is no account \(id)") }
+            return try JSONResponse.make(status: .ok, body: AccountBody(account, apps: try await tenancy.apps(accountID: id)))
         }
-        routes.on(.post, "/v1/admin/apps") { request, _ in
-            try api.auth.requireAdmin(request)
-            let body = try await api.body.json(NewApp.self, from: request)
-            let app = try await api.tenancy.createApp(try Self.validate(body))
+        admin.on(.post, "/v1/admin/apps") { request, _ in
+            let input = try await body.json(NewApp.self, from: request)
+            let app = try await tenancy.createApp(try Self.validate(input))
             return try JSONResponse.make(status: .created, body: AppBody(app))
         }
-        routes.on(.get, "/v1/admin/apps/{app_id}") { request, context in
-            try api.auth.requireAdmin(request)
-            return try JSONResponse.make(status: .ok, body: AppBody(try await Self.app(api, context)))
+        admin.on(.get, "/v1/admin/apps/{app_id}") { request, context in
+            return try JSONResponse.make(status: .ok, body: AppBody(try await Self.app(directory, context)))
         }
-        routes.on(.post, "/v1/admin/apps/{app_id}/keys") { request, context in
-            try api.auth.requireAdmin(request)
-            let app = try await Self.app(api, context)
-            let body = try await api.body.json(NewKey.self, from: request)
-            guard let kind = APIKeyKind(rawValue: body.kind) else {
+        admin.on(.post, "/v1/admin/apps/{app_id}/keys") { request, context in
+            let app = try await Self.app(directory, context)
+            let input = try await body.json(NewKey.self, from: request)
+            guard let kind = APIKeyKind(rawValue: input.kind) else {
                 throw APIError.badRequest("`kind` must be \"public\" (for the app) or \"secret\" (for your backend)")
             }
-            let name = try body.name.map { name throws(APIError) in try Check.text(name, "name", max: 200) }
-            let created = try await api.tenancy.createKey(app: app.id, kind: kind, name: name)
+            let name = try input.name.map { name throws(APIError) in try Check.text(name, "name", max: 200) }
+            let created = try await tenancy.createKey(app: app.id, kind: kind, name: name)
             return try JSONResponse.make(status: .created, body: KeyBody(created.record, key: created.key))
         }
-        routes.on(.get, "/v1/admin/apps/{app_id}/keys") { request, context in
-            try api.auth.requireAdmin(request)
-            let app = try await Self.app(api, context)
-            return try JSONResponse.make(status: .ok, body: ["keys": try await api.tenancy.keys(app: app.id).map { KeyBody($0) }])
+        admin.on(.get, "/v1/admin/apps/{app_id}/keys") { request, context in
+            let app = try await Self.app(directory, context)
+            return try JSONResponse.make(status: .ok, body: ["keys": try await tenancy.keys(app: app.id).map { KeyBody($0) }])
         }
-        routes.on(.delete, "/v1/admin/apps/{app_id}/keys/{key_id}") { request, context in
-            try api.auth.requireAdmin(request)
-            let app = try await Self.app(api, context)
+        admin.on(.delete, "/v1/admin/apps/{app_id}/keys/{key_id}") { request, context in
+            let app = try await Self.app(directory, context)
             let keyID = try context.path("key_id")
-            guard let key = try await api.tenancy.revokeKey(app: app.id, keyID: keyID) else {
+            guard let key = try await tenancy.revokeKey(app: app.id, keyID: keyID) else {
                 throw APIError.notFound("app \(app.id) has no key \(keyID)")
             }
             return try JSONResponse.make(status: .ok, body: KeyBody(key))
         }
     }
 
-    static func app(_ api: LedgerAPI, _ context: BasicRequestContext) async throws -> AppRecord {
+    static func app(_ directory: AppDirectory, _ context: LedgerRequestContext) async throws -> AppRecord {
         let id = try context.path("app_id")
-        guard let app = try await api.directory.app(id: id) else { throw APIError.notFound("there is no app \(id)") }
+        guard let app = try await directory.app(id: id) else { throw APIError.notFound("there is no app \(id)") }
         return app
     }
 

@@ -8,7 +8,9 @@ import PostgresClient
 /// `/v1/admin/invoices…` and `/v1/admin/plans`: finance's side (admin token), the same operations as
 /// `ledger invoices`.
 struct InvoiceRoutes {
-    let api: LedgerAPI
+    let invoices: InvoiceStore
+    let tenancy: TenancyStore
+    let body: RequestBodyReader
 
     struct FinalizeInput: StrictBody {
         var month: String
@@ -41,18 +43,16 @@ struct InvoiceRoutes {
         static let members = plain("plan_id", "from_month")
     }
 
-    func register(on routes: RouteTable) {
-        let api = api
-        let store = InvoiceStore(pool: api.pool)
-        routes.on(.get, "/v1/admin/invoices") { request, _ in
-            try api.auth.requireAdmin(request)
+    func register(on routes: RouteTable, auth: Authenticator) {
+        let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth))
+        let (store, tenancy, body) = (invoices, tenancy, body)
+        admin.on(.get, "/v1/admin/invoices") { request, _ in
             let account = try request.query("account_id").map { try Check.text($0, "account_id", max: 200) }
             let month = try request.query("month").map { try Self.month($0, "month") }
             let invoices = try await store.list(account: account, month: month)
             return Self.json("{\"invoices\":[" + invoices.map(InvoiceRendering.json).joined(separator: ",") + "]}")
         }
-        routes.on(.get, "/v1/admin/invoice-drafts") { request, _ in
-            try api.auth.requireAdmin(request)
+        admin.on(.get, "/v1/admin/invoice-drafts") { request, _ in
             guard let account = try request.query("account_id"), let month = try request.query("month") else {
                 throw APIError.badRequest("give `account_id` and `month` (YYYY-MM) as query parameters")
             }
@@ -61,9 +61,8 @@ struct InvoiceRoutes {
             }
             return Self.json(InvoiceCanonicalJSON.encode(content))
         }
-        routes.on(.post, "/v1/admin/invoices") { request, _ in
-            try api.auth.requireAdmin(request)
-            let input = try await api.body.json(FinalizeInput.self, from: request)
+        admin.on(.post, "/v1/admin/invoices") { request, _ in
+            let input = try await body.json(FinalizeInput.self, from: request)
             let month = try Self.month(input.month, "month")
             let results = try await Self.translating {
                 if let account = input.account_id { return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)] }
@@ -72,20 +71,18 @@ struct InvoiceRoutes {
             let items = results.map { "{\"created\":\($0.created),\"invoice\":\(InvoiceRendering.json($0.invoice))}" }
             return Self.json("{\"results\":[" + items.joined(separator: ",") + "]}")
         }
-        routes.on(.get, "/v1/admin/invoices/{invoice_id}") { request, context in
-            try api.auth.requireAdmin(request)
+        admin.on(.get, "/v1/admin/invoices/{invoice_id}") { request, context in
             let invoice = try await Self.invoice(store, context)
             switch try request.query("format") ?? "json" {
             case "json": return Self.json(InvoiceRendering.json(invoice))
             case "csv": return Self.text(InvoiceRendering.csv(invoice), type: "text/csv; charset=utf-8")
             case "html":
-                let name = try await api.tenancy.account(id: invoice.accountID)?.name ?? invoice.accountID
+                let name = try await tenancy.account(id: invoice.accountID)?.name ?? invoice.accountID
                 return Self.text(InvoiceRendering.html(invoice, accountName: name), type: "text/html; charset=utf-8")
             default: throw APIError.badRequest("`format` must be json, csv or html")
             }
         }
-        routes.on(.get, "/v1/admin/invoices/{invoice_id}/reproduction") { request, context in
-            try api.auth.requireAdmin(request)
+        admin.on(.get, "/v1/admin/invoices/{invoice_id}/reproduction") { request, context in
             let invoice = try await Self.invoice(store, context)
             let reproduced = try await Self.translating { try await store.reproduce(id: invoice.id) }
             return Self.json("""
@@ -93,17 +90,15 @@ struct InvoiceRoutes {
                 "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced)}
                 """)
         }
-        routes.on(.post, "/v1/admin/invoices/{invoice_id}/void") { request, context in
-            try api.auth.requireAdmin(request)
+        admin.on(.post, "/v1/admin/invoices/{invoice_id}/void") { request, context in
             let invoice = try await Self.invoice(store, context)
-            let input = try await api.body.json(VoidInput.self, from: request)
+            let input = try await body.json(VoidInput.self, from: request)
             let reason = try Check.text(input.reason, "reason", max: 1000)
             let (voided, replacement) = try await Self.translating { try await store.void(invoiceID: invoice.id, reason: reason) }
             return Self.json("{\"voided\":\(InvoiceRendering.json(voided)),\"replacement\":\(InvoiceRendering.json(replacement))}")
         }
-        routes.on(.post, "/v1/admin/plans") { request, _ in
-            try api.auth.requireAdmin(request)
-            let input = try await api.body.json(PlanInput.self, from: request)
+        admin.on(.post, "/v1/admin/plans") { request, _ in
+            let input = try await body.json(PlanInput.self, from: request)
             let plan = PricePlan(id: try Check.text(input.id, "id", max: 100), currency: input.currency, tiers: input.tiers.map {
                 PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unit_price_minor, flatFeeMinor: $0.flat_fee_minor ?? 0)
             })
@@ -114,11 +109,10 @@ struct InvoiceRoutes {
             }
             return try JSONResponse.make(status: .created, body: ["id": plan.id])
         }
-        routes.on(.put, "/v1/admin/accounts/{account_id}/plan") { request, context in
-            try api.auth.requireAdmin(request)
+        admin.on(.put, "/v1/admin/accounts/{account_id}/plan") { request, context in
             let account = try context.path("account_id")
-            guard try await api.tenancy.account(id: account) != nil else { throw APIError.notFound("there is no account \(account)") }
-            let input = try await api.body.json(AssignInput.self, from: request)
+            guard try await tenancy.account(id: account) != nil else { throw APIError.notFound("there is no account \(account)") }
+            let input = try await body.json(AssignInput.self, from: request)
             let month = try Self.month(input.from_month, "from_month")
             try await Self.translating { try await store.assignPlan(account: account, planID: input.plan_id, from: month) }
             return try JSONResponse.make(status: .ok, body: ["account_id": account, "plan_id": input.plan_id, "from_month": month.description])
@@ -130,7 +124,7 @@ struct InvoiceRoutes {
         return month
     }
 
-    static func invoice(_ store: InvoiceStore, _ context: BasicRequestContext) async throws -> Invoice {
+    static func invoice(_ store: InvoiceStore, _ context: LedgerRequestContext) async throws -> Invoice {
         let id = try context.path("invoice_id")
         guard let invoice = try await store.invoice(id: id) else { throw APIError.notFound("there is no invoice \(id)") }
         return invoice

@@ -14,7 +14,13 @@ import LedgerStore
 /// signed `uid` cookie the public key then reads that user's data with. As with any key shipped inside an app,
 /// the public key cannot prove who the user is; read sensitive data from your backend with the secret key.
 struct SeedRoutes {
-    let api: LedgerAPI
+    let recorder: LedgerRecorder
+    let users: UserQueries
+    let tenancy: TenancyStore
+    let cookie: UserCookie
+    let body: RequestBodyReader
+    let readYourWrites: ReadYourWrites
+    let clock: LedgerClock
 
     struct UploadInput: Decodable {
         var userID: String?
@@ -34,28 +40,29 @@ struct SeedRoutes {
 
     static let userIDHeader = HTTPField.Name("user-id")!
 
-    func register(on routes: RouteTable) {
-        let api = api
-        routes.on(.post, "/uploadReceipt") { request, context in
-            let caller = try await api.auth.requireAppKey(request, secretOnly: false)
-            let (named, der) = try await Self.receipt(api, request)
+    func register(on routes: RouteTable, auth: Authenticator) {
+        let seed = self
+        let app = routes.group("", AppKeyAuthentication(auth: auth, timeout: routes.timeout))
+        app.on(.post, "/uploadReceipt") { request, context in
+            let caller = try context.caller()
+            let (named, der) = try await seed.receipt(request)
             let user = try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
-                ?? Self.cookieUser(api, request, caller: caller)
+                ?? seed.cookieUser(request, caller: caller)
                 ?? "anon-" + UUID().uuidString.lowercased()
-            let (result, _) = try await api.recorder.receipt(
+            let (result, _) = try await seed.recorder.receipt(
                 app: caller.app, user: user, der: der, link: true,
                 metadata: EventMetadata(source: "upload.receipt", requestID: context.requestID, actor: caller.key.id))
-            try await api.settle(app: caller.app.id, positions: result.positions)
-            let issued = api.cookie.issue(app: caller.app.id, user: user, now: Int64(api.configuration.clock.date().timeIntervalSince1970))
+            try await seed.readYourWrites.wait(app: caller.app.id, positions: result.positions)
+            let issued = seed.cookie.issue(app: caller.app.id, user: user, now: Int64(seed.clock.date().timeIntervalSince1970))
             var headers = HTTPFields()
-            for value in api.cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
+            for value in seed.cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
                 headers.append(HTTPField(name: .setCookie, value: value))
             }
             return try JSONResponse.make(status: .ok, body: UploadAnswer(
                 user_id: user, recorded: result.recorded, already_known: result.alreadyKnown), headers: headers)
         }
-        routes.on(.get, "/productsStatus") { request, _ in
-            let caller = try await api.auth.requireAppKey(request, secretOnly: false)
+        app.on(.get, "/productsStatus") { request, context in
+            let caller = try context.caller()
             // Every source given is checked, and they must agree.
             var named: [String] = []
             for source in [request.headers[Self.userIDHeader], try request.query("user-id")] {
@@ -63,30 +70,30 @@ struct SeedRoutes {
             }
             guard Set(named).count <= 1 else { throw APIError.badRequest("the `user-id` header and query name different users; send one") }
             let user: String
-            if caller.isSecret, named.isEmpty, let fromCookie = Self.cookieUser(api, request, caller: caller) {
+            if caller.isSecret, named.isEmpty, let fromCookie = seed.cookieUser(request, caller: caller) {
                 user = fromCookie
             } else {
-                user = try api.auth.user(request, caller: caller, claimed: named.first)
+                user = try auth.user(request, caller: caller, claimed: named.first)
             }
-            let catalog = try await api.tenancy.products(app: caller.app.id)
-            let snapshot = try await api.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: api.now())
+            let catalog = try await seed.tenancy.products(app: caller.app.id)
+            let snapshot = try await seed.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: seed.clock.now())
             return try JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
                 _embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
         }
     }
 
     /// The named user (if any) and the receipt bytes, from a JSON body or raw bytes.
-    static func receipt(_ api: LedgerAPI, _ request: Request) async throws -> (user: String?, der: [UInt8]) {
+    func receipt(_ request: Request) async throws -> (user: String?, der: [UInt8]) {
         let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         switch contentType {
         case "application/octet-stream":
-            let bytes = try await api.body.bytes(request)
+            let bytes = try await body.bytes(request)
             guard !bytes.isEmpty else { throw APIError(.badRequest, "malformed", "the body is empty; send the receipt file's bytes") }
-            return (request.headers[userIDHeader], bytes)
+            return (request.headers[Self.userIDHeader], bytes)
         case nil, "application/json", "text/json":
-            let input = try await api.body.json(UploadInput.self, from: request)
+            let input = try await body.json(UploadInput.self, from: request)
             let der = try await LedgerRecorder.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(input.data) }
-            return (input.userID ?? request.headers[userIDHeader], der)
+            return (input.userID ?? request.headers[Self.userIDHeader], der)
         default:
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
                            "send the receipt as application/json {\"data\": base64} or as application/octet-stream bytes")
@@ -94,10 +101,10 @@ struct SeedRoutes {
     }
 
     /// The user of a valid `uid` cookie for this app, if the request carries one.
-    static func cookieUser(_ api: LedgerAPI, _ request: Request, caller: AppCaller) -> String? {
-        let result = api.cookie.verify(app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
+    func cookieUser(_ request: Request, caller: AppCaller) -> String? {
+        let result = cookie.verify(app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
                                        signature: request.cookies[UserCookie.signatureName]?.value,
-                                       now: Int64(api.configuration.clock.date().timeIntervalSince1970))
+                                       now: Int64(clock.date().timeIntervalSince1970))
         return try? result.get()
     }
 }

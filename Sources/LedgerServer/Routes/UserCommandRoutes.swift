@@ -6,7 +6,9 @@ import LedgerStore
 
 /// `POST /v1/users/{user_id}/…`: uploads, restore, consume, and external (card) purchases.
 struct UserCommandRoutes {
-    let api: LedgerAPI
+    let recorder: LedgerRecorder
+    let body: RequestBodyReader
+    let readYourWrites: ReadYourWrites
 
     struct TransactionsInput: StrictBody {
         struct Upload: StrictBody {
@@ -43,54 +45,52 @@ struct UserCommandRoutes {
         var position: Int64
     }
 
-    func register(on routes: RouteTable) {
-        let api = api
-        routes.on(.post, "/v1/users/{user_id}/transactions") { request, context in
-            let (caller, user) = try await Self.user(api, request, context, secretOnly: false)
-            let input = try await api.body.json(TransactionsInput.self, from: request)
+    func register(on routes: RouteTable, auth: Authenticator) {
+        let (recorder, body, readYourWrites) = (recorder, body, readYourWrites)
+        let perUser = routes.group("/v1/users/{user_id}", UserAuthentication(auth: auth, timeout: routes.timeout))
+        perUser.on(.post, "/v1/users/{user_id}/transactions") { request, context in
+            let (caller, user) = try context.actor()
+            let input = try await body.json(TransactionsInput.self, from: request)
             let uploads = try Check.items(input.transactions, "transactions", max: 100, min: 1)
-            let (result, _) = try await api.recorder.transactions(
+            let (result, _) = try await recorder.transactions(
                 app: caller.app, user: user, uploads.map { ($0.signed_transaction, $0.signed_renewal_info) }, link: true,
                 metadata: Self.metadata("upload.transactions", caller, context))
-            try await api.settle(app: caller.app.id, positions: result.positions)
+            try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
             return try JSONResponse.make(status: .ok, body: RecordedAnswer(
                 app_user_id: user, recorded: result.recorded, already_known: result.alreadyKnown))
         }
-        routes.on(.post, "/v1/users/{user_id}/restore") { request, context in
-            let (caller, user) = try await Self.user(api, request, context, secretOnly: false)
-            let input = try await api.body.json(RestoreInput.self, from: request)
-            let (ids, appended) = try await api.recorder.restore(
+        perUser.on(.post, "/v1/users/{user_id}/restore") { request, context in
+            let (caller, user) = try context.actor()
+            let input = try await body.json(RestoreInput.self, from: request)
+            let (ids, appended) = try await recorder.restore(
                 app: caller.app, user: user, try await Self.sources(input, caller: caller), metadata: Self.metadata("restore", caller, context))
-            try await api.settle(app: caller.app.id, positions: appended)
+            try await readYourWrites.wait(app: caller.app.id, positions: appended)
             return try JSONResponse.make(status: .ok, body: RestoreAnswer(app_user_id: user, restored: ids, events_appended: appended.count))
         }
-        routes.on(.post, "/v1/users/{user_id}/purchases/{transaction_id}/consume") { request, context in
-            let (caller, user) = try await Self.user(api, request, context, secretOnly: false)
+        perUser.on(.post, "/v1/users/{user_id}/purchases/{transaction_id}/consume") { _, context in
+            let (caller, user) = try context.actor()
             let id = try Check.text(try context.path("transaction_id"), "transaction_id", max: 256)
-            let (consumedAt, position) = try await api.recorder.consume(
+            let (consumedAt, position) = try await recorder.consume(
                 app: caller.app, originalTransactionID: id, by: user, metadata: Self.metadata("consume", caller, context))
-            try await api.settle(app: caller.app.id, positions: [position])
+            try await readYourWrites.wait(app: caller.app.id, positions: [position])
             return try JSONResponse.make(status: .ok, body: ConsumeAnswer(original_transaction_id: id, consumed_at: rfc3339(consumedAt), position: position))
         }
-        routes.on(.post, "/v1/users/{user_id}/external-purchases") { request, context in
-            let (caller, user) = try await Self.user(api, request, context, secretOnly: true)
-            let input = try await api.body.json(ExternalPurchaseInput.self, from: request)
+        // The developer's backend records what it sold outside the App Store: secret key only.
+        let backend = routes.group("/v1/users/{user_id}/external-purchases",
+                                   UserAuthentication(auth: auth, timeout: routes.timeout, secretOnly: true))
+        backend.on(.post, "/v1/users/{user_id}/external-purchases") { request, context in
+            let (caller, user) = try context.actor()
+            let input = try await body.json(ExternalPurchaseInput.self, from: request)
             let purchase = try input.validated(user: user)
-            let result = try await api.recorder.externalPurchase(
+            let result = try await recorder.externalPurchase(
                 app: caller.app, purchase, metadata: Self.metadata("external_purchase", caller, context))
-            try await api.settle(app: caller.app.id, positions: result.positions)
+            try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
             return try JSONResponse.make(status: result.recorded > 0 ? .created : .ok,
                                          body: ExternalPurchaseAnswer(payment_id: purchase.paymentID, recorded: result.recorded > 0))
         }
     }
 
-    static func user(_ api: LedgerAPI, _ request: Request, _ context: BasicRequestContext, secretOnly: Bool) async throws -> (AppCaller, String) {
-        let caller = try await api.auth.requireAppKey(request, secretOnly: secretOnly)
-        let claimed = try Check.text(try context.path("user_id"), "user_id", max: 256)
-        return (caller, try api.auth.user(request, caller: caller, claimed: claimed))
-    }
-
-    static func metadata(_ source: String, _ caller: AppCaller, _ context: BasicRequestContext) -> EventMetadata {
+    static func metadata(_ source: String, _ caller: AppCaller, _ context: LedgerRequestContext) -> EventMetadata {
         EventMetadata(source: source, requestID: context.requestID, actor: caller.key.id)
     }
 

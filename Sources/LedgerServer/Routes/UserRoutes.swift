@@ -6,17 +6,21 @@ import LedgerStore
 import PostgresClient
 
 /// `GET /v1/users/{user_id}…`: what a user has, and the audit timeline of their purchases. A secret key reads
-/// any user of its app; a public key only the user of its signed `uid` cookie.
+/// any user of its app; a public key only the user of its signed `uid` cookie (`UserAuthentication`).
 struct UserRoutes {
-    let api: LedgerAPI
+    let users: UserQueries
+    let tenancy: TenancyStore
+    let clock: LedgerClock
 
-    func register(on routes: RouteTable) {
-        let api = api
-        routes.on(.get, "/v1/users/{user_id}") { request, context in
-            let (app, user) = try await Self.user(api, request, context)
-            let owned = try await api.users.ownedStates(app: app.id, owners: [user])
-            let catalog = try await api.tenancy.products(app: app.id)
-            let now = api.now()
+    func register(on routes: RouteTable, auth: Authenticator) {
+        let (users, tenancy, clock) = (users, tenancy, clock)
+        let perUser = routes.group("/v1/users/{user_id}", UserAuthentication(auth: auth, timeout: routes.timeout))
+        perUser.on(.get, "/v1/users/{user_id}") { _, context in
+            let (caller, user) = try context.actor()
+            let app = caller.app
+            let owned = try await users.ownedStates(app: app.id, owners: [user])
+            let catalog = try await tenancy.products(app: app.id)
+            let now = clock.now()
             let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
                                         catalog: catalog.catalog, at: now)
             return try JSONResponse.make(status: .ok, body: UserBody(
@@ -28,35 +32,28 @@ struct UserRoutes {
                 products_status: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
                 intro_offer_eligibility: IntroOfferEligibilityBody.list(snapshot, subscriptions: owned.subscriptions, catalog: catalog)))
         }
-        routes.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
-            let (app, user) = try await Self.user(api, request, context)
-            let snapshot = try await api.users.snapshot(
-                app: app.id, user: user, catalog: try await api.tenancy.products(app: app.id).catalog, at: api.now())
+        perUser.on(.get, "/v1/users/{user_id}/entitlements") { _, context in
+            let (caller, user) = try context.actor()
+            let snapshot = try await users.snapshot(
+                app: caller.app.id, user: user, catalog: try await tenancy.products(app: caller.app.id).catalog, at: clock.now())
             return try JSONResponse.make(status: .ok, body: EntitlementsAnswer(
                 app_user_id: user, entitlements: EntitlementBody.list(snapshot.entitlements)))
         }
-        routes.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
-            let (app, user) = try await Self.user(api, request, context)
-            let snapshot = try await api.users.snapshot(app: app.id, user: user, catalog: Catalog(), at: api.now())
+        perUser.on(.get, "/v1/users/{user_id}/unconsumed") { _, context in
+            let (caller, user) = try context.actor()
+            let snapshot = try await users.snapshot(app: caller.app.id, user: user, catalog: Catalog(), at: clock.now())
             return try JSONResponse.make(status: .ok, body: UnconsumedAnswer(
                 app_user_id: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init)))
         }
-        routes.on(.get, "/v1/users/{user_id}/events") { request, context in
-            let (app, user) = try await Self.user(api, request, context)
+        perUser.on(.get, "/v1/users/{user_id}/events") { request, context in
+            let (caller, user) = try context.actor()
             let after = try Self.integer(request, "after", default: 0, range: 0...Int64.max)
             let limit = try Self.integer(request, "limit", default: 100, range: 1...1000)
-            let events = try await api.users.timeline(app: app.id, user: user, after: after, limit: Int(limit))
+            let events = try await users.timeline(app: caller.app.id, user: user, after: after, limit: Int(limit))
             return try JSONResponse.make(status: .ok, body: TimelineAnswer(
                 app_user_id: user, events: events.map(TimelineEvent.init),
                 next_after: Nullable(events.count == Int(limit) ? events.last?.position : nil)))
         }
-    }
-
-    /// The caller's app and the user it may read: the path's user, which a public key's cookie must name.
-    static func user(_ api: LedgerAPI, _ request: Request, _ context: BasicRequestContext) async throws -> (AppRecord, String) {
-        let caller = try await api.auth.requireAppKey(request, secretOnly: false)
-        let claimed = try Check.text(try context.path("user_id"), "user_id", max: 256)
-        return (caller.app, try api.auth.user(request, caller: caller, claimed: claimed))
     }
 
     static func integer(_ request: Request, _ name: String, default value: Int64, range: ClosedRange<Int64>) throws(APIError) -> Int64 {

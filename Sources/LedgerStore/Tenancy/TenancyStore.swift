@@ -128,7 +128,22 @@ public struct TenancyStore: Sendable {
     // MARK: Products
 
     /// Creates or replaces a product of `appID`'s catalog.
-    public func putProduct(app appID: String, _ product: ProductRecord) async throws -> ProductRecord {
+    /// A product of the app's catalog as the app defines it (the store stamps the update time).
+    public struct ProductDefinition: Sendable {
+        public var productID: String
+        public var type: ProductType
+        public var subscriptionGroup: String?
+        public var entitlements: [String]
+
+        public init(productID: String, type: ProductType, subscriptionGroup: String?, entitlements: [String]) {
+            self.productID = productID
+            self.type = type
+            self.subscriptionGroup = subscriptionGroup
+            self.entitlements = entitlements
+        }
+    }
+
+    public func putProduct(app appID: String, _ product: ProductDefinition) async throws -> ProductRecord {
         let rows = try await pool.query("""
             INSERT INTO ledger.products (app_id, product_id, product_type, subscription_group, entitlements, updated_at)
             VALUES (\(appID), \(product.productID), \(product.type.apiName), \(product.subscriptionGroup),
