@@ -1,7 +1,7 @@
 import AppStoreSamples
 import ArgumentParser
 import Foundation
-import PostgresClient
+import LedgerDomain
 
 extension AppStoreCommand {
     /// `ledger appstore sample`: Xcode-signed App Store data to try the service with, printed as the request body of
@@ -67,10 +67,10 @@ extension AppStoreCommand {
             guard let appleType = Self.appleTypes[productType] else {
                 throw ValidationError("--product-type must be one of \(Self.appleTypes.keys.sorted().joined(separator: ", "))")
             }
-            let now = PostgresTimestamp.now()
+            let now = LedgerClock.system.now()
             let purchased = try purchaseDate.map { try Self.timestamp($0, "--purchase-date") } ?? now
             let expires = try expiresDate.map { try Self.timestamp($0, "--expires-date") }
-                ?? (productType == "auto_renewable" ? PostgresTimestamp(microsecondsSinceEpoch: purchased.microsecondsSinceEpoch + 30 * 86_400_000_000) : nil)
+                ?? (productType == "auto_renewable" ? purchased.adding(days: 30) : nil)
             let id = transactionID ?? String(2_000_000_000_000_000 + Int64.random(in: 0..<1_000_000_000_000))
             let signer = try XcodeSigner()
             let output: String
@@ -102,15 +102,15 @@ extension AppStoreCommand {
             print(output)
         }
 
-        static func timestamp(_ text: String, _ option: String) throws -> PostgresTimestamp {
-            guard let value = PostgresTimestamp(rfc3339: text) else {
+        static func timestamp(_ text: String, _ option: String) throws -> Instant {
+            guard let value = Instant(rfc3339: text) else {
                 throw ValidationError("\(option) must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z")
             }
             return value
         }
 
         /// Receipts hold whole seconds, `2026-01-31T12:00:00Z`.
-        static func receiptDate(_ timestamp: PostgresTimestamp) -> String {
+        static func receiptDate(_ timestamp: Instant) -> String {
             let text = timestamp.rfc3339
             return String(text.prefix(19)) + "Z"
         }

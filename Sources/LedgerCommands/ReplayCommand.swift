@@ -30,7 +30,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if asOf != nil, app == nil || (user == nil && (key == nil || projection == nil)) {
             throw ValidationError("--as-of needs --app, and either --user or both --projection and --key")
         }
-        if let asOf, PostgresTimestamp(rfc3339: asOf) == nil {
+        if let asOf, Instant(rfc3339: asOf) == nil {
             throw ValidationError("--as-of must be an RFC 3339 instant such as 2026-11-01T00:00:00Z")
         }
     }
@@ -40,8 +40,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let selected = projection.map { [$0] } ?? ProjectionCatalog.names
         let (check, asOf, app, key, user) = (check, asOf, app, key, user)
         try await database.withLedger(logger: logger) { service, _, _ in
-            if let asOf, let app, let timestamp = PostgresTimestamp(rfc3339: asOf) {
-                let instant = Instant(microsecondsSinceEpoch: timestamp.microsecondsSinceEpoch)
+            if let asOf, let app, let instant = Instant(rfc3339: asOf) {
                 let events = try await service.withConnection { try ProjectionReplay.events(app: app, asOf: instant, on: $0) }
                 if let user {
                     // Entitlements with the app's current catalog: configuration, not history (see `Catalog`).

@@ -1,3 +1,4 @@
+import LedgerDomain
 import EmbeddedPostgres
 import Foundation
 import LedgerStore
@@ -17,7 +18,7 @@ import Testing
         let pool = try await LedgerDatabase.open(connectionString: first.connectionString(database: "ledger"), poolSize: 1,
                                                  migrations: try SchemaLocation.migrations())
         let appended = try await EventStore(pool: pool).append(app: "app", stream: "s", events: [
-            NewEvent(type: "kept", payload: #"{"survives": "restarts"}"#, idempotencyKey: "k1", occurredAt: .now()),
+            NewEvent(type: "kept", payload: #"{"survives": "restarts"}"#, idempotencyKey: "k1", occurredAt: LedgerClock.system.now()),
         ])
         await pool.shutdown()
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: first.connectionString(database: "ledger")))

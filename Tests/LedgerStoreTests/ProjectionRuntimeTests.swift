@@ -37,7 +37,7 @@ import Testing
             let encoded = event.encoded()
             _ = try await store.append(app: app, stream: "sub-\(event.idempotencyKey.hashValue % 7)", events: [
                 NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                         idempotencyKey: event.idempotencyKey, occurredAt: .now()),
+                         idempotencyKey: event.idempotencyKey, occurredAt: LedgerClock.system.now()),
             ])
         }
     }

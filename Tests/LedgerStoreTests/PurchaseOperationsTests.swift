@@ -18,7 +18,7 @@ import Testing
         let encoded = event.encoded()
         _ = try await store.append(app: "app", stream: LedgerStreams.purchase(originalTransactionID: otid), events: [
             NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                     idempotencyKey: event.idempotencyKey, occurredAt: .now()),
+                     idempotencyKey: event.idempotencyKey, occurredAt: LedgerClock.system.now()),
         ])
     }
 

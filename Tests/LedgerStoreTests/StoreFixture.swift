@@ -1,3 +1,4 @@
+import LedgerDomain
 import Foundation
 import LedgerStore
 import PostgresClient
@@ -24,5 +25,5 @@ struct StoreFixture: Sendable {
 
 func event(_ key: String, type: String = "test.happened", payload: String = #"{"n": 1}"#) -> NewEvent {
     NewEvent(type: type, payload: payload, metadata: EventMetadata(source: "test"), idempotencyKey: key,
-             occurredAt: PostgresTimestamp(microsecondsSinceEpoch: 1_700_000_000_123_456))
+             occurredAt: Instant(microsecondsSinceEpoch: 1_700_000_000_123_456))
 }

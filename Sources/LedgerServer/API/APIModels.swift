@@ -1,6 +1,5 @@
 import LedgerDomain
 import LedgerStore
-import PostgresClient
 
 // The JSON shapes of the v1 API. Property names are the wire names (snake_case) on purpose: these types exist only
 // to be encoded, and spelling the wire name once beats a CodingKeys table per type. `openapi.json` describes the
@@ -18,7 +17,6 @@ struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
     }
 }
 
-func rfc3339(_ instant: Instant) -> String { PostgresTimestamp(microsecondsSinceEpoch: instant.microsecondsSinceEpoch).rfc3339 }
 
 struct AccountBody: Encodable {
     var id: String

@@ -33,7 +33,7 @@ extension APIError {
             case .belongsToAnotherUser(let id):
                 self = APIError(.conflict, "belongs_to_another_user", "purchase \(id) belongs to another user; restore it to this user first")
             case .alreadyConsumed(let id, let at):
-                self = APIError(.conflict, "already_consumed", "purchase \(id) was already consumed at \(rfc3339(at)); deliver it once")
+                self = APIError(.conflict, "already_consumed", "purchase \(id) was already consumed at \(at.rfc3339); deliver it once")
             case .refunded(let id):
                 self = APIError(.conflict, "refunded", "purchase \(id) was refunded or revoked; do not deliver it")
             }

@@ -37,8 +37,8 @@ struct SubscriptionBody: Encodable {
         status = Self.name(state)
         if case .expired(let reason)? = state { expiration_reason = Nullable(Self.name(reason)) } else { expiration_reason = Nullable(nil) }
         is_entitled = s.isEntitled(at: instant)
-        expires_at = Nullable(s.accessEndsAt.map(rfc3339))
-        grace_period_expires_at = Nullable(s.graceExpiresAt.map(rfc3339))
+        expires_at = Nullable(s.accessEndsAt.map(\.rfc3339))
+        grace_period_expires_at = Nullable(s.graceExpiresAt.map(\.rfc3339))
         auto_renew = Nullable(s.autoRenew?.value)
         next_product_id = Nullable(s.nextProductID)
         price_increase = Nullable(s.priceIncrease?.value.rawValue)
@@ -107,7 +107,7 @@ struct CommitmentBody: Encodable {
     init(_ c: Commitment) {
         billing_period_number = Nullable(c.billingPeriodNumber)
         total_billing_periods = Nullable(c.totalBillingPeriods)
-        expires_at = Nullable(c.expiresAt.map(rfc3339))
+        expires_at = Nullable(c.expiresAt.map(\.rfc3339))
         price_after_milliunits = Nullable(c.priceAfter?.milliunits)
         currency = Nullable(c.priceAfter?.currency)
     }
@@ -142,7 +142,7 @@ struct EntitlementBody: Encodable {
     init(_ e: Entitlement) {
         id = e.entitlementID
         is_active = e.isActive
-        expires_at = Nullable(e.expiresAt.map(rfc3339))
+        expires_at = Nullable(e.expiresAt.map(\.rfc3339))
         product_id = e.grantingProductID
     }
 
@@ -169,10 +169,10 @@ struct PurchaseBody: Encodable {
         transaction_id = d.transactionID
         product_id = d.productID
         type = d.productType.apiName
-        purchased_at = rfc3339(d.purchasedAt)
-        expires_at = Nullable(d.expiresAt.map(rfc3339))
+        purchased_at = d.purchasedAt.rfc3339
+        expires_at = Nullable(d.expiresAt.map(\.rfc3339))
         is_active = record.isActive(at: instant)
-        consumed_at = Nullable(record.consumedAt.map(rfc3339))
+        consumed_at = Nullable(record.consumedAt.map(\.rfc3339))
         refunded = record.isWithdrawn
         environment = d.environment.rawValue
     }
@@ -190,7 +190,7 @@ struct UnconsumedBody: Encodable {
         original_transaction_id = u.originalTransactionID
         transaction_id = u.transactionID
         product_id = u.productID
-        purchased_at = rfc3339(u.purchasedAt)
+        purchased_at = u.purchasedAt.rfc3339
         quantity = u.quantity
         developer_payload = Nullable(u.developerPayload)
     }

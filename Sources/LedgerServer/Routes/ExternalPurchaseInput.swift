@@ -1,6 +1,5 @@
 import LedgerDomain
 import LedgerStore
-import PostgresClient
 
 /// A card (or other non-App Store) payment recorded by the developer's server. The provider's `payment_id` is the
 /// idempotency key: the same payment posted again is recorded once (and answers 200 instead of 201).
@@ -53,10 +52,10 @@ struct ExternalPurchaseInput: StrictBody {
     }
 
     static func instant(_ text: String, _ field: String) throws(APIError) -> Instant {
-        guard let timestamp = PostgresTimestamp(rfc3339: text) else {
+        guard let instant = Instant(rfc3339: text) else {
             throw .badRequest("`\(field)` must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z")
         }
-        return Instant(microsecondsSinceEpoch: timestamp.microsecondsSinceEpoch)
+        return instant
     }
 }
 

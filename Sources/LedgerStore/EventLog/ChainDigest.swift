@@ -1,3 +1,4 @@
+import LedgerDomain
 import Crypto
 import Foundation
 import PostgresClient
@@ -8,7 +9,7 @@ public struct ChainDigest: Sendable, Equatable {
     public var horizon: UInt64
     public var eventCount: Int64
     public var headsHash: [UInt8]
-    public var createdAt: PostgresTimestamp
+    public var createdAt: Instant
     public var publicKey: [UInt8]
     public var signature: [UInt8]
 
@@ -45,7 +46,10 @@ public struct ChainDigest: Sendable, Equatable {
 
 /// Takes and checks signed digests.
 public struct ChainDigester: Sendable {
-    public init() {}
+    /// Dates the digests.
+    public let clock: LedgerClock
+
+    public init(clock: LedgerClock = .system) { self.clock = clock }
 
     /// Signs a digest of every app's log as of now; returns them.
     @discardableResult
@@ -55,7 +59,7 @@ public struct ChainDigester: Sendable {
         return try apps.map { appID in
             let state = try ChainDigest.measure(on: connection, app: appID, horizon: horizon)
             var digest = ChainDigest(appID: appID, horizon: horizon, eventCount: state.count, headsHash: state.headsHash,
-                                     createdAt: .now(), publicKey: Array(key.publicKey.rawRepresentation), signature: [])
+                                     createdAt: clock.now(), publicKey: Array(key.publicKey.rawRepresentation), signature: [])
             digest.signature = Array(try key.signature(for: digest.signedMessage))
             try connection.query("""
                 INSERT INTO ledger.chain_digests (app_id, horizon, event_count, heads_hash, created_at, public_key, signature)
@@ -100,7 +104,7 @@ public struct ChainDigester: Sendable {
 
 public struct DigestProblem: Sendable, Equatable, CustomStringConvertible {
     public var appID: String
-    public var createdAt: PostgresTimestamp
+    public var createdAt: Instant
     public var message: String
     public var description: String { "app \(appID): \(message)" }
 }

@@ -1,3 +1,4 @@
+import LedgerDomain
 import ExactJSON
 import PostgresClient
 

@@ -1,3 +1,4 @@
+import LedgerDomain
 import PostgresClient
 
 extension EventImport {

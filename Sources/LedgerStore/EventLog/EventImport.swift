@@ -1,3 +1,4 @@
+import LedgerDomain
 import ExactJSON
 import PostgresClient
 
@@ -14,7 +15,7 @@ public struct EventImport: Sendable {
         var streamID: String
         var event: NewEvent
         var position: Int64?
-        var recordedAt: PostgresTimestamp?
+        var recordedAt: Instant?
         var hash: [UInt8]?
     }
 
@@ -54,8 +55,8 @@ public struct EventImport: Sendable {
             if case .number(let literal) = object[key] { return Int64(literal) }
             return nil
         }
-        func timestamp(_ key: String) throws(ImportError) -> PostgresTimestamp {
-            guard let value = PostgresTimestamp(rfc3339: try string(key)) else {
+        func timestamp(_ key: String) throws(ImportError) -> Instant {
+            guard let value = Instant(rfc3339: try string(key)) else {
                 throw .badLine(number: number, reason: "\"\(key)\" must be an RFC 3339 time such as 2026-11-21T10:00:00Z")
             }
             return value

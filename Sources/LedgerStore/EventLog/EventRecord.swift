@@ -1,4 +1,5 @@
 import ExactJSON
+import LedgerDomain
 import PostgresClient
 
 /// An event to append. `payload` and `metadata` are JSON object text (stored as `jsonb`).
@@ -10,16 +11,16 @@ public struct NewEvent: Sendable, Equatable {
     /// Unique per app: the same key appends once, however often and however concurrently it is sent.
     public var idempotencyKey: String
     /// Business time (Apple's purchase / signed date), UTC.
-    public var occurredAt: PostgresTimestamp
+    public var occurredAt: Instant
 
     public init(type: String, schemaVersion: Int32 = 1, payload: String, metadata: EventMetadata = EventMetadata(),
-                idempotencyKey: String, occurredAt: PostgresTimestamp) {
+                idempotencyKey: String, occurredAt: Instant) {
         self.init(type: type, schemaVersion: schemaVersion, payload: payload, metadataJSON: metadata.json,
                   idempotencyKey: idempotencyKey, occurredAt: occurredAt)
     }
 
     public init(type: String, schemaVersion: Int32 = 1, payload: String, metadataJSON: String,
-                idempotencyKey: String, occurredAt: PostgresTimestamp) {
+                idempotencyKey: String, occurredAt: Instant) {
         self.type = type
         self.schemaVersion = schemaVersion
         self.payload = payload
@@ -84,8 +85,8 @@ public struct RecordedEvent: Sendable, Equatable {
     public var payload: String
     public var metadata: String
     public var idempotencyKey: String
-    public var occurredAt: PostgresTimestamp
-    public var recordedAt: PostgresTimestamp
+    public var occurredAt: Instant
+    public var recordedAt: Instant
     public var previousHash: [UInt8]
     public var hash: [UInt8]
 

@@ -6,6 +6,6 @@ extension NewEvent {
     init(_ event: LedgerEvent, idempotencyKey: String, occurredAt: Instant, metadata: EventMetadata) {
         let encoded = event.encoded()
         self.init(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, metadata: metadata,
-                  idempotencyKey: idempotencyKey, occurredAt: PostgresTimestamp(microsecondsSinceEpoch: occurredAt.microsecondsSinceEpoch))
+                  idempotencyKey: idempotencyKey, occurredAt: occurredAt)
     }
 }

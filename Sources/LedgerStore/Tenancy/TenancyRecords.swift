@@ -5,7 +5,7 @@ import PostgresClient
 public struct Account: Sendable, Equatable {
     public var id: String
     public var name: String
-    public var createdAt: PostgresTimestamp
+    public var createdAt: Instant
 }
 
 /// An app of an account, with what verifying and recording its App Store data needs.
@@ -19,7 +19,7 @@ public struct AppRecord: Sendable, Equatable {
     /// Whether Xcode / StoreKit local-testing data (self-signed) is accepted; never counts as paying.
     public var allowXcode: Bool
     public var appAccountTokenPolicy: AppAccountTokenConvention
-    public var createdAt: PostgresTimestamp
+    public var createdAt: Instant
 }
 
 /// What an app's `appAccountToken` means (see AppStoreIngest's `AppAccountTokenPolicy`).
@@ -43,8 +43,8 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var appID: String
     public var kind: APIKeyKind
     public var name: String?
-    public var createdAt: PostgresTimestamp
-    public var revokedAt: PostgresTimestamp?
+    public var createdAt: Instant
+    public var revokedAt: Instant?
 }
 
 /// A product of an app's catalog.
@@ -53,10 +53,10 @@ public struct ProductRecord: Sendable, Equatable {
     public var type: ProductType
     public var subscriptionGroup: String?
     public var entitlements: [String]
-    public var updatedAt: PostgresTimestamp
+    public var updatedAt: Instant
 
     public init(productID: String, type: ProductType, subscriptionGroup: String?, entitlements: [String],
-                updatedAt: PostgresTimestamp) {
+                updatedAt: Instant) {
         self.productID = productID
         self.type = type
         self.subscriptionGroup = subscriptionGroup

@@ -189,7 +189,7 @@ public struct TenancyStore: Sendable {
 
     static func account(_ row: PostgresRow) throws -> Account {
         Account(id: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 1),
-                createdAt: try row.decode(PostgresTimestamp.self, at: 2))
+                createdAt: try row.decode(Instant.self, at: 2))
     }
 
     static func app(_ row: PostgresRow) throws -> AppRecord {
@@ -200,15 +200,15 @@ public struct TenancyStore: Sendable {
             transferPolicy: TransferPolicy(apiName: try row.decode(String.self, at: 5)) ?? .transfer,
             allowXcode: try row.decode(Bool.self, at: 6),
             appAccountTokenPolicy: AppAccountTokenConvention(rawValue: try row.decode(String.self, at: 7)) ?? .ignore,
-            createdAt: try row.decode(PostgresTimestamp.self, at: 8))
+            createdAt: try row.decode(Instant.self, at: 8))
     }
 
     static func key(_ row: PostgresRow) throws -> APIKeyRecord {
         APIKeyRecord(
             id: try row.decode(String.self, at: 0), appID: try row.decode(String.self, at: 1),
             kind: APIKeyKind(rawValue: try row.decode(String.self, at: 2)) ?? .public,
-            name: try row.decode(String?.self, at: 3), createdAt: try row.decode(PostgresTimestamp.self, at: 4),
-            revokedAt: try row.decode(PostgresTimestamp?.self, at: 5))
+            name: try row.decode(String?.self, at: 3), createdAt: try row.decode(Instant.self, at: 4),
+            revokedAt: try row.decode(Instant?.self, at: 5))
     }
 
     static func product(_ row: PostgresRow) throws -> ProductRecord {
@@ -217,7 +217,7 @@ public struct TenancyStore: Sendable {
             productID: try row.decode(String.self, at: 0),
             type: ProductType(apiName: try row.decode(String.self, at: 1)) ?? .nonConsumable,
             subscriptionGroup: try row.decode(String?.self, at: 2), entitlements: entitlements,
-            updatedAt: try row.decode(PostgresTimestamp.self, at: 4))
+            updatedAt: try row.decode(Instant.self, at: 4))
     }
 }
 

@@ -18,7 +18,7 @@ struct TamperWorld {
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let store = EventStore(pool: pool)
         let tenancy = TenancyStore(pool: pool)
-        let at = PostgresTimestamp(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
+        let at = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
         _ = try await store.append(app: "a", stream: "s", events: (1...5).map {
             NewEvent(type: "test.happened", payload: #"{"n": \#($0)}"#, metadata: EventMetadata(source: "test"), idempotencyKey: "k\($0)", occurredAt: at)
         })
