@@ -198,6 +198,12 @@ let package = Package(
             dependencies: ["AppStoreIngest", "AppStoreVerification", "AppStoreSamples", "LedgerDomain", "ExactJSON"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "LedgerRecordingTests",
+            dependencies: ["LedgerRecording", "LedgerStore", "LedgerDomain", "AppStoreSamples", "AppStoreVerification",
+                           "PostgresClient", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
@@ -205,7 +211,7 @@ let package = Package(
             dependencies: ["LedgerStore", "LedgerDomain", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
-        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerStore", "PostgresClient"], swiftSettings: strict),
+        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerDomain", "LedgerStore", "PostgresClient"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreVerificationTests",
             dependencies: [
