@@ -60,11 +60,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Small concurrency primitives (the first of several answers, a wake-up flag): no I/O, no dependencies.
+        .target(name: "LedgerConcurrency", swiftSettings: strict),
+
         // Everything the ledger keeps in PostgreSQL: migrations (schema/), the append-only event log, its verification.
         .target(
             name: "LedgerStore",
             dependencies: [
                 "ExactJSON",
+                "LedgerConcurrency",
                 "LedgerDomain",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -104,6 +108,7 @@ let package = Package(
                 "AppStoreIngest",
                 "AppStoreVerification",
                 "ExactJSON",
+                "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
@@ -196,6 +201,7 @@ let package = Package(
             dependencies: ["LedgerStore", "LedgerDomain", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerStore", "PostgresClient"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreVerificationTests",
