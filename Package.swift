@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "ledger", targets: ["Ledger"]),
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "LedgerStore", targets: ["LedgerStore"]),
+        .library(name: "LedgerBilling", targets: ["LedgerBilling"]), // for the Benchmarks package
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
         .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
@@ -78,6 +79,19 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Monthly invoices over the event log: price plans, drafts, finalization, voiding, reproduction, verification,
+        // and their CSV / JSON / HTML renderings.
+        .target(
+            name: "LedgerBilling",
+            dependencies: [
+                "LedgerDomain",
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+
         // A private PostgreSQL cluster (initdb / pg_ctl) for the zero-configuration default.
         .target(
             name: "EmbeddedPostgres",
@@ -108,6 +122,7 @@ let package = Package(
                 "AppStoreIngest",
                 "AppStoreVerification",
                 "ExactJSON",
+                "LedgerBilling",
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
@@ -132,6 +147,7 @@ let package = Package(
         .target(
             name: "LedgerCommands",
             dependencies: [
+                "LedgerBilling",
                 "LedgerStore",
                 "PostgresClient",
                 "EmbeddedPostgres",
@@ -201,6 +217,11 @@ let package = Package(
             dependencies: ["LedgerStore", "LedgerDomain", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "LedgerBillingTests",
+            dependencies: ["LedgerBilling", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerStore", "PostgresClient"], swiftSettings: strict),
         .testTarget(
@@ -232,7 +253,8 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "Ledger", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
+                "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
+                "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

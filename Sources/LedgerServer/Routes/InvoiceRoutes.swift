@@ -1,4 +1,5 @@
 import Foundation
+import LedgerBilling
 import Hummingbird
 import LedgerDomain
 import LedgerStore

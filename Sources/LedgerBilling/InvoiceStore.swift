@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// Monthly invoices: drafts computed on demand, finalization (numbered, hashed, immutable), voiding with a

@@ -4,8 +4,8 @@ import PostgresClient
 /// extra numbers in a year's sequence (a deleted or inserted invoice), numbers out of finalization order (numbers
 /// swapped or reassigned: a number is taken under a row lock and the invoice stamped while the lock is held, so
 /// numbers rise with `finalized_at`), and, with `replay`, content (and hash) that the event log no longer reproduces.
-public enum InvoiceVerifier {
-    public static func verify(on connection: PostgresConnection, replay: Bool) throws -> (checked: Int, problems: [String]) {
+package enum InvoiceVerifier {
+    package static func verify(on connection: PostgresConnection, replay: Bool) throws -> (checked: Int, problems: [String]) {
         guard try connection.query("SELECT to_regclass('ledger.invoices') IS NOT NULL").first?.decode(Bool.self, at: 0) == true else {
             return (0, [])
         }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// A finalized (or voided) invoice as stored.
@@ -51,19 +52,19 @@ public struct Invoice: Sendable, Equatable {
 }
 
 /// The one serialisation of invoice content that is hashed: JSON with sorted keys, no extra whitespace.
-public enum InvoiceCanonicalJSON {
-    public static func encode(_ content: InvoiceContent) -> String {
+package enum InvoiceCanonicalJSON {
+    package static func encode(_ content: InvoiceContent) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain structs of strings and integers cannot fail.
         return (try? String(decoding: encoder.encode(content), as: UTF8.self)) ?? "{}"
     }
 
-    public static func decode(_ json: String) throws -> InvoiceContent {
+    package static func decode(_ json: String) throws -> InvoiceContent {
         try JSONDecoder().decode(InvoiceContent.self, from: Data(json.utf8))
     }
 
-    public static func hash(_ json: String) -> [UInt8] { Array(SHA256.hash(data: Array(json.utf8))) }
+    package static func hash(_ json: String) -> [UInt8] { Array(SHA256.hash(data: Array(json.utf8))) }
 }
 
 /// Why an invoice operation was refused; each says what to do instead.
