@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "ledger", targets: ["Ledger"]),
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "LedgerStore", targets: ["LedgerStore"]),
+        .library(name: "LedgerBilling", targets: ["LedgerBilling"]), // for the Benchmarks package
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
         .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
@@ -60,16 +61,33 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Small concurrency primitives (the first of several answers, a wake-up flag): no I/O, no dependencies.
+        .target(name: "LedgerConcurrency", swiftSettings: strict),
+
         // Everything the ledger keeps in PostgreSQL: migrations (schema/), the append-only event log, its verification.
         .target(
             name: "LedgerStore",
             dependencies: [
                 "ExactJSON",
+                "LedgerConcurrency",
                 "LedgerDomain",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Monthly invoices over the event log: price plans, drafts, finalization, voiding, reproduction, verification,
+        // and their CSV / JSON / HTML renderings.
+        .target(
+            name: "LedgerBilling",
+            dependencies: [
+                "LedgerDomain",
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -113,6 +131,8 @@ let package = Package(
                 "LedgerRecording",
                 "AppStoreVerification",
                 "ExactJSON",
+                "LedgerBilling",
+                "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
@@ -136,6 +156,7 @@ let package = Package(
         .target(
             name: "LedgerCommands",
             dependencies: [
+                "LedgerBilling",
                 "LedgerStore",
                 "PostgresClient",
                 "EmbeddedPostgres",
@@ -211,6 +232,12 @@ let package = Package(
             dependencies: ["LedgerStore", "LedgerDomain", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "LedgerBillingTests",
+            dependencies: ["LedgerBilling", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerDomain", "LedgerStore", "PostgresClient"], swiftSettings: strict),
         .testTarget(
             name: "AppStoreVerificationTests",
@@ -241,7 +268,8 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "Ledger", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport",
+                "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
+                "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

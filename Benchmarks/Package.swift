@@ -17,6 +17,7 @@ let package = Package(
             name: "LedgerBenchmarks",
             dependencies: [
                 .product(name: "LedgerStore", package: "subscription-ledger"),
+                .product(name: "LedgerBilling", package: "subscription-ledger"),
                 .product(name: "LedgerDomain", package: "subscription-ledger"),
                 .product(name: "LedgerCommands", package: "subscription-ledger"),
                 .product(name: "PostgresClient", package: "subscription-ledger"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerBilling
 import LedgerDomain
 import LedgerStore
 import Logging

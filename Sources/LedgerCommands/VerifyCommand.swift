@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import LedgerBilling
 import LedgerStore
 import PostgresClient
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerBilling
 import LedgerStore
 import Logging
 import PostgresClient

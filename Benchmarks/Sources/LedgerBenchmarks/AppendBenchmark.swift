@@ -21,7 +21,7 @@ struct AppendBenchmark {
 
     static func event(_ key: String) -> NewEvent {
         NewEvent(type: "subscription.started", payload: payload, metadata: EventMetadata(source: "bench"), idempotencyKey: key,
-                 occurredAt: PostgresTimestamp(microsecondsSinceEpoch: 1_775_779_200_000_000))
+                 occurredAt: Instant(microsecondsSinceEpoch: 1_775_779_200_000_000))
     }
 
     func prepareReference() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerBilling
 import LedgerDomain
 import LedgerStore
 import PostgresClient

@@ -1,5 +1,5 @@
 import Hummingbird
-import LedgerStore
+import LedgerConcurrency
 
 /// Answers 504 when a handler takes longer than `timeout` (a stuck database, a body trickling in), so clients
 /// are never left hanging. The handler's task is cancelled; work already handed to the database may still

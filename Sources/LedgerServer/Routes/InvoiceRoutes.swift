@@ -1,9 +1,9 @@
 import Foundation
+import LedgerBilling
 import Hummingbird
 import LedgerDomain
 import LedgerStore
 import NIOCore
-import PostgresClient
 
 /// `/v1/admin/invoices…` and `/v1/admin/plans`: finance's side (admin token), the same operations as
 /// `ledger invoices`.
@@ -102,11 +102,7 @@ struct InvoiceRoutes {
             let plan = PricePlan(id: try Check.text(input.id, "id", max: 100), currency: input.currency, tiers: input.tiers.map {
                 PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unit_price_minor, flatFeeMinor: $0.flat_fee_minor ?? 0)
             })
-            do {
-                _ = try await Self.translating { try await store.createPlan(plan) }
-            } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
-                throw APIError(.conflict, "conflict", "a plan \(plan.id) exists already; plans never change, create one with another id")
-            }
+            _ = try await Self.translating { try await store.createPlan(plan) }
             return try JSONResponse.make(status: .created, body: ["id": plan.id])
         }
         admin.on(.put, "/v1/admin/accounts/{account_id}/plan") { request, context in
@@ -138,7 +134,7 @@ struct InvoiceRoutes {
             switch error {
             case .unknownAccount, .unknownInvoice: throw APIError.notFound(error.description)
             case .unknownPlan, .invalidPlan: throw APIError.badRequest(error.description)
-            case .alreadyVoided, .adjustedLater, .planChangeForFinalizedMonth: throw APIError(.conflict, "conflict", error.description)
+            case .planExists, .alreadyVoided, .adjustedLater, .planChangeForFinalizedMonth: throw APIError(.conflict, "conflict", error.description)
             }
         }
     }

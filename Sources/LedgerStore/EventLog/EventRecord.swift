@@ -111,7 +111,9 @@ public struct LogCheckpoint: Sendable, Hashable, Comparable, Codable {
 }
 
 /// A transaction id bound as `xid8`.
-struct TransactionIDValue: PostgresEncodable {
-    var value: UInt64
-    var postgresValue: PostgresValue { PostgresValue(type: .xid8, bytes: BigEndian.bytes(of: value)) }
+package struct TransactionIDValue: PostgresEncodable {
+    package var value: UInt64
+    package var postgresValue: PostgresValue { PostgresValue(type: .xid8, bytes: BigEndian.bytes(of: value)) }
+
+    package init(value: UInt64) { self.value = value }
 }

@@ -1,3 +1,4 @@
+import LedgerDomain
 import Logging
 import Metrics
 import PostgresClient
@@ -198,14 +199,14 @@ public struct EventStore: Sendable {
     }
 }
 
-/// The column list every event read uses, and its decoder.
-enum EventColumns {
-    static let list = """
+/// The column list every event read uses, and its decoder (the billing module reads the log with it too).
+package enum EventColumns {
+    package static let list = """
         app_id, position, transaction_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
         idempotency_key, occurred_at, recorded_at, previous_hash, hash
         """
 
-    static func decode(_ rows: PostgresRows) throws -> [RecordedEvent] {
+    package static func decode(_ rows: PostgresRows) throws -> [RecordedEvent] {
         try rows.map { row in
             RecordedEvent(
                 appID: try row.decode(at: 0), position: try row.decode(at: 1), transactionID: try row.decode(at: 2),

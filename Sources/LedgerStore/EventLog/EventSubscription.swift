@@ -1,3 +1,4 @@
+import LedgerConcurrency
 import PostgresClient
 
 extension EventStore {

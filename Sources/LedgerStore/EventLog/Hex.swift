@@ -1,6 +1,6 @@
-/// Hex text for hashes in exports.
-enum Hex {
-    static func string(_ bytes: [UInt8]) -> String {
+/// Hex text for hashes in exports (and in the billing module's invoice hashes).
+package enum Hex {
+    package static func string(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""
         text.reserveCapacity(bytes.count * 2)

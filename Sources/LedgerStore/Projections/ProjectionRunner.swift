@@ -55,8 +55,8 @@ public protocol ProjectionRunning: Sendable {
 
 /// Turns stored events into domain events. Events that are not domain events (other writers' types, or a newer
 /// schema this build cannot read) are skipped by projections, never fatal.
-enum DomainEventDecoding {
-    static func decode(_ recorded: RecordedEvent) -> DomainEvent? {
+package enum DomainEventDecoding {
+    package static func decode(_ recorded: RecordedEvent) -> DomainEvent? {
         guard let event = try? LedgerEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: recorded.payload) else {
             return nil
         }

@@ -1,3 +1,4 @@
+import LedgerConcurrency
 import LedgerDomain
 import Logging
 import Metrics

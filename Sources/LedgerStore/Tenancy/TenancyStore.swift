@@ -222,14 +222,14 @@ public struct TenancyStore: Sendable {
 }
 
 /// Identifiers and secrets from the system's cryptographic random source.
-enum RandomToken {
+package enum RandomToken {
     static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
     /// `prefix` + 24 lowercase hex digits (96 random bits): unguessable and safe in URLs.
-    static func identifier(prefix: String) -> String {
+    package static func identifier(prefix: String) -> String {
         prefix + Hex.string(bytes(12))
     }
 

@@ -1,6 +1,7 @@
 import Crypto
 import EmbeddedPostgres
 import Foundation
+import LedgerBilling
 import LedgerDomain
 import LedgerStore
 import PostgresClient

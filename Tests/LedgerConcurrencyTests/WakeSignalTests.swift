@@ -1,4 +1,4 @@
-@testable import LedgerStore
+import LedgerConcurrency
 import Testing
 
 /// The wake-up flag between a worker's catch-ups: a notification wakes exactly one wait, and a wait's timeout

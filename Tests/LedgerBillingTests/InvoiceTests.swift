@@ -1,3 +1,4 @@
+import LedgerBilling
 import LedgerDomain
 import LedgerStore
 import PostgresClient

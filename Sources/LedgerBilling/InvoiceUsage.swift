@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// Paying users per month and app, folded from the log itself (not from the projection tables, which may lag):

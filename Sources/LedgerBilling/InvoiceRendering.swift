@@ -3,10 +3,10 @@ import LedgerDomain
 import PostgresClient
 
 /// An invoice as finance takes it: CSV (one row per line item, for the accounting system), JSON, printable HTML.
-public enum InvoiceRendering {
+package enum InvoiceRendering {
     /// Amounts in minor units as a decimal string in major units with the currency's own decimals (JPY 0, USD 2,
     /// KWD 3), never through floating point.
-    public static func major(_ minor: Int64, _ currency: String) -> String {
+    package static func major(_ minor: Int64, _ currency: String) -> String {
         CurrencyDigits.major(minor, currency: currency)
     }
 
@@ -16,7 +16,7 @@ public enum InvoiceRendering {
     /// the last two are the same amounts in major units with the currency's own decimals.
     /// Kinds: `usage` (an app's paying users, no amount), `band` (a price band), `adjustment` (late users of an
     /// earlier month), `total`.
-    public static func csv(_ invoice: Invoice) -> String {
+    package static func csv(_ invoice: Invoice) -> String {
         let c = invoice.content
         var rows = [["invoice_number", "account_id", "month", "kind", "app_id", "period", "description", "users",
                      "unit_price_minor", "amount_minor", "currency", "unit_price", "amount"]]
@@ -43,7 +43,7 @@ public enum InvoiceRendering {
     }
 
     /// The invoice and its facts as JSON: number, status, hash, log snapshot, and the content.
-    public static func json(_ invoice: Invoice) -> String {
+    package static func json(_ invoice: Invoice) -> String {
         let header = [
             "\"id\":\(quoted(invoice.id))", "\"number\":\(quoted(invoice.displayNumber))", "\"status\":\(quoted(invoice.status))",
             "\"account_id\":\(quoted(invoice.accountID))", "\"month\":\(quoted(invoice.month))",
@@ -58,13 +58,13 @@ public enum InvoiceRendering {
         return "{" + header.joined(separator: ",") + ",\"content\":" + invoice.contentJSON + "}"
     }
 
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let encoded = (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) }
         return encoded ?? "\"\""
     }
 
     /// A printable HTML page.
-    public static func html(_ invoice: Invoice, accountName: String) -> String {
+    package static func html(_ invoice: Invoice, accountName: String) -> String {
         let c = invoice.content
         func e(_ text: String) -> String {
             text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

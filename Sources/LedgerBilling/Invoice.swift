@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// A finalized (or voided) invoice as stored.
@@ -17,10 +18,10 @@ public struct Invoice: Sendable, Equatable {
     public var contentHash: [UInt8]
     /// The log snapshot the content was computed from (`xmin:xmax:in-progress…`).
     public var snapshot: String
-    public var finalizedAt: PostgresTimestamp
+    public var finalizedAt: Instant
     public var replaces: String?
     public var replacedBy: String?
-    public var voidedAt: PostgresTimestamp?
+    public var voidedAt: Instant?
     public var voidReason: String?
 
     /// `2026-000042`: the year and the gapless number within it.
@@ -44,26 +45,26 @@ public struct Invoice: Sendable, Equatable {
             number: Int(try row.decode(Int32.self, at: 4)), status: try row.decode(String.self, at: 5),
             content: try InvoiceCanonicalJSON.decode(json), contentJSON: json,
             contentHash: try row.decode([UInt8].self, at: 7), snapshot: try row.decode(String.self, at: 8),
-            finalizedAt: try row.decode(PostgresTimestamp.self, at: 9), replaces: try row.decode(String?.self, at: 10),
-            replacedBy: try row.decode(String?.self, at: 11), voidedAt: try row.decode(PostgresTimestamp?.self, at: 12),
+            finalizedAt: try row.decode(Instant.self, at: 9), replaces: try row.decode(String?.self, at: 10),
+            replacedBy: try row.decode(String?.self, at: 11), voidedAt: try row.decode(Instant?.self, at: 12),
             voidReason: try row.decode(String?.self, at: 13))
     }
 }
 
 /// The one serialisation of invoice content that is hashed: JSON with sorted keys, no extra whitespace.
-public enum InvoiceCanonicalJSON {
-    public static func encode(_ content: InvoiceContent) -> String {
+package enum InvoiceCanonicalJSON {
+    package static func encode(_ content: InvoiceContent) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding plain structs of strings and integers cannot fail.
         return (try? String(decoding: encoder.encode(content), as: UTF8.self)) ?? "{}"
     }
 
-    public static func decode(_ json: String) throws -> InvoiceContent {
+    package static func decode(_ json: String) throws -> InvoiceContent {
         try JSONDecoder().decode(InvoiceContent.self, from: Data(json.utf8))
     }
 
-    public static func hash(_ json: String) -> [UInt8] { Array(SHA256.hash(data: Array(json.utf8))) }
+    package static func hash(_ json: String) -> [UInt8] { Array(SHA256.hash(data: Array(json.utf8))) }
 }
 
 /// Why an invoice operation was refused; each says what to do instead.
@@ -72,6 +73,7 @@ public enum InvoiceError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownInvoice(String)
     case unknownPlan(String)
     case invalidPlan(String)
+    case planExists(String)
     case alreadyVoided(String)
     case adjustedLater(invoice: String, by: String)
     case planChangeForFinalizedMonth(String)
@@ -82,6 +84,7 @@ public enum InvoiceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownInvoice(let id): "there is no invoice \(id)"
         case .unknownPlan(let id): "there is no price plan \(id); create it first"
         case .invalidPlan(let message): "the price plan is not valid: \(message)"
+        case .planExists(let id): "a plan \(id) exists already; plans never change, create one with another id"
         case .alreadyVoided(let id): "invoice \(id) is already voided; its replacement is the live one"
         case .adjustedLater(let invoice, let by):
             "invoice \(invoice)'s month was adjusted on the later invoice \(by); void that one first, or correct with an adjustment"

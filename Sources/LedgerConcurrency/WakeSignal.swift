@@ -6,7 +6,7 @@ import Synchronization
 /// A wait's timeout ends that wait only. It used to call `fire` when its timer was cancelled too (a cancelled
 /// `Task.sleep` returns early), so every wait ended by a notification left the flag set, the next wait returned
 /// at once, and so on: an idle projection worker spun at hundreds of empty catch-ups a second.
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     private struct State {
         var pending = false
         var waiter: FirstAnswer<Void>?
@@ -14,7 +14,9 @@ final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
-    func fire() {
+    package init() {}
+
+    package func fire() {
         state.withLock { state in
             // A waiter whose timeout has just answered it takes nothing: the flag keeps the fire for the next wait.
             if let waiter = state.waiter {
@@ -26,7 +28,7 @@ final class WakeSignal: Sendable {
     }
 
     /// Returns when fired (or already fired since the last wait) or after `timeout`.
-    func wait(timeout: Duration) async {
+    package func wait(timeout: Duration) async {
         let answer = FirstAnswer<Void>()
         let ready = state.withLock { state -> Bool in
             if state.pending {
@@ -44,6 +46,6 @@ final class WakeSignal: Sendable {
     }
 
     /// For tests: whether a `fire` is waiting to be consumed, and whether a wait is waiting.
-    var isPending: Bool { state.withLock { $0.pending } }
-    var isWaiting: Bool { state.withLock { $0.waiter != nil } }
+    package var isPending: Bool { state.withLock { $0.pending } }
+    package var isWaiting: Bool { state.withLock { $0.waiter != nil } }
 }

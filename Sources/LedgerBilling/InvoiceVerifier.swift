@@ -1,21 +1,22 @@
+import LedgerDomain
 import PostgresClient
 
 /// Finds tampering with finalized invoices, for `ledger verify`: content that no longer matches its hash, gaps or
 /// extra numbers in a year's sequence (a deleted or inserted invoice), numbers out of finalization order (numbers
 /// swapped or reassigned: a number is taken under a row lock and the invoice stamped while the lock is held, so
 /// numbers rise with `finalized_at`), and, with `replay`, content (and hash) that the event log no longer reproduces.
-public enum InvoiceVerifier {
-    public static func verify(on connection: PostgresConnection, replay: Bool) throws -> (checked: Int, problems: [String]) {
+package enum InvoiceVerifier {
+    package static func verify(on connection: PostgresConnection, replay: Bool) throws -> (checked: Int, problems: [String]) {
         guard try connection.query("SELECT to_regclass('ledger.invoices') IS NOT NULL").first?.decode(Bool.self, at: 0) == true else {
             return (0, [])
         }
         var problems: [String] = []
         let rows = try connection.query("SELECT id, year, number, content, content_hash, finalized_at FROM ledger.invoices ORDER BY year, number")
         var numbers: [Int32: [Int32]] = [:]
-        var previous: (year: Int32, number: Int32, finalizedAt: PostgresTimestamp)? = nil
+        var previous: (year: Int32, number: Int32, finalizedAt: Instant)? = nil
         for row in rows {
             let (id, year, number) = (try row.decode(String.self, at: 0), try row.decode(Int32.self, at: 1), try row.decode(Int32.self, at: 2))
-            let finalizedAt = try row.decode(PostgresTimestamp.self, at: 5)
+            let finalizedAt = try row.decode(Instant.self, at: 5)
             numbers[year, default: []].append(number)
             if let previous, previous.year == year, previous.finalizedAt >= finalizedAt {
                 problems.append("invoice \(id) (\(year)-\(number)) was finalized before number \(previous.number): numbers were swapped or reassigned")

@@ -1,4 +1,4 @@
-import LedgerStore
+import LedgerConcurrency
 import Testing
 
 /// The first result wins; with a deadline, the deadline's answer comes only when nothing came before it.

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// Monthly invoices: drafts computed on demand, finalization (numbered, hashed, immutable), voiding with a
@@ -22,9 +23,13 @@ public struct InvoiceStore: Sendable {
     public func createPlan(_ plan: PricePlan) async throws -> PricePlan {
         do { try plan.validate() } catch { throw InvoiceError.invalidPlan(error.description) }
         let tiers = String(decoding: try JSONEncoder().encode(plan.tiers), as: UTF8.self)
-        try await pool.query("""
-            INSERT INTO ledger.price_plans (id, currency, tiers) VALUES (\(plan.id), \(plan.currency), \(JSONB(tiers)))
-            """)
+        do {
+            try await pool.query("""
+                INSERT INTO ledger.price_plans (id, currency, tiers) VALUES (\(plan.id), \(plan.currency), \(JSONB(tiers)))
+                """)
+        } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
+            throw InvoiceError.planExists(plan.id)
+        }
         return plan
     }
 
