@@ -14,13 +14,13 @@ import LedgerStore
 /// Each event's `occurredAt` (business time) is the signing time of the document that carried it (the
 /// notification's or transaction's `signedDate`, the receipt's creation date), or the clock's now when the document
 /// has none.
-public struct LedgerRecorder: Sendable {
+package struct LedgerRecorder: Sendable {
     let store: EventStore
     let tenancy: TenancyStore
     let clock: LedgerClock
     let verifierCache: VerifierCache
 
-    public init(store: EventStore, tenancy: TenancyStore, roots: TrustRoots, clock: LedgerClock) {
+    package init(store: EventStore, tenancy: TenancyStore, roots: TrustRoots, clock: LedgerClock) {
         self.store = store
         self.tenancy = tenancy
         self.clock = clock
@@ -28,7 +28,7 @@ public struct LedgerRecorder: Sendable {
     }
 
     /// An App Store Server Notification V2 (`signedPayload`) delivered to `app`'s notification URL.
-    public func notification(app: AppRecord, signedPayload: String, metadata: EventMetadata) async throws -> (notificationUUID: String, RecordResult) {
+    package func notification(app: AppRecord, signedPayload: String, metadata: EventMetadata) async throws -> (notificationUUID: String, RecordResult) {
         let verifiers = verifierCache.verifiers(for: app)
         let verified = try await Self.verify { () async throws(AppStoreVerificationError) in
             try await verifiers.verifyNotification(signedPayload, now: clock.date())
@@ -42,7 +42,7 @@ public struct LedgerRecorder: Sendable {
 
     /// StoreKit 2 signed transactions (each with its renewal info, if any) uploaded for `user`.
     /// With `link`, the purchases are then linked to `user` under the app's transfer policy.
-    public func transactions(app: AppRecord, user: String, _ uploads: [(transaction: String, renewalInfo: String?)], link: Bool,
+    package func transactions(app: AppRecord, user: String, _ uploads: [(transaction: String, renewalInfo: String?)], link: Bool,
                              metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
         let verifiers = verifierCache.verifiers(for: app)
         let ingest = TransactionIngest(appAccountTokens: app.tokenPolicy)
@@ -71,7 +71,7 @@ public struct LedgerRecorder: Sendable {
     }
 
     /// A legacy app receipt (DER / BER bytes) uploaded for `user`. Product types come from the app's catalog.
-    public func receipt(app: AppRecord, user: String, der: [UInt8], link: Bool,
+    package func receipt(app: AppRecord, user: String, der: [UInt8], link: Bool,
                         metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
         let verifiers = verifierCache.verifiers(for: app)
         let receipt = try await Self.verify { () async throws(AppStoreVerificationError) in
@@ -89,12 +89,12 @@ public struct LedgerRecorder: Sendable {
 
     /// What a restore names: verified signed transactions and a receipt (recorded first, so the restore sees them),
     /// and original transaction ids named directly (the caller decides who may do that).
-    public struct RestoreSources: Sendable {
-        public var signedTransactions: [String]
-        public var receiptDER: [UInt8]?
-        public var originalTransactionIDs: [String]
+    package struct RestoreSources: Sendable {
+        package var signedTransactions: [String]
+        package var receiptDER: [UInt8]?
+        package var originalTransactionIDs: [String]
 
-        public init(signedTransactions: [String] = [], receiptDER: [UInt8]? = nil, originalTransactionIDs: [String] = []) {
+        package init(signedTransactions: [String] = [], receiptDER: [UInt8]? = nil, originalTransactionIDs: [String] = []) {
             self.signedTransactions = signedTransactions
             self.receiptDER = receiptDER
             self.originalTransactionIDs = originalTransactionIDs
@@ -103,7 +103,7 @@ public struct LedgerRecorder: Sendable {
 
     /// Links the purchases `sources` name to `user` under the app's transfer policy; returns the original
     /// transaction ids restored (sorted) and the positions of the events appended.
-    public func restore(app: AppRecord, user: String, _ sources: RestoreSources,
+    package func restore(app: AppRecord, user: String, _ sources: RestoreSources,
                         metadata: EventMetadata) async throws -> (originalTransactionIDs: [String], positions: [Int64]) {
         var ids = sources.originalTransactionIDs
         if !sources.signedTransactions.isEmpty {
@@ -119,7 +119,7 @@ public struct LedgerRecorder: Sendable {
     }
 
     /// Marks the consumable `originalTransactionID` as consumed by `user` now; returns the event's position.
-    public func consume(app: AppRecord, originalTransactionID id: String, by user: String,
+    package func consume(app: AppRecord, originalTransactionID id: String, by user: String,
                         metadata: EventMetadata) async throws -> (consumedAt: Instant, position: Int64) {
         let now = clock.now()
         do {
@@ -138,7 +138,7 @@ public struct LedgerRecorder: Sendable {
 
     /// A purchase paid outside the App Store (a card payment the developer's server took), recorded once per
     /// payment id. Returns whether it was new.
-    public func externalPurchase(app: AppRecord, _ purchase: ExternalPurchase, metadata: EventMetadata) async throws -> RecordResult {
+    package func externalPurchase(app: AppRecord, _ purchase: ExternalPurchase, metadata: EventMetadata) async throws -> RecordResult {
         let event = LedgerEvent.externalPurchase(purchase)
         let outcome = try await EventRecorder(store: store).record(
             app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: purchase.paymentID), event: event, idempotencyKey: event.idempotencyKey)],
@@ -164,7 +164,7 @@ public struct LedgerRecorder: Sendable {
     }
 
     /// Verification failures are the sender's, named by the verifier's stable code.
-    public static func verify<T>(at path: String? = nil, _ body: () async throws(AppStoreVerificationError) -> T) async throws(RecordingError) -> T {
+    package static func verify<T>(at path: String? = nil, _ body: () async throws(AppStoreVerificationError) -> T) async throws(RecordingError) -> T {
         do {
             return try await body()
         } catch {

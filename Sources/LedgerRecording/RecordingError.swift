@@ -4,7 +4,7 @@ import LedgerDomain
 
 /// Why a write was not recorded, in the domain's words. Nothing of a refused write is in the log, except where a
 /// case says otherwise.
-public enum RecordingError: Error, Sendable, Equatable {
+package enum RecordingError: Error, Sendable, Equatable {
     /// No app has this id.
     case unknownApp(String)
     /// Signed App Store data failed offline verification; `path` names the part of the request it came from.
