@@ -101,7 +101,8 @@ struct AdminRoutes {
         } ?? .transfer
         let tokens = try body.appAccountTokenPolicy.map { name throws(APIError) -> AppAccountTokenConvention in
             guard let convention = AppAccountTokenConvention(rawValue: name) else {
-                throw .badRequest("`app_account_token_policy` must be one of \(AppAccountTokenConvention.allCases.map(\.rawValue).joined(separator: ", "))")
+                let names = AppAccountTokenConvention.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .badRequest("`app_account_token_policy` must be one of \(names)")
             }
             return convention
         } ?? .ignore

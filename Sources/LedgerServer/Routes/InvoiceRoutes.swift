@@ -82,7 +82,9 @@ struct InvoiceRoutes {
             let input = try await body.json(FinalizeInput.self, from: request)
             let month = try Self.month(input.month, "month")
             let results = try await Self.translating {
-                if let account = input.accountID { return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)] }
+                if let account = input.accountID {
+                    return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)]
+                }
                 return try await store.finalizeAll(month: month)
             }
             let items = results.map { "{\"created\":\($0.created),\"invoice\":\(InvoiceRendering.json($0.invoice))}" }
@@ -103,7 +105,8 @@ struct InvoiceRoutes {
             let invoice = try await Self.invoice(store, context)
             let reproduced = try await Self.translating { try await store.reproduce(id: invoice.id) }
             return Self.json("""
-                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
+                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)",\
+                "stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
                 "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced)}
                 """)
         }

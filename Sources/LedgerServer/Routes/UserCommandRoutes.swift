@@ -102,7 +102,8 @@ struct UserCommandRoutes {
             let (consumedAt, position) = try await recorder.consume(
                 app: caller.app, originalTransactionID: id, by: user, metadata: Self.metadata("consume", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: [position])
-            return try JSONResponse.make(status: .ok, body: ConsumeAnswer(originalTransactionID: id, consumedAt: rfc3339(consumedAt), position: position))
+            return try JSONResponse.make(status: .ok, body: ConsumeAnswer(
+                originalTransactionID: id, consumedAt: rfc3339(consumedAt), position: position))
         }
         // The developer's backend records what it sold outside the App Store: secret key only.
         let backend = routes.group("/v1/users/{user_id}/external-purchases",
