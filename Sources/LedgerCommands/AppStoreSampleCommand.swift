@@ -49,7 +49,8 @@ extension AppStoreCommand {
         @Option(help: "The notification subtype, e.g. INITIAL_BUY, VOLUNTARY.")
         var subtype: String?
 
-        @Option(name: .customLong("subscription-group"), help: "The subscription group of an auto-renewable product (the walkthrough's catalog calls it main).")
+        @Option(name: .customLong("subscription-group"),
+            help: "The subscription group of an auto-renewable product (the walkthrough's catalog calls it main).")
         var subscriptionGroup = "main"
 
         @Option(name: .customLong("app-account-token"), help: "The transaction's appAccountToken (a UUID).")
@@ -70,7 +71,8 @@ extension AppStoreCommand {
             let now = PostgresTimestamp.now()
             let purchased = try purchaseDate.map { try Self.timestamp($0, "--purchase-date") } ?? now
             let expires = try expiresDate.map { try Self.timestamp($0, "--expires-date") }
-                ?? (productType == "auto_renewable" ? PostgresTimestamp(microsecondsSinceEpoch: purchased.microsecondsSinceEpoch + 30 * 86_400_000_000) : nil)
+                ?? (productType == "auto_renewable"
+                    ? PostgresTimestamp(microsecondsSinceEpoch: purchased.microsecondsSinceEpoch + 30 * 86_400_000_000) : nil)
             let id = transactionID ?? String(2_000_000_000_000_000 + Int64.random(in: 0..<1_000_000_000_000))
             let signer = try XcodeSigner()
             let output: String
