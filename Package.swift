@@ -238,7 +238,10 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
-        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerDomain", "LedgerStore", "PostgresClient"], swiftSettings: strict),
+        .testTarget(
+            name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerDomain", "LedgerStore", "PostgresClient"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AppStoreVerificationTests",
             dependencies: [

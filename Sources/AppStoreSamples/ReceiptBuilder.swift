@@ -32,7 +32,8 @@ public enum ReceiptBuilder {
     public static func set(_ attributes: [[UInt8]]) -> [UInt8] { tlv(0x31, attributes.flatMap { $0 }) }
 
     /// A typical receipt payload: the app fields and the given in-app purchases (each an attribute set).
-    public static func payload(type: String = "ProductionSandbox", bundleId: String = "com.example.app", inApp: [[UInt8]] = [], extra: [[UInt8]] = []) -> [UInt8] {
+    public static func payload(type: String = "ProductionSandbox", bundleId: String = "com.example.app", inApp: [[UInt8]] = [],
+        extra: [[UInt8]] = []) -> [UInt8] {
         set([
             attribute(0, utf8(type)), attribute(2, utf8(bundleId)), attribute(3, utf8("42")),
             attribute(4, [1, 2, 3, 4]), attribute(5, [9, 9, 9]),
@@ -64,7 +65,8 @@ public enum ReceiptBuilder {
 
     // MARK: container
 
-    public static func sign(_ content: [UInt8], signer: Certificate, key: Certificate.PrivateKey, chain: [Certificate], options: Options = Options()) throws -> [UInt8] {
+    public static func sign(_ content: [UInt8], signer: Certificate, key: Certificate.PrivateKey, chain: [Certificate],
+        options: Options = Options()) throws -> [UInt8] {
         let digestOID: ASN1ObjectIdentifier = options.digestSHA1 ? [1, 3, 14, 3, 2, 26] : [2, 16, 840, 1, 101, 3, 4, 2, 1]
         let algorithm: Certificate.SignatureAlgorithm = options.digestSHA1 ? .sha1WithRSAEncryption : .sha256WithRSAEncryption
         let digestAlgorithm = tlv(0x30, try oid(digestOID) + [0x05, 0x00])

@@ -89,7 +89,8 @@ public struct AppStoreVerifier: Sendable {
         guard receipt.environment == configuration.environment else {
             throw AppStoreVerificationError(
                 .wrongEnvironment,
-                "the receipt type is \(receipt.receiptType.map { "\"\($0)\"" } ?? "missing"), which is not the configured environment \(configuration.environment)"
+                "the receipt type is \(receipt.receiptType.map { "\"\($0)\"" } ?? "missing"), which is not the configured environment " +
+                    "\(configuration.environment)"
             )
         }
         return receipt
@@ -105,7 +106,8 @@ public struct AppStoreVerifier: Sendable {
         guard bundleId == configuration.bundleId else {
             throw AppStoreVerificationError(
                 .wrongBundleId,
-                "the data is for bundle id \(bundleId.map { "\"\($0)\"" } ?? "(none)"), not \"\(configuration.bundleId)\"; check --bundle-id or where the data came from"
+                "the data is for bundle id \(bundleId.map { "\"\($0)\"" } ?? "(none)"), not \"\(configuration.bundleId)\"; check --bundle-id or " +
+                    "where the data came from"
             )
         }
     }
@@ -115,7 +117,8 @@ public struct AppStoreVerifier: Sendable {
         guard configuration.environment == .production, appAppleId != configuration.appAppleId else { return }
         throw AppStoreVerificationError(
             .wrongAppAppleId,
-            "the data is for app Apple id \(appAppleId.map(String.init) ?? "(none)"), not \(configuration.appAppleId.map(String.init) ?? "(not configured: pass --app-apple-id)")"
+            "the data is for app Apple id \(appAppleId.map(String.init) ?? "(none)"), not " +
+                "\(configuration.appAppleId.map(String.init) ?? "(not configured: pass --app-apple-id)")"
         )
     }
 

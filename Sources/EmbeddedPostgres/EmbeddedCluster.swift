@@ -96,7 +96,8 @@ public final class EmbeddedCluster: Sendable {
     /// Stops the cluster (fast shutdown: open transactions roll back, committed data is safe).
     public func stop() throws {
         let user = try ServerUser.current()
-        try ProcessRunner.check(workingDirectory: directory, user.command([installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "fast", "-w", "-t", "60"]))
+        try ProcessRunner.check(workingDirectory: directory, user.command([installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "fast", "-w",
+            "-t", "60"]))
         logger.info("stopped embedded PostgreSQL", metadata: ["data": "\(dataPath)"])
     }
 
@@ -163,7 +164,8 @@ public final class EmbeddedCluster: Sendable {
     /// Asks the kernel for a free port on 127.0.0.1.
     public static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw EmbeddedPostgresError.commandFailed(command: "socket", status: errno, output: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw EmbeddedPostgresError.commandFailed(command: "socket", status: errno,
+            output: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -12,7 +12,8 @@ package enum InvoiceRendering {
 
     static func range(_ from: Int, _ to: Int?) -> String { to.map { "\(from)-\($0)" } ?? "\(from)+" }
 
-    /// CSV, RFC 4180: `invoice_number,account_id,month,kind,app_id,period,description,users,unit_price_minor,amount_minor,currency,unit_price,amount`;
+    /// CSV, RFC 4180, with the columns
+    /// `invoice_number,account_id,month,kind,app_id,period,description,users,unit_price_minor,amount_minor,currency,unit_price,amount`;
     /// the last two are the same amounts in major units with the currency's own decimals.
     /// Kinds: `usage` (an app's paying users, no amount), `band` (a price band), `adjustment` (late users of an
     /// earlier month), `total`.
@@ -72,13 +73,16 @@ package enum InvoiceRendering {
         }
         var lines: [String] = []
         for band in c.bands {
-            lines.append("<tr><td>Paying users \(range(band.from, band.to))</td><td class=n>\(band.users)</td><td class=n>\(major(band.unitPriceMinor, c.currency))</td><td class=n>\(major(band.amountMinor, c.currency))</td></tr>")
+            lines.append("<tr><td>Paying users \(range(band.from, band.to))</td><td class=n>\(band.users)</td><td " +
+                "class=n>\(major(band.unitPriceMinor, c.currency))</td><td class=n>\(major(band.amountMinor, c.currency))</td></tr>")
         }
         for a in c.adjustments {
-            lines.append("<tr><td>Adjustment: late paying users of \(e(a.month)), app \(e(a.appID))</td><td class=n>\(a.users)</td><td></td><td class=n>\(major(a.amountMinor, c.currency))</td></tr>")
+            lines.append("<tr><td>Adjustment: late paying users of \(e(a.month)), app \(e(a.appID))</td><td class=n>\(a.users)</td><td></td><td " +
+                "class=n>\(major(a.amountMinor, c.currency))</td></tr>")
         }
         let apps = c.apps.map { "<tr><td>\(e($0.appID))</td><td class=n>\($0.payingUsers)</td></tr>" }.joined()
-        let status = invoice.status == "voided" ? "<p class=void>VOIDED \(e(invoice.voidReason ?? "")) — replaced by \(e(invoice.replacedBy ?? ""))</p>" : ""
+        let status = invoice.status == "voided" ? "<p class=void>VOIDED \(e(invoice.voidReason ?? "")) — replaced by " +
+            "\(e(invoice.replacedBy ?? ""))</p>" : ""
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Invoice \(invoice.displayNumber)</title>
@@ -91,7 +95,8 @@ package enum InvoiceRendering {
             <h2>Paying users by app</h2><table><tr><th>App</th><th class=n>Paying users</th></tr>\(apps)</table>
             <h2>Charges</h2><table><tr><th>Item</th><th class=n>Users</th><th class=n>Unit price</th><th class=n>Amount</th></tr>
             \(lines.joined(separator: "\n"))
-            <tr><th>Total</th><th class=n>\(c.payingUsers)</th><th></th><th class=n>\(major(c.totalMinor, c.currency)) \(e(c.currency))</th></tr></table>
+            <tr><th>Total</th><th class=n>\(c.payingUsers)</th><th></th><th class=n>\(major(c.totalMinor, c.currency))\
+             \(e(c.currency))</th></tr></table>
             <p><small>Content SHA-256 \(invoice.contentHashHex); reproducible from the event log with
             <code>ledger invoices show --id \(e(invoice.id)) --as-of</code>.</small></p>
             </body></html>

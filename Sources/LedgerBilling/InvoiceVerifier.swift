@@ -19,7 +19,8 @@ package enum InvoiceVerifier {
             let finalizedAt = try row.decode(Instant.self, at: 5)
             numbers[year, default: []].append(number)
             if let previous, previous.year == year, previous.finalizedAt >= finalizedAt {
-                problems.append("invoice \(id) (\(year)-\(number)) was finalized before number \(previous.number): numbers were swapped or reassigned")
+                problems.append("invoice \(id) (\(year)-\(number)) was finalized before number \(previous.number): numbers were swapped or " +
+                    "reassigned")
             }
             previous = (year, number, finalizedAt)
             if InvoiceCanonicalJSON.hash(try row.decode(String.self, at: 3)) != (try row.decode([UInt8].self, at: 4)) {
@@ -35,7 +36,8 @@ package enum InvoiceVerifier {
             guard top > 0 else { continue }
             let expected = Array(1...top)
             let missing = Set(expected).subtracting(used).sorted()
-            if !missing.isEmpty { problems.append("invoices of \(year): numbers \(missing.map(String.init).joined(separator: ", ")) are missing (deleted)") }
+            if !missing.isEmpty { problems.append("invoices of \(year): numbers \(missing.map(String.init).joined(separator: ", ")) are missing " +
+                "(deleted)") }
             if used.count != Set(used).count || (used.max() ?? 0) > (last[year] ?? 0) {
                 problems.append("invoices of \(year): numbers beyond the sequence or repeated (inserted)")
             }

@@ -49,7 +49,8 @@ extension AppStoreCommand {
         @Option(help: "The notification subtype, e.g. INITIAL_BUY, VOLUNTARY.")
         var subtype: String?
 
-        @Option(name: .customLong("subscription-group"), help: "The subscription group of an auto-renewable product (the walkthrough's catalog calls it main).")
+        @Option(name: .customLong("subscription-group"),
+            help: "The subscription group of an auto-renewable product (the walkthrough's catalog calls it main).")
         var subscriptionGroup = "main"
 
         @Option(name: .customLong("app-account-token"), help: "The transaction's appAccountToken (a UUID).")

@@ -11,7 +11,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "PostgreSQL URL or keyword string (default: $DATABASE_URL; unset: embedded PostgreSQL).")
     var databaseURL: String?
 
-    @Option(name: .customLong("data-dir"), help: "Folder of the embedded PostgreSQL (default: $LEDGER_DATA_DIR, /var/lib/subscription-ledger as root, else ~/.local/share/subscription-ledger).")
+    @Option(name: .customLong("data-dir"),
+        help: ArgumentHelp("Folder of the embedded PostgreSQL (default: $LEDGER_DATA_DIR, /var/lib/subscription-ledger as root, else "
+            + "~/.local/share/subscription-ledger)."))
     var dataDirectory: String?
 
     static let embeddedDatabaseName = "ledger"

@@ -32,7 +32,8 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Append events from a JSON Lines file (idempotent; exact restore into an empty log).")
+        static let configuration = CommandConfiguration(abstract: "Append events from a JSON Lines file (idempotent; exact restore into an empty " +
+            "log).")
 
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "The JSON Lines file ('-' for standard input).") var file: String

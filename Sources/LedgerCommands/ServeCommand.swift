@@ -37,7 +37,8 @@ struct ServeCommand: AsyncParsableCommand {
     var requestTimeout: Int?
 
     @Option(name: .customLong("apple-root"),
-            help: "Root certificate files App Store data must chain to; replaces Apple's (default: $LEDGER_APPLE_ROOTS or Apple's roots; `default` adds Apple's back).")
+            help: ArgumentHelp("Root certificate files App Store data must chain to; replaces Apple's (default: $LEDGER_APPLE_ROOTS or "
+                + "Apple's roots; `default` adds Apple's back)."))
     var appleRoots: [String] = []
 
     mutating func run() async throws {
@@ -61,9 +62,13 @@ struct ServeCommand: AsyncParsableCommand {
             // Loaded once the data folder exists (the embedded default key lives there).
             let key = try digest.key(database: database)
             if key == nil {
-                logger.warning("no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests are taken")
+                logger.warning("""
+                    no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests\
+                     are taken
+                    """)
             }
-            var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service, runners: ProjectionCatalog.runners(batchSize: batchSize), logger: logger))]
+            var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service,
+                runners: ProjectionCatalog.runners(batchSize: batchSize), logger: logger))]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
             let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, logger: logger)
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
@@ -103,7 +108,8 @@ struct MigrateCommand: AsyncParsableCommand {
             let migrations = try SchemaLocation.migrations()
             let connection = try PostgresConnectionFactory.connect(url)
             let applied = try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
-            print(applied.isEmpty ? "database is up to date (\(migrations.count) migrations)" : "applied \(applied.count) migration(s): \(applied.map(String.init).joined(separator: ", "))")
+            print(applied.isEmpty ? "database is up to date (\(migrations.count) migrations)" : "applied \(applied.count) migration(s): " +
+                "\(applied.map(String.init).joined(separator: ", "))")
         }
     }
 }

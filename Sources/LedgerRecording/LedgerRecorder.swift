@@ -28,7 +28,9 @@ package struct LedgerRecorder: Sendable {
     }
 
     /// An App Store Server Notification V2 (`signedPayload`) delivered to `app`'s notification URL.
-    package func notification(app: AppRecord, signedPayload: String, metadata: EventMetadata) async throws -> (notificationUUID: String, RecordResult) {
+    package func notification(
+        app: AppRecord, signedPayload: String, metadata: EventMetadata
+    ) async throws -> (notificationUUID: String, RecordResult) {
         let verifiers = verifierCache.verifiers(for: app)
         let verified = try await Self.verify { () async throws(AppStoreVerificationError) in
             try await verifiers.verifyNotification(signedPayload, now: clock.date())
@@ -141,7 +143,8 @@ package struct LedgerRecorder: Sendable {
     package func externalPurchase(app: AppRecord, _ purchase: ExternalPurchase, metadata: EventMetadata) async throws -> RecordResult {
         let event = LedgerEvent.externalPurchase(purchase)
         let outcome = try await EventRecorder(store: store).record(
-            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: purchase.paymentID), event: event, idempotencyKey: event.idempotencyKey)],
+            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: purchase.paymentID), event: event,
+                idempotencyKey: event.idempotencyKey)],
             occurredAt: { _ in purchase.purchasedAt }, metadata: metadata)
         return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
     }

@@ -29,7 +29,10 @@ public enum LedgerDatabase {
         if canUseRole {
             configuration.setupStatements = ["SET ROLE \(serviceRole)"]
         } else {
-            logger.warning("the role \(serviceRole) is not available; working as the connecting user (the events table is still protected by triggers)")
+            logger.warning("""
+                the role \(serviceRole) is not available; working as the connecting user\
+                 (the events table is still protected by triggers)
+                """)
         }
         return PostgresPool(configuration: configuration, size: poolSize, logger: logger)
     }

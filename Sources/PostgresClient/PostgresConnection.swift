@@ -1,7 +1,6 @@
 import CLibPQ
 import Glibc
 import Synchronization
-import Synchronization
 
 /// Owns one `PGconn`; `PQfinish` runs exactly once, when the owner goes away.
 struct ConnectionHandle: ~Copyable {

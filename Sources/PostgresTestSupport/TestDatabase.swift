@@ -72,7 +72,8 @@ public enum TestDatabaseError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noDatabaseName(let connectionString): "no database name in \(connectionString)"
         case .horizonNotReached(let newest, let horizon, let waited):
-            "the commit horizon (pg_snapshot_xmin) did not pass transaction \(newest) of the newest event within \(waited): it stayed at \(horizon), held back by an older transaction still open on the server"
+            "the commit horizon (pg_snapshot_xmin) did not pass transaction \(newest) of the newest event within \(waited): it stayed at " +
+                "\(horizon), held back by an older transaction still open on the server"
         }
     }
 }

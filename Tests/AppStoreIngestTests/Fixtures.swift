@@ -37,7 +37,8 @@ func notificationJSON(
     if let subtype { fields.append(#""subtype":"\#(subtype)""#) }
     fields.append(#""notificationUUID":"\#(uuid)""#)
     if withData {
-        fields.append(#""data":{"appAppleId":1234,"bundleId":"com.example.app","bundleVersion":"42","environment":"Sandbox","signedTransactionInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","signedRenewalInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","status":1}"#)
+        fields.append(#""data":{"appAppleId":1234,"bundleId":"com.example.app","bundleVersion":"42","environment":"Sandbox","# +
+            #""signedTransactionInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","signedRenewalInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","status":1}"#)
     }
     fields += [#""version":"2.0""#, #""signedDate":\#(signed)"#]
     return "{" + fields.joined(separator: ",") + "}"

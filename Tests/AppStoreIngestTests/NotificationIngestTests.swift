@@ -41,7 +41,8 @@ struct NotificationIngestTests {
     }
 
     @Test func fractionalMillisecondsSurviveInTheRecordOnly() throws {
-        let json = notificationJSON(type: "DID_RENEW", signed: 0).replacingOccurrences(of: #""signedDate":0"#, with: #""signedDate":1767398400000.9999"#)
+        let json = notificationJSON(type: "DID_RENEW", signed: 0).replacingOccurrences(of: #""signedDate":0"#,
+            with: #""signedDate":1767398400000.9999"#)
         let decoded = try NotificationIngest().decode(notification(json, transaction: try tx()))
         #expect(decoded.signedDate == instant(1_767_398_400_000))
         #expect(decoded.rawJSON.contains("1767398400000.9999"))

@@ -9,9 +9,12 @@ struct ReceiptIngestTests {
         let catalog: @Sendable (String) -> LedgerDomain.ProductType? = { $0 == "coins" ? .consumable : nil }
         let r = receipt([
             receiptRecord(id: "1000000001", original: "1000000001", webOrderLineItemID: 2_000_000_001, intro: true),
-            receiptRecord(id: "1000000002", original: "1000000001", purchase: jan1 + 31 * day, expires: jan1 + 62 * day, webOrderLineItemID: 2_000_000_002),
-            receiptRecord(id: "1000000003", original: "1000000003", product: "coins", purchase: jan1 + 5 * day, originalPurchase: jan1 + 5 * day, expires: nil, cancellation: jan1 + 7 * day),
-            receiptRecord(id: "1000000004", original: "1000000004", product: "pro-unlock", purchase: jan1 + 6 * day, originalPurchase: nil, expires: nil),
+            receiptRecord(id: "1000000002", original: "1000000001", purchase: jan1 + 31 * day, expires: jan1 + 62 * day,
+                webOrderLineItemID: 2_000_000_002),
+            receiptRecord(id: "1000000003", original: "1000000003", product: "coins", purchase: jan1 + 5 * day, originalPurchase: jan1 + 5 * day,
+                expires: nil, cancellation: jan1 + 7 * day),
+            receiptRecord(id: "1000000004", original: "1000000004", product: "pro-unlock", purchase: jan1 + 6 * day, originalPurchase: nil,
+                expires: nil),
         ])
         let events = try ReceiptIngest(productType: catalog).events(receipt: r, appUserID: "u1")
         #expect(events.map { $0.encoded().type } == [
@@ -41,7 +44,8 @@ struct ReceiptIngestTests {
         #expect(events.first?.encoded().type == "subscription.started")
     }
 
-    @Test(arguments: [("Production", StoreEnvironment.production), ("ProductionSandbox", .sandbox), ("Xcode", .xcode), ("LocalTesting", .localTesting)])
+    @Test(arguments: [("Production", StoreEnvironment.production), ("ProductionSandbox", .sandbox), ("Xcode", .xcode), ("LocalTesting",
+        .localTesting)])
     func environmentFromReceiptType(_ type: String, _ environment: StoreEnvironment) throws {
         let events = try ReceiptIngest().events(receipt: receipt([receiptRecord(id: "7", original: "7")], type: type), appUserID: "u1")
         guard case .subscriptionStarted(let s)? = events.first else { Issue.record("\(events)"); return }

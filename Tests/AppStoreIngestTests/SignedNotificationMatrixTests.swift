@@ -86,7 +86,8 @@ struct SignedNotificationMatrixTests {
         Row(type: "PRICE_CHANGE", expected: []),
         Row(type: "RENEWAL_EXTENSION", subtype: "FAILURE", expected: []),
         Row(type: "RENEWAL_EXTENSION", subtype: "SUMMARY",
-            summary: #"{"requestIdentifier":"req-42","environment":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","productId":"monthly","storefrontCountryCodes":["USA","CAN"],"failedCount":3,"succeededCount":1200}"#,
+            summary: #"{"requestIdentifier":"req-42","environment":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","productId":"monthly","# +
+                #""storefrontCountryCodes":["USA","CAN"],"failedCount":3,"succeededCount":1200}"#,
             expected: []),
     ]
 

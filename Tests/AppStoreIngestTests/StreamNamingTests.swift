@@ -20,7 +20,8 @@ struct StreamNamingTests {
         #expect(StreamNaming.appends(for: [restore]).map(\.idempotencyKey) == appends.map(\.idempotencyKey))  // deterministic
         #expect(!appends.map(\.idempotencyKey).contains(restore.idempotencyKey))
 
-        let transfer = LedgerEvent.transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["o1", "o3"], transferredAt: at, policy: .transfer))
+        let transfer = LedgerEvent.transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["o1", "o3"], transferredAt: at,
+            policy: .transfer))
         let moved = StreamNaming.appends(for: [transfer])
         #expect(moved.map(\.stream) == ["otx:o1", "otx:o3"])
         #expect(moved.map(\.event.originalTransactionIDs) == [["o1"], ["o3"]])

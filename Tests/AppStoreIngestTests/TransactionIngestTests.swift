@@ -27,8 +27,10 @@ struct TransactionIngestTests {
     }
 
     @Test func billingRetryWithAndWithoutGraceFromUploadedRenewalInfo() throws {
-        let t = try transaction(AppStorePayloads.transaction(id: "2000000002", original: "2000000001", purchase: "\(jan1 + 31 * day)", reason: "RENEWAL"))
-        let base = #"{"originalTransactionId":"2000000001","autoRenewProductId":"monthly","productId":"monthly","autoRenewStatus":1,"signedDate":\#(jan1 + 62 * day),"environment":"Sandbox","isInBillingRetryPeriod":true"#
+        let t = try transaction(AppStorePayloads.transaction(id: "2000000002", original: "2000000001", purchase: "\(jan1 + 31 * day)",
+            reason: "RENEWAL"))
+        let base = #"{"originalTransactionId":"2000000001","autoRenewProductId":"monthly","productId":"monthly","autoRenewStatus":1,"# +
+            #""signedDate":\#(jan1 + 62 * day),"environment":"Sandbox","isInBillingRetryPeriod":true"#
         let withGrace = try RenewalInfoPayload(json: parse(base + #","gracePeriodExpiresDate":\#(jan1 + 78 * day)}"#))
         let failures = try ingest.events(transaction: t, renewalInfo: withGrace, appUserID: "u1").compactMap { event -> BillingFailure? in
             if case .billingFailed(let failure) = event { return failure }
@@ -46,18 +48,23 @@ struct TransactionIngestTests {
     }
 
     @Test func renewalResubscribeAndPreference() throws {
-        let renewal = try transaction(AppStorePayloads.transaction(id: "2000000002", original: "2000000001", purchase: "\(jan1 + 31 * day)", reason: "RENEWAL"))
-        let events = try ingest.events(transaction: renewal, renewalInfo: renewalInfo(original: "2000000001", next: "monthly-lite", autoRenew: 0), appUserID: "u1")
+        let renewal = try transaction(AppStorePayloads.transaction(id: "2000000002", original: "2000000001", purchase: "\(jan1 + 31 * day)",
+            reason: "RENEWAL"))
+        let events = try ingest.events(transaction: renewal, renewalInfo: renewalInfo(original: "2000000001", next: "monthly-lite", autoRenew: 0),
+            appUserID: "u1")
         guard case .subscriptionRenewed(let r) = events[0] else { Issue.record("\(events)"); return }
         #expect(r.transaction.originalPurchaseDate == instant(jan1 + 123))
-        guard case .autoRenewChanged(let off) = events[1], case .renewalPreferenceChanged(let change) = events[2] else { Issue.record("\(events)"); return }
+        guard case .autoRenewChanged(let off) = events[1],
+            case .renewalPreferenceChanged(let change) = events[2] else { Issue.record("\(events)"); return }
         #expect(!off.enabled)
         #expect(change.kind == .downgrade && change.autoRenewProductID == "monthly-lite" && change.transaction == nil)
         // The link is stamped with the original purchase: every renewal's upload repeats the same key.
         #expect(events[3] == link("u1", "2000000001"))
 
-        let comeback = try transaction(AppStorePayloads.transaction(id: "2000000009", original: "2000000001", purchase: "\(jan1 + 90 * day)", reason: "PURCHASE"))
-        guard case .subscriptionStarted(let s)? = try ingest.events(transaction: comeback, appUserID: "u1").first else { Issue.record("not a start"); return }
+        let comeback = try transaction(AppStorePayloads.transaction(id: "2000000009", original: "2000000001", purchase: "\(jan1 + 90 * day)",
+            reason: "PURCHASE"))
+        guard case .subscriptionStarted(let s)? = try ingest.events(transaction: comeback,
+            appUserID: "u1").first else { Issue.record("not a start"); return }
         #expect(s.isResubscribe)
         expectRoundTrips(events)
     }

@@ -100,12 +100,16 @@ import X509
         options.leafOID = false
         let noLeafOID = try TestPKI(options)
         let jws = try JWSSigner.sign(Self.transaction(), pki: noLeafOID)
-        await expectError(.missingAppleOID) { () throws(AppStoreVerificationError) in _ = try await Self.verifier(roots: [noLeafOID.root]).verifyTransaction(jws) }
+        await expectError(.missingAppleOID) { () throws(AppStoreVerificationError) in
+            _ = try await Self.verifier(roots: [noLeafOID.root]).verifyTransaction(jws)
+        }
         options = TestPKI.Options()
         options.intermediateOID = false
         let noIntermediateOID = try TestPKI(options)
         let other = try JWSSigner.sign(Self.transaction(), pki: noIntermediateOID)
-        await expectError(.missingAppleOID) { () throws(AppStoreVerificationError) in _ = try await Self.verifier(roots: [noIntermediateOID.root]).verifyTransaction(other) }
+        await expectError(.missingAppleOID) { () throws(AppStoreVerificationError) in
+            _ = try await Self.verifier(roots: [noIntermediateOID.root]).verifyTransaction(other)
+        }
     }
 
     @Test func checksValidityAtSignedDateNotNow() async throws {
@@ -127,7 +131,9 @@ import X509
         options.p384Leaf = true
         let p384 = try TestPKI(options)
         let jws = try JWSSigner.sign(Self.transaction(), pki: p384)
-        await expectError(.invalidSignature) { () throws(AppStoreVerificationError) in _ = try await Self.verifier(roots: [p384.root]).verifyTransaction(jws) }
+        await expectError(.invalidSignature) { () throws(AppStoreVerificationError) in
+            _ = try await Self.verifier(roots: [p384.root]).verifyTransaction(jws)
+        }
     }
 
     @Test func rejectsOtherAppsAndEnvironments() async throws {
@@ -206,7 +212,8 @@ import X509
     }
 
     @Test func appTransactionsUseReceiptCreationDate() async throws {
-        let payload = #"{"bundleId":"com.example.app","receiptType":"Sandbox","receiptCreationDate":1735689600000,"appAppleId":5,"originalPurchaseDate":-62135769600000}"#
+        let payload = #"{"bundleId":"com.example.app","receiptType":"Sandbox","receiptCreationDate":1735689600000,"appAppleId":5,"# +
+            #""originalPurchaseDate":-62135769600000}"#
         let appTransaction = try await verifier.verifyAppTransaction(try JWSSigner.sign(payload, pki: pki))
         #expect(appTransaction.receiptType == .sandbox)
         #expect(appTransaction.originalPurchaseDate?.wholeMilliseconds == -62_135_769_600_000)

@@ -23,7 +23,8 @@ import X509
         )
     }
 
-    func receipt(_ payload: [UInt8] = ReceiptBuilder.payload(inApp: [ReceiptBuilder.purchase()]), options: ReceiptBuilder.Options = .init()) throws -> [UInt8] {
+    func receipt(_ payload: [UInt8] = ReceiptBuilder.payload(inApp: [ReceiptBuilder.purchase()]),
+        options: ReceiptBuilder.Options = .init()) throws -> [UInt8] {
         try ReceiptBuilder.sign(payload, signer: pki.leaf, key: pki.leafKey, chain: pki.chain, options: options)
     }
 
@@ -74,7 +75,9 @@ import X509
         let attributes = try receipt(options: .init(signedAttributes: true))
         var alteredWithAttributes = attributes
         alteredWithAttributes[try #require(attributes.firstIndex(of: UInt8(ascii: "4")))] ^= 0x01
-        _ = await expectError(.invalidSignature) { () throws(AppStoreVerificationError) in _ = try await verifier.verifyReceipt(der: alteredWithAttributes) }
+        _ = await expectError(.invalidSignature) { () throws(AppStoreVerificationError) in
+            _ = try await verifier.verifyReceipt(der: alteredWithAttributes)
+        }
     }
 
     @Test func rejectsUntrustedAndNonAppleChains() async throws {
@@ -132,7 +135,9 @@ import X509
         var messages: Set<String> = []
         for input in ["", "  \n", Data(base64.utf8).base64EncodedString(), "eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln", "!!!not base64!!!",
                       Data([1, 2, 3, 4, 5, 6, 7, 8, 9]).base64EncodedString()] {
-            messages.insert(await expectError(.malformed) { () throws(AppStoreVerificationError) in _ = try await verifier.verifyReceipt(base64: input) })
+            messages.insert(await expectError(.malformed) { () throws(AppStoreVerificationError) in
+                _ = try await verifier.verifyReceipt(base64: input)
+            })
         }
         #expect(messages.count == 5)  // both empty inputs share a message; every other mistake has its own
         #expect(messages.contains { $0.contains("base64-encoded twice") })

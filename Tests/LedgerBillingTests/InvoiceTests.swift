@@ -25,9 +25,11 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
         #expect(bands.map(\.users) == [100, 900, 1])
         #expect(bands.map(\.amountMinor) == [0, 900, 2])
         #expect(throws: PricePlan.Problem.self) {
-            try PricePlan(id: "gap", currency: "USD", tiers: [.init(from: 1, to: 10, unitPriceMinor: 0), .init(from: 12, to: nil, unitPriceMinor: 1)]).validate()
+            try PricePlan(id: "gap", currency: "USD", tiers: [.init(from: 1, to: 10, unitPriceMinor: 0), .init(from: 12, to: nil,
+                unitPriceMinor: 1)]).validate()
         }
-        #expect(throws: PricePlan.Problem.self) { try PricePlan(id: "x", currency: "usd", tiers: [.init(from: 1, to: nil, unitPriceMinor: 1)]).validate() }
+        #expect(throws: PricePlan.Problem.self) { try PricePlan(id: "x", currency: "usd", tiers: [.init(from: 1, to: nil,
+            unitPriceMinor: 1)]).validate() }
     }
 
     /// The seed's figures, from real events in PostgreSQL: one account per figure.
@@ -72,7 +74,8 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
                              purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
         }
         func record(_ app: String, _ events: [LedgerEvent]) async throws {
-            _ = try await recorder.record(app: app, events.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey) },
+            _ = try await recorder.record(app: app, events.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0,
+                $0.idempotencyKey) },
                                           occurredAt: { _ in Self.march10 }, metadata: EventMetadata(source: "test"))
         }
         try await record(app.id, [

@@ -18,7 +18,8 @@ import Testing
         let url = try await TestDatabase.makeDatabase()
         let input = file("progress.jsonl")
         // More than one export / verify page (5,000 events), so those show a step before the end.
-        try (1...6_000).map { #"{"app_id": "a", "stream": "s\#($0 % 7)", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "occurred_at": "2026-10-01T00:00:00Z"}"# }
+        try (1...6_000).map { #"{"app_id": "a", "stream": "s\#($0 % 7)", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "# +
+            #""occurred_at": "2026-10-01T00:00:00Z"}"# }
             .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
 
         let imported = try await LedgerBinary.runSeparatingOutput(["events", "import", "--database-url", url, input], environment: Self.everyStep)

@@ -26,8 +26,10 @@ struct EventCodecTests {
     }
 
     @Test func payloadKeysAreSortedAndTimesAreIntegers() {
-        let event = LedgerEvent.autoRenewChanged(AutoRenewChange(subscription: ref("o1", signed: Instant(epochMilliseconds: 1_700_000_000_123)), enabled: true))
-        #expect(event.encoded().payload == #"{"enabled":true,"subscription":{"environment":"Production","originalTransactionID":"o1","productID":"monthly","signedDate":1700000000123000,"subscriptionGroupID":"g1"}}"#)
+        let event = LedgerEvent.autoRenewChanged(AutoRenewChange(subscription: ref("o1", signed: Instant(epochMilliseconds: 1_700_000_000_123)),
+            enabled: true))
+        #expect(event.encoded().payload == #"{"enabled":true,"subscription":{"environment":"Production","originalTransactionID":"o1","# +
+            #""productID":"monthly","signedDate":1700000000123000,"subscriptionGroupID":"g1"}}"#)
     }
 
     /// `identity.transferred` version 1, as written by the first release: one transaction per event.

@@ -5,7 +5,8 @@ import Testing
 struct PlanChangeTests {
     func started() -> Log {
         var log = Log()
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", product: "basic", user: "u1", purchased: day(0), expires: day(30)))))
+        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", product: "basic", user: "u1", purchased: day(0),
+            expires: day(30)))))
         return log
     }
 

@@ -5,7 +5,8 @@ import Testing
 struct PriceAndOfferTests {
     func started(offer: Offer? = nil) -> Log {
         var log = Log()
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", user: "u1", purchased: day(0), expires: day(30), offer: offer))))
+        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", user: "u1", purchased: day(0), expires: day(30),
+            offer: offer))))
         return log
     }
 

@@ -31,9 +31,11 @@ func randomEvent(_ seed: Int) -> LedgerEvent {
     case 13: return .revoked(Revocation(subscription: r, transactionID: txID, revocationDate: day(n)))
     case 14: return .linked(TransactionLink(appUserID: user, originalTransactionIDs: [otx, one], linkedAt: day(n), source: .upload))
     case 15: return .transferred(Transfer(fromUserID: "u0", toUserID: user, originalTransactionIDs: [otx], transferredAt: day(n), policy: .transfer))
-    case 16: return .purchaseConsumable(Purchase(transaction: tx(one, product: "coins", user: user, group: nil, purchased: day(n), signed: day(n, hours: 3))))
+    case 16: return .purchaseConsumable(Purchase(transaction: tx(one, product: "coins", user: user, group: nil, purchased: day(n), signed: day(n,
+        hours: 3))))
     case 17: return .consumed(Consumption(appUserID: user, productID: "coins", transactionID: one, originalTransactionID: one, consumedAt: day(n)))
-    case 18: return .purchaseNonConsumable(Purchase(transaction: tx("n-" + one, product: "lifetime", user: user, group: nil, env: n % 2 == 0 ? .production : .sandbox, purchased: day(n))))
+    case 18: return .purchaseNonConsumable(Purchase(transaction: tx("n-" + one, product: "lifetime", user: user, group: nil,
+        env: n % 2 == 0 ? .production : .sandbox, purchased: day(n))))
     default: return .appStoreNotification(AppStoreNotification(notificationType: "TEST", notificationUUID: "\(seed)", rawJSON: "{}"))
     }
 }

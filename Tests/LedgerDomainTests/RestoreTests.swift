@@ -7,8 +7,10 @@ struct RestoreTests {
     func history() -> Log {
         var log = Log()
         log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s1", user: "u1", purchased: day(0), expires: day(30)))))
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s2", product: "yearly", user: "u1", group: "g2", purchased: day(-400), expires: day(-35)))))
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s3", product: "extra", group: "g3", purchased: day(1), expires: day(31)))))
+        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s2", product: "yearly", user: "u1", group: "g2", purchased: day(-400),
+            expires: day(-35)))))
+        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s3", product: "extra", group: "g3", purchased: day(1),
+            expires: day(31)))))
         return log
     }
 
@@ -65,7 +67,8 @@ struct RestoreTests {
 
     @Test func lateLinkAttachesEarlierNotifications() {
         var log = history()
-        log.append(.subscriptionRenewed(Renewal(transaction: tx("s3b", otx: "s3", product: "extra", group: "g3", purchased: day(31), expires: day(61)))))
+        log.append(.subscriptionRenewed(Renewal(transaction: tx("s3b", otx: "s3", product: "extra", group: "g3", purchased: day(31),
+            expires: day(61)))))
         log.append(.linked(TransactionLink(appUserID: "u3", originalTransactionIDs: ["s3"], linkedAt: day(40), source: .appAccountToken)))
         #expect(ActivatedSubscriptions.list(log.user("u3"), at: day(41)).map(\.latestTransactionID) == ["s3b"])
     }

@@ -23,7 +23,8 @@ import Testing
             #expect(fetched.array("apps").map { $0["id"] as? String } == [appID])
             #expect(try await api.send(.get, "/v1/admin/apps/\(appID)", headers: APIClient.admin).string("bundle_id") == "com.acme.pro")
 
-            let key = try await api.send(.post, "/v1/admin/apps/\(appID)/keys", headers: APIClient.admin, json: #"{"kind":"secret","name":"backend"}"#)
+            let key = try await api.send(.post, "/v1/admin/apps/\(appID)/keys", headers: APIClient.admin,
+                json: #"{"kind":"secret","name":"backend"}"#)
             #expect(key.status == .created)
             let secret = try #require(key.string("key"))
             #expect(secret.hasPrefix("sk_"))

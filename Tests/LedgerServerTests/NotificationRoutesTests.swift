@@ -49,7 +49,8 @@ import Testing
             #expect(afterRefund == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"active"}]}}\#n"#)
             harness.clock.advance(seconds: 30 * 86_400)
             #expect(try await api.send(.post, url, json: Self.body(expired)).status == .ok)
-            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"inactive"}]}}\#n"#)
+            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","# +
+                #""status":"inactive"}]}}\#n"#)
         }
     }
 
@@ -104,7 +105,8 @@ import Testing
             let a = try await api.tenant(bundleID: "com.example.app", tokenPolicy: "token_is_app_user_id")
             let b = try await api.tenant(bundleID: "com.example.app", tokenPolicy: "token_is_app_user_id")
             func events(_ tenant: APIClient.Tenant) async throws -> Int64 {
-                try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID)").first?.decode(Int64.self, at: 0) ?? -1
+                try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID)").first?.decode(Int64.self,
+                    at: 0) ?? -1
             }
             func status(_ tenant: APIClient.Tenant) async throws -> String {
                 try await harness.project()

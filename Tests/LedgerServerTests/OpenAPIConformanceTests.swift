@@ -42,7 +42,8 @@ import Testing
             let summary = result.output.split(separator: "\n").suffix(60).joined(separator: "\n")
             #expect(result.status == 0, "schemathesis reported failures:\n\(summary)")
             // What it held, for the reader of the test log.
-            print(result.output.split(separator: "\n").filter { $0.contains("test cases") || $0.contains("passed") }.suffix(5).joined(separator: "\n"))
+            let held = result.output.split(separator: "\n").filter { $0.contains("test cases") || $0.contains("passed") }.suffix(5)
+            print(held.joined(separator: "\n"))
         }
         await harness.pool.shutdown()
     }

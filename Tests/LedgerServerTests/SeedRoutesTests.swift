@@ -128,7 +128,8 @@ import Testing
     @Test func badUploadsAre4xxAndRecordNothing() async throws {
         let harness = try await APIHarness.make()
         let receipt = try Self.receipt(harness, [("monthly", "4001", "2026-02-01T00:00:00Z")])
-        let otherBundle = try harness.signer.receipt(bundleID: "com.other.app", purchases: [ReceiptBuilder.inAppPurchase(product: "m", transactionId: "9")])
+        let otherBundle = try harness.signer.receipt(bundleID: "com.other.app", purchases: [ReceiptBuilder.inAppPurchase(product: "m",
+            transactionId: "9")])
         try await harness.test { api in
             let tenant = try await api.tenant()
             let doubled = Data(receipt.utf8).base64EncodedString()

@@ -54,7 +54,8 @@ import Testing
         case "delete": "DELETE FROM ledger.events WHERE position = \(target)"
         default: """
             INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, payload, idempotency_key, occurred_at, previous_hash, hash)
-            SELECT app_id, stream_id, 6, event_type, '{"n": 6}', 'forged', occurred_at, hash, hash FROM ledger.events WHERE position = \(result.positions[4])
+            SELECT app_id, stream_id, 6, event_type, '{"n": 6}', 'forged', occurred_at, hash, hash FROM ledger.events WHERE position =\
+             \(result.positions[4])
             """
         }
         try await fixture.superuser.withConnection { connection in

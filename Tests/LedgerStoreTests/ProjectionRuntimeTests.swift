@@ -141,14 +141,16 @@ import Testing
             WHERE projection = 'subscription_status' AND key = 'o1'
             """)
         try await fixture.superuser.query("DELETE FROM ledger.projection_state WHERE projection = 'purchases' AND key = 'c2'")
-        let differences = try await ProjectionReplay.check(runners, scratchRunners: ProjectionCatalog.runners(table: .scratch), pool: fixture.store.pool)
+        let differences = try await ProjectionReplay.check(runners, scratchRunners: ProjectionCatalog.runners(table: .scratch),
+            pool: fixture.store.pool)
         #expect(Set(differences.map { "\($0.projection)/\($0.key)" }) == ["subscription_status/o1", "purchases/c2"])
         #expect(differences.first { $0.key == "c2" }?.live == nil)
 
         // A rebuild repairs the live table.
         _ = try await ProjectionReplay.rebuild(runners[0], pool: fixture.store.pool)
         _ = try await ProjectionReplay.rebuild(runners[1], pool: fixture.store.pool)
-        #expect(try await ProjectionReplay.check(runners, scratchRunners: ProjectionCatalog.runners(table: .scratch), pool: fixture.store.pool).isEmpty)
+        #expect(try await ProjectionReplay.check(runners, scratchRunners: ProjectionCatalog.runners(table: .scratch),
+            pool: fixture.store.pool).isEmpty)
         await fixture.close()
     }
 }

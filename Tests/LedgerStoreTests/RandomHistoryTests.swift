@@ -38,7 +38,8 @@ import Testing
                                       signedDate: day(renewals * 30 + 5))
             switch Int.random(in: 0...3, using: &random) {
             case 0: events.append(.subscriptionExpired(Expiry(subscription: ref, reason: .voluntary, expiresDate: day(renewals * 30 + 30))))
-            case 1: events.append(.refunded(Refund(subscription: ref, transactionID: "\(otid)-t\(renewals)", refundDate: day(renewals * 30 + 5), reason: "1")))
+            case 1: events.append(.refunded(Refund(subscription: ref, transactionID: "\(otid)-t\(renewals)", refundDate: day(renewals * 30 + 5),
+                reason: "1")))
             case 2: events.append(.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: false)))
             default: break
             }
@@ -48,7 +49,8 @@ import Testing
                                          purchaseDate: day(c), signedDate: day(c))
             events.append(.purchaseConsumable(Purchase(transaction: facts)))
             if Bool.random(using: &random) {
-                events.append(.consumed(Consumption(appUserID: "u\(c)", productID: "coins", transactionID: "c\(c)", originalTransactionID: "c\(c)", consumedAt: day(c + 1))))
+                events.append(.consumed(Consumption(appUserID: "u\(c)", productID: "coins", transactionID: "c\(c)", originalTransactionID: "c\(c)",
+                    consumedAt: day(c + 1))))
             }
         }
         return events
@@ -67,7 +69,9 @@ import Testing
             let burst = deliveries.prefix(Int.random(in: 1...5, using: &random))
             deliveries.removeFirst(burst.count)
             for event in burst {
-                let appends = event.perOriginalTransaction.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs.first ?? "none"), $0, $0.idempotencyKey) }
+                let appends = event.perOriginalTransaction.map {
+                    (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs.first ?? "none"), $0, $0.idempotencyKey)
+                }
                 _ = try await recorder.record(app: "app", appends, occurredAt: { _ in Self.day0 }, metadata: EventMetadata(source: "test"))
             }
             let runners = ProjectionCatalog.runners()

@@ -62,7 +62,8 @@ import Testing
             try await operation.restore(app: "app", originalTransactionIDs: ["c1"], to: "u2", policy: .transferIfNoActive, at: Self.day(2))
         }
         // Day 40: o1 has lapsed; the transfer goes through.
-        let positions = try await operation.restore(app: "app", originalTransactionIDs: ["c1"], to: "u2", policy: .transferIfNoActive, at: Self.day(40))
+        let positions = try await operation.restore(app: "app", originalTransactionIDs: ["c1"], to: "u2", policy: .transferIfNoActive,
+            at: Self.day(40))
         #expect(positions.count == 1)
         #expect(try await Self.owner("c1", fixture) == "u2")
         await fixture.close()

@@ -38,7 +38,9 @@ import Testing
 
     @Test func arraysBindForAnyLookups() async throws {
         try await withFreshConnection { connection in
-            let rows = try connection.query("SELECT x FROM unnest(\(TextArray(["a", "b", ""]))) AS x WHERE x = ANY(\(TextArray(["b", ""]))) ORDER BY x")
+            let rows = try connection.query("""
+                SELECT x FROM unnest(\(TextArray(["a", "b", ""]))) AS x WHERE x = ANY(\(TextArray(["b", ""]))) ORDER BY x
+                """)
             #expect(try rows.map { try $0.decode(String.self, at: 0) } == ["", "b"])
             let sum = try connection.query("SELECT sum(x)::int8 FROM unnest(\(Int64Array([1, 2, 40]))) AS x")
             #expect(try sum.first?.decode(Int64.self, at: 0) == 43)

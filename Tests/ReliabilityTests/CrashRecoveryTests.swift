@@ -79,7 +79,8 @@ import Testing
         let events = try inspection.eventCount(app: tenant.appID)
         ReliabilityScale.report("crash", [
             "deliveries": deliveries.count, "requests": seen.requests, "kills": kills, "restarts": restarts,
-            "retries": seen.retries, "transport_errors": seen.transportErrors, "kills_cutting_off_requests": killPointsHit, "duplicates_absorbed": seen.duplicatesAbsorbed,
+            "retries": seen.retries, "transport_errors": seen.transportErrors, "kills_cutting_off_requests": killPointsHit,
+                "duplicates_absorbed": seen.duplicatesAbsorbed,
             "rejects": seen.rejects, "events": events,
             "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
         ])

@@ -85,7 +85,8 @@ import Testing
             "deliveries": histories.all.count, "requests": seen.requests, "outage_seconds": Int(outage / .seconds(1)),
             "answers_503": seen.statuses[503] ?? 0, "answers_500": seen.statuses[500] ?? 0, "retries": seen.retries,
             "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed, "rejects": seen.rejects,
-            "slowest_ms": seen.slowestMilliseconds, "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1, "events": try inspection.eventCount(app: tenant.appID),
+            "slowest_ms": seen.slowestMilliseconds, "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1,
+                "events": try inspection.eventCount(app: tenant.appID),
             "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
         ])
     }

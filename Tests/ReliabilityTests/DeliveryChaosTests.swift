@@ -61,7 +61,11 @@ import Testing
         let orderStates = try inspection.projectionStates(app: orderly.appID)
         #expect(!orderStates.isEmpty)
         let differing = Set(chaosStates.keys).union(orderStates.keys).filter { chaosStates[$0] != orderStates[$0] }
-        #expect(differing.isEmpty, "\(differing.count) projection states differ, e.g. \(differing.sorted().prefix(2).map { "\($0): \(chaosStates[$0] ?? "-") vs \(orderStates[$0] ?? "-")" })")
+        #expect(differing.isEmpty,
+            """
+            \(differing.count) projection states differ, e.g. \
+            \(differing.sorted().prefix(2).map { "\($0): \(chaosStates[$0] ?? "-") vs \(orderStates[$0] ?? "-")" })
+            """)
 
         var activeUsers = 0
         var differentUsers: [String] = []

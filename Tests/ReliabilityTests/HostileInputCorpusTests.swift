@@ -22,8 +22,9 @@ import Testing
 
             // The judge can see a write: a valid upload is accepted and records events.
             let before = try await judge.eventCount()
+            let signed = try harness.signer.sign(AppStorePayloads.transaction(id: "1", original: "1"))
             let valid = try await api.send(.post, "/v1/users/alice/transactions", headers: a.secret,
-                                           json: #"{"transactions":[{"signed_transaction":"\#(try harness.signer.sign(AppStorePayloads.transaction(id: "1", original: "1")))"}]}"#)
+                                           json: #"{"transactions":[{"signed_transaction":"\#(signed)"}]}"#)
             #expect(valid.status == .ok, "\(valid.text)")
             #expect(try await judge.eventCount() > before)
 
@@ -37,7 +38,8 @@ import Testing
             for operation in operations {
                 let requests = HostileRequests(operation: operation, values: values, limit: Self.bodyLimit)
                 for (index, credential) in Credentials.all(for: operation, tenant: a).enumerated() {
-                    let sample = credential.isValid ? requests.all : requests.all.enumerated().filter { ($0.offset + index) % every == 0 }.map(\.element)
+                    let sample = credential.isValid
+                        ? requests.all : requests.all.enumerated().filter { ($0.offset + index) % every == 0 }.map(\.element)
                     for request in sample {
                         variants += 1
                         try await judge.judge(operation.method, request.uri, headers: credential.headers, body: request.body,
@@ -48,7 +50,8 @@ import Testing
             }
             for request in try forgeries.requests(appID: a.appID) {
                 let headers = request.uri == "/uploadReceipt" ? a.publicHeaders : request.uri.hasPrefix("/v1/users") ? a.secret : [:]
-                try await judge.judge(.post, request.uri, headers: headers, body: Array(request.body.utf8), mustReject: true, "forged \(request.name)")
+                try await judge.judge(.post, request.uri, headers: headers, body: Array(request.body.utf8), mustReject: true,
+                    "forged \(request.name)")
             }
 
             // Still serving, and still writing what is valid.

@@ -82,7 +82,8 @@ import Testing
         #expect(!stages.isEmpty)
         for index in stages {
             let image = instructions[index].split(separator: " ")[1]
-            let version = image.hasPrefix("swift:") ? image.dropFirst("swift:".count).split(separator: "-")[0].split(separator: ".").compactMap { Int($0) } : []
+            let version = image.hasPrefix("swift:")
+                ? image.dropFirst("swift:".count).split(separator: "-")[0].split(separator: ".").compactMap { Int($0) } : []
             #expect(version.count >= 2 && (version[0], version[1]) >= (6, 2), "\(image): the dependencies need Swift 6.2 or newer")
         }
         let runtime = instructions[(stages.last ?? 0)...]

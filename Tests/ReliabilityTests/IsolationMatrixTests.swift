@@ -19,7 +19,8 @@ import Testing
             var pairs = 0
             for operation in operations {
                 for credential in world.credentialsOfA {
-                    let uri = operation.uri(world.valuesOfB, query: operation.queryParameters.compactMap { name in world.queryOfB[name].map { (name, $0) } })
+                    let uri = operation.uri(world.valuesOfB, query: operation.queryParameters.compactMap { name in world.queryOfB[name].map { (name,
+                        $0) } })
                     let body = world.body(for: operation)
                     // The admin API and anything naming B's app by id is refused outright; user-scoped requests are
                     // A's own scope (A's user "bob"), where a 4xx or an answer without B's data are both right.
@@ -31,7 +32,8 @@ import Testing
                                                          "\(operation) as \(credential.name)")
                     // B's data the request did not itself name (an error may echo the path back).
                     for marker in world.markersOfB where !uri.contains(marker) && body?.contains(marker) != true {
-                        #expect(!response.text.contains(marker), "\(operation) as \(credential.name) shows B's \(marker): \(response.text.prefix(300))")
+                        #expect(!response.text.contains(marker),
+                            "\(operation) as \(credential.name) shows B's \(marker): \(response.text.prefix(300))")
                     }
                     pairs += 1
                 }

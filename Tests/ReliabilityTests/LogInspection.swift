@@ -63,7 +63,10 @@ struct LogInspection: Sendable {
 
     /// True while some backend holds a projection's advisory lock: a batch transaction is open.
     func batchInProgress() throws -> Bool {
-        try connection().query("SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+        try connection().query("""
+            SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """)
             .first?.decode(Bool.self, at: 0) ?? false
     }
 

@@ -23,7 +23,8 @@ enum SelfSignedCertificate {
         guard certificate.notValidBefore <= time, time <= certificate.notValidAfter else {
             throw AppStoreVerificationError(
                 .certificateExpired,
-                "\(what) was not valid at the signing date \(time.formatted(.iso8601)) (valid \(certificate.notValidBefore.formatted(.iso8601)) to \(certificate.notValidAfter.formatted(.iso8601)))"
+                "\(what) was not valid at the signing date \(time.formatted(.iso8601)) (valid \(certificate.notValidBefore.formatted(.iso8601)) " +
+                    "to \(certificate.notValidAfter.formatted(.iso8601)))"
             )
         }
     }

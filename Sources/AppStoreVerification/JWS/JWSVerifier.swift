@@ -44,7 +44,8 @@ struct JWSVerifier: Sendable {
         case 1:
             throw AppStoreVerificationError(
                 .untrustedChain,
-                "signed by a single self-signed certificate (StoreKit testing in Xcode); such data is accepted only when the app is configured for the Xcode or LocalTesting environment"
+                "signed by a single self-signed certificate (StoreKit testing in Xcode); such data is accepted only when the app is configured " +
+                    "for the Xcode or LocalTesting environment"
             )
         default:
             throw AppStoreVerificationError(

@@ -25,14 +25,16 @@ struct ReceiptVerifier: Sendable {
         } else if selfSigned {
             throw AppStoreVerificationError(
                 .untrustedChain,
-                "the receipt is signed by a self-signed certificate (\(signer.subject)), as StoreKit testing in Xcode does; such receipts are accepted only when the app is configured for the Xcode or LocalTesting environment"
+                "the receipt is signed by a self-signed certificate (\(signer.subject)), as StoreKit testing in Xcode does; such receipts are " +
+                    "accepted only when the app is configured for the Xcode or LocalTesting environment"
             )
         } else if chain.count == 3 {
             try await chainVerifier.verifyTrust(leaf: chain[0], intermediate: chain[1])
         } else {
             throw AppStoreVerificationError(
                 .untrustedChain,
-                "the receipt embeds a chain of \(chain.count) certificates from its signer; App Store receipts embed 3 (signer, WWDR intermediate, Apple root)"
+                "the receipt embeds a chain of \(chain.count) certificates from its signer; App Store receipts embed 3 (signer, WWDR intermediate," +
+                    " Apple root)"
             )
         }
         try Self.checkSignature(of: container, with: signer)

@@ -36,7 +36,8 @@ extension LedgerEvent {
         case .linked(let l):
             return "link:\(l.appUserID):\(l.originalTransactionIDs.sorted().joined(separator: ",")):\(l.linkedAt.microsecondsSinceEpoch)"
         case .transferred(let t):
-            return "transfer:\(t.fromUserID):\(t.toUserID):\(t.originalTransactionIDs.sorted().joined(separator: ",")):\(t.transferredAt.microsecondsSinceEpoch)"
+            let ids = t.originalTransactionIDs.sorted().joined(separator: ",")
+            return "transfer:\(t.fromUserID):\(t.toUserID):\(ids):\(t.transferredAt.microsecondsSinceEpoch)"
         case .appStoreNotification(let n): return "notification:\(n.notificationUUID)"
         }
     }

@@ -26,7 +26,8 @@ public struct RestoreRefusal: Error, Sendable, Equatable {
         case .keepAndRefuse:
             return "These purchases belong to another account of this app (\(ids)); sign in with that account to use them."
         case .transferIfNoActive, .transfer:
-            return "These purchases belong to another account that still has active purchases (\(ids)); sign in with that account or wait until they end."
+            return "These purchases belong to another account that still has active purchases (\(ids)); sign in with that account or wait until " +
+                "they end."
         }
     }
 }

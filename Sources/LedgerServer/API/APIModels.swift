@@ -1,9 +1,8 @@
 import LedgerDomain
 import LedgerStore
 
-// The JSON shapes of the v1 API. Property names are the wire names (snake_case) on purpose: these types exist only
-// to be encoded, and spelling the wire name once beats a CodingKeys table per type. `openapi.json` describes the
-// same shapes.
+// The JSON shapes of the v1 API. Swift names are camelCase; each type's `CodingKeys` spells the wire names
+// (snake_case), so the wire is written in one place per type. `openapi.json` describes the same shapes.
 
 /// An optional member that is always present in the JSON, as `null` when absent (synthesized `Encodable` would
 /// leave the key out), so clients and the OpenAPI document see every member every time.
@@ -21,76 +20,114 @@ struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
 struct AccountBody: Encodable {
     var id: String
     var name: String
-    var created_at: String
+    var createdAt: String
     var apps: [AppBody]?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case name
+        case createdAt = "created_at"
+        case apps
+    }
 
     init(_ account: Account, apps: [AppRecord]? = nil) {
         id = account.id
         name = account.name
-        created_at = account.createdAt.rfc3339
+        createdAt = account.createdAt.rfc3339
         self.apps = apps?.map(AppBody.init)
     }
 }
 
 struct AppBody: Encodable {
     var id: String
-    var account_id: String
+    var accountID: String
     var name: String
-    var bundle_id: String
-    var apple_app_id: Nullable<Int64>
-    var transfer_policy: String
-    var allow_xcode: Bool
-    var app_account_token_policy: String
-    var notification_url: String
-    var created_at: String
+    var bundleID: String
+    var appleAppID: Nullable<Int64>
+    var transferPolicy: String
+    var allowXcode: Bool
+    var appAccountTokenPolicy: String
+    var notificationURL: String
+    var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case accountID = "account_id"
+        case name
+        case bundleID = "bundle_id"
+        case appleAppID = "apple_app_id"
+        case transferPolicy = "transfer_policy"
+        case allowXcode = "allow_xcode"
+        case appAccountTokenPolicy = "app_account_token_policy"
+        case notificationURL = "notification_url"
+        case createdAt = "created_at"
+    }
 
     init(_ app: AppRecord) {
         id = app.id
-        account_id = app.accountID
+        accountID = app.accountID
         name = app.name
-        bundle_id = app.bundleID
-        apple_app_id = Nullable(app.appleAppID)
-        transfer_policy = app.transferPolicy.apiName
-        allow_xcode = app.allowXcode
-        app_account_token_policy = app.appAccountTokenPolicy.rawValue
-        notification_url = "/v1/apps/\(app.id)/notifications"
-        created_at = app.createdAt.rfc3339
+        bundleID = app.bundleID
+        appleAppID = Nullable(app.appleAppID)
+        transferPolicy = app.transferPolicy.apiName
+        allowXcode = app.allowXcode
+        appAccountTokenPolicy = app.appAccountTokenPolicy.rawValue
+        notificationURL = "/v1/apps/\(app.id)/notifications"
+        createdAt = app.createdAt.rfc3339
     }
 }
 
 struct KeyBody: Encodable {
     var id: String
-    var app_id: String
+    var appID: String
     var kind: String
     var name: Nullable<String>
     /// Only in the answer that creates the key.
     var key: String?
-    var created_at: String
-    var revoked_at: Nullable<String>
+    var createdAt: String
+    var revokedAt: Nullable<String>
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case appID = "app_id"
+        case kind
+        case name
+        case key
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
+    }
 
     init(_ record: APIKeyRecord, key: String? = nil) {
         id = record.id
-        app_id = record.appID
+        appID = record.appID
         kind = record.kind.rawValue
         name = Nullable(record.name)
         self.key = key
-        created_at = record.createdAt.rfc3339
-        revoked_at = Nullable(record.revokedAt?.rfc3339)
+        createdAt = record.createdAt.rfc3339
+        revokedAt = Nullable(record.revokedAt?.rfc3339)
     }
 }
 
 struct ProductBody: Encodable {
     var id: String
     var type: String
-    var subscription_group: Nullable<String>
+    var subscriptionGroup: Nullable<String>
     var entitlements: [String]
-    var updated_at: String
+    var updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case type
+        case subscriptionGroup = "subscription_group"
+        case entitlements
+        case updatedAt = "updated_at"
+    }
 
     init(_ product: ProductRecord) {
         id = product.productID
         type = product.type.apiName
-        subscription_group = Nullable(product.subscriptionGroup)
+        subscriptionGroup = Nullable(product.subscriptionGroup)
         entitlements = product.entitlements
-        updated_at = product.updatedAt.rfc3339
+        updatedAt = product.updatedAt.rfc3339
     }
 }

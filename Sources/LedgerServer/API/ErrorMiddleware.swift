@@ -39,7 +39,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as HTTPParserError:
             // The body did not parse as HTTP/1.1 (a chunk size that is not hex or overflows, a bad chunk end):
             // the client's fault, and nothing was read, so nothing was recorded.
-            return .badRequest("the request is not valid HTTP/1.1 (\(error)); send a Content-Length body or well-formed chunks (hexadecimal sizes, each chunk ended by CRLF)")
+            return .badRequest(
+                "the request is not valid HTTP/1.1 (\(error)); send a Content-Length body or well-formed chunks "
+                    + "(hexadecimal sizes, each chunk ended by CRLF)")
         case let error as TenancyError:
             switch error {
             case .unknownAccount: return .badRequest(error.description)
@@ -55,11 +57,14 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as PostgresError where error.sqlState?.hasPrefix("22") == true:
             // Class 22, data exception: a value the database cannot hold (a NUL character, an out-of-range number)
             // that slipped past the request checks. The client's input, so a 400; nothing was written.
-            return .badRequest("a value in the request cannot be stored (\(error.serverMessage ?? "invalid data")); remove control characters and keep numbers in range")
+            return .badRequest(
+                "a value in the request cannot be stored (\(error.serverMessage ?? "invalid data")); "
+                    + "remove control characters and keep numbers in range")
         case let error as PostgresError where error.isConnectionProblem || error.isPoolClosed:
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
             return APIError(.serviceUnavailable, "service_unavailable",
-                            "the database is not reachable right now; retry the request later (recording is idempotent: if this attempt reached the database before it went away, the retry records nothing twice)",
+                            "the database is not reachable right now; retry the request later (recording is idempotent: "
+                                + "if this attempt reached the database before it went away, the retry records nothing twice)",
                             headers: [.retryAfter: "5"])
         case is CancellationError:
             return APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request")

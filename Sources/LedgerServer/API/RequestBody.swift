@@ -101,6 +101,7 @@ struct RequestBodyReader: Sendable {
 }
 
 /// A request body whose members are checked before decoding: no unknown members, `null` only where allowed.
+/// `members` is keyed by wire name, the raw values of the type's `CodingKeys`.
 protocol StrictBody: Decodable, Sendable {
     static var members: [String: BodyMember] { get }
 }

@@ -28,7 +28,9 @@ public struct UserCookie: Sendable {
 
         var message: String {
             switch self {
-            case .missing: "a public key needs the signed `uid` cookie the server set on POST /uploadReceipt; upload the receipt first (or call from your backend with a secret key)"
+            case .missing:
+                "a public key needs the signed `uid` cookie the server set on POST /uploadReceipt; upload the receipt first "
+                    + "(or call from your backend with a secret key)"
             case .malformed: "the `uid_sig` cookie is not one this server issued; upload the receipt again to get a new cookie"
             case .badSignature: "the `uid` cookie does not match its signature (was it edited?); upload the receipt again to get a new cookie"
             case .expired: "the `uid` cookie has expired; upload the receipt again to renew it"

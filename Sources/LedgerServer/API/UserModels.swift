@@ -1,53 +1,74 @@
 import LedgerDomain
 import LedgerStore
 
-// The JSON shapes of the user endpoints (wire names, see APIModels.swift).
+// The JSON shapes of the user endpoints (wire names in `CodingKeys`, see APIModels.swift).
 
 struct SubscriptionBody: Encodable {
-    var original_transaction_id: String
-    var product_id: Nullable<String>
-    var subscription_group: Nullable<String>
+    var originalTransactionID: String
+    var productID: Nullable<String>
+    var subscriptionGroup: Nullable<String>
     /// Judged against the clock at read time (see `SubscriptionStatus.state(at:)`).
     var status: String
     /// Why it expired, for `status == "expired"`.
-    var expiration_reason: Nullable<String>
-    var is_entitled: Bool
-    var expires_at: Nullable<String>
-    var grace_period_expires_at: Nullable<String>
-    var auto_renew: Nullable<Bool>
+    var expirationReason: Nullable<String>
+    var isEntitled: Bool
+    var expiresAt: Nullable<String>
+    var gracePeriodExpiresAt: Nullable<String>
+    var autoRenew: Nullable<Bool>
     /// The product of the next period when a downgrade or crossgrade is pending.
-    var next_product_id: Nullable<String>
+    var nextProductID: Nullable<String>
     /// `pending` (the customer has not answered a price increase that needs consent) or `accepted`.
-    var price_increase: Nullable<String>
+    var priceIncrease: Nullable<String>
     /// The offer of the latest transaction.
     var offer: Nullable<OfferBody>
     var environment: Nullable<String>
-    var family_shared: Bool
-    var latest_transaction_id: Nullable<String>
-    var app_transaction_id: Nullable<String>
-    var billing_plan_type: Nullable<String>
+    var familyShared: Bool
+    var latestTransactionID: Nullable<String>
+    var appTransactionID: Nullable<String>
+    var billingPlanType: Nullable<String>
     var commitment: Nullable<CommitmentBody>
+
+    enum CodingKeys: String, CodingKey {
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+        case subscriptionGroup = "subscription_group"
+        case status
+        case expirationReason = "expiration_reason"
+        case isEntitled = "is_entitled"
+        case expiresAt = "expires_at"
+        case gracePeriodExpiresAt = "grace_period_expires_at"
+        case autoRenew = "auto_renew"
+        case nextProductID = "next_product_id"
+        case priceIncrease = "price_increase"
+        case offer
+        case environment
+        case familyShared = "family_shared"
+        case latestTransactionID = "latest_transaction_id"
+        case appTransactionID = "app_transaction_id"
+        case billingPlanType = "billing_plan_type"
+        case commitment
+    }
 
     init(_ s: SubscriptionStatus, at instant: Instant) {
         let state = s.state(at: instant)
         let latest = s.latestTransaction?.value
-        original_transaction_id = s.originalTransactionID
-        product_id = Nullable(s.productID)
-        subscription_group = Nullable(s.subscriptionGroupID)
+        originalTransactionID = s.originalTransactionID
+        productID = Nullable(s.productID)
+        subscriptionGroup = Nullable(s.subscriptionGroupID)
         status = Self.name(state)
-        if case .expired(let reason)? = state { expiration_reason = Nullable(Self.name(reason)) } else { expiration_reason = Nullable(nil) }
-        is_entitled = s.isEntitled(at: instant)
-        expires_at = Nullable(s.accessEndsAt.map(\.rfc3339))
-        grace_period_expires_at = Nullable(s.graceExpiresAt.map(\.rfc3339))
-        auto_renew = Nullable(s.autoRenew?.value)
-        next_product_id = Nullable(s.nextProductID)
-        price_increase = Nullable(s.priceIncrease?.value.rawValue)
+        if case .expired(let reason)? = state { expirationReason = Nullable(Self.name(reason)) } else { expirationReason = Nullable(nil) }
+        isEntitled = s.isEntitled(at: instant)
+        expiresAt = Nullable(s.accessEndsAt.map(\.rfc3339))
+        gracePeriodExpiresAt = Nullable(s.graceExpiresAt.map(\.rfc3339))
+        autoRenew = Nullable(s.autoRenew?.value)
+        nextProductID = Nullable(s.nextProductID)
+        priceIncrease = Nullable(s.priceIncrease?.value.rawValue)
         offer = Nullable(s.offerInEffect.map(OfferBody.init))
         environment = Nullable(s.environment?.rawValue)
-        family_shared = s.familyShared
-        latest_transaction_id = Nullable(s.latestTransactionID)
-        app_transaction_id = Nullable(latest?.appTransactionID)
-        billing_plan_type = Nullable(latest?.billingPlanType)
+        familyShared = s.familyShared
+        latestTransactionID = Nullable(s.latestTransactionID)
+        appTransactionID = Nullable(latest?.appTransactionID)
+        billingPlanType = Nullable(latest?.billingPlanType)
         commitment = Nullable(latest?.commitment.map(CommitmentBody.init))
     }
 
@@ -80,9 +101,16 @@ struct OfferBody: Encodable {
     var type: String
     var identifier: Nullable<String>
     /// Apple's `offerDiscountType` verbatim: `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT`.
-    var payment_mode: Nullable<String>
+    var paymentMode: Nullable<String>
     /// ISO 8601 duration, e.g. `P1M`.
     var period: Nullable<String>
+
+    enum CodingKeys: String, CodingKey {
+        case type
+        case identifier
+        case paymentMode = "payment_mode"
+        case period
+    }
 
     init(_ offer: Offer) {
         type = switch offer.type {
@@ -92,31 +120,44 @@ struct OfferBody: Encodable {
         case .winBack: "win_back"
         }
         identifier = Nullable(offer.identifier)
-        payment_mode = Nullable(offer.paymentMode)
+        paymentMode = Nullable(offer.paymentMode)
         period = Nullable(offer.period)
     }
 }
 
 struct CommitmentBody: Encodable {
-    var billing_period_number: Nullable<Int>
-    var total_billing_periods: Nullable<Int>
-    var expires_at: Nullable<String>
-    var price_after_milliunits: Nullable<Int64>
+    var billingPeriodNumber: Nullable<Int>
+    var totalBillingPeriods: Nullable<Int>
+    var expiresAt: Nullable<String>
+    var priceAfterMilliunits: Nullable<Int64>
     var currency: Nullable<String>
 
+    enum CodingKeys: String, CodingKey {
+        case billingPeriodNumber = "billing_period_number"
+        case totalBillingPeriods = "total_billing_periods"
+        case expiresAt = "expires_at"
+        case priceAfterMilliunits = "price_after_milliunits"
+        case currency
+    }
+
     init(_ c: Commitment) {
-        billing_period_number = Nullable(c.billingPeriodNumber)
-        total_billing_periods = Nullable(c.totalBillingPeriods)
-        expires_at = Nullable(c.expiresAt.map(\.rfc3339))
-        price_after_milliunits = Nullable(c.priceAfter?.milliunits)
+        billingPeriodNumber = Nullable(c.billingPeriodNumber)
+        totalBillingPeriods = Nullable(c.totalBillingPeriods)
+        expiresAt = Nullable(c.expiresAt.map(\.rfc3339))
+        priceAfterMilliunits = Nullable(c.priceAfter?.milliunits)
         currency = Nullable(c.priceAfter?.currency)
     }
 }
 
 /// Whether the user may still get an introductory offer in a subscription group.
 struct IntroOfferEligibilityBody: Encodable {
-    var subscription_group: String
+    var subscriptionGroup: String
     var eligible: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case subscriptionGroup = "subscription_group"
+        case eligible
+    }
 
     /// Every group of the catalog and every group the user subscribed in. A subscription counts in its App Store
     /// group (`subscriptionGroupIdentifier`) and in its product's catalog group, so a catalog that names groups
@@ -129,21 +170,28 @@ struct IntroOfferEligibilityBody: Encodable {
             for product in s.productsEverPurchased { if let group = catalogGroup[product] { used.insert(group) } }
         }
         let groups = used.union(catalogGroup.values)
-        return groups.sorted().map { IntroOfferEligibilityBody(subscription_group: $0, eligible: !used.contains($0)) }
+        return groups.sorted().map { IntroOfferEligibilityBody(subscriptionGroup: $0, eligible: !used.contains($0)) }
     }
 }
 
 struct EntitlementBody: Encodable {
     var id: String
-    var is_active: Bool
-    var expires_at: Nullable<String>
-    var product_id: String
+    var isActive: Bool
+    var expiresAt: Nullable<String>
+    var productID: String
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case isActive = "is_active"
+        case expiresAt = "expires_at"
+        case productID = "product_id"
+    }
 
     init(_ e: Entitlement) {
         id = e.entitlementID
-        is_active = e.isActive
-        expires_at = Nullable(e.expiresAt.map(\.rfc3339))
-        product_id = e.grantingProductID
+        isActive = e.isActive
+        expiresAt = Nullable(e.expiresAt.map(\.rfc3339))
+        productID = e.grantingProductID
     }
 
     static func list(_ entitlements: [String: Entitlement]) -> [EntitlementBody] {
@@ -152,47 +200,69 @@ struct EntitlementBody: Encodable {
 }
 
 struct PurchaseBody: Encodable {
-    var original_transaction_id: String
-    var transaction_id: String
-    var product_id: String
+    var originalTransactionID: String
+    var transactionID: String
+    var productID: String
     var type: String
-    var purchased_at: String
-    var expires_at: Nullable<String>
-    var is_active: Bool
-    var consumed_at: Nullable<String>
+    var purchasedAt: String
+    var expiresAt: Nullable<String>
+    var isActive: Bool
+    var consumedAt: Nullable<String>
     var refunded: Bool
     var environment: String
 
+    enum CodingKeys: String, CodingKey {
+        case originalTransactionID = "original_transaction_id"
+        case transactionID = "transaction_id"
+        case productID = "product_id"
+        case type
+        case purchasedAt = "purchased_at"
+        case expiresAt = "expires_at"
+        case isActive = "is_active"
+        case consumedAt = "consumed_at"
+        case refunded
+        case environment
+    }
+
     init?(_ record: PurchaseRecord, at instant: Instant) {
         guard let d = record.details else { return nil }
-        original_transaction_id = record.originalTransactionID
-        transaction_id = d.transactionID
-        product_id = d.productID
+        originalTransactionID = record.originalTransactionID
+        transactionID = d.transactionID
+        productID = d.productID
         type = d.productType.apiName
-        purchased_at = d.purchasedAt.rfc3339
-        expires_at = Nullable(d.expiresAt.map(\.rfc3339))
-        is_active = record.isActive(at: instant)
-        consumed_at = Nullable(record.consumedAt.map(\.rfc3339))
+        purchasedAt = d.purchasedAt.rfc3339
+        expiresAt = Nullable(d.expiresAt.map(\.rfc3339))
+        isActive = record.isActive(at: instant)
+        consumedAt = Nullable(record.consumedAt.map(\.rfc3339))
         refunded = record.isWithdrawn
         environment = d.environment.rawValue
     }
 }
 
 struct UnconsumedBody: Encodable {
-    var original_transaction_id: String
-    var transaction_id: String
-    var product_id: String
-    var purchased_at: String
+    var originalTransactionID: String
+    var transactionID: String
+    var productID: String
+    var purchasedAt: String
     var quantity: Int
-    var developer_payload: Nullable<String>
+    var developerPayload: Nullable<String>
+
+    enum CodingKeys: String, CodingKey {
+        case originalTransactionID = "original_transaction_id"
+        case transactionID = "transaction_id"
+        case productID = "product_id"
+        case purchasedAt = "purchased_at"
+        case quantity
+        case developerPayload = "developer_payload"
+    }
 
     init(_ u: UnconsumedPurchase) {
-        original_transaction_id = u.originalTransactionID
-        transaction_id = u.transactionID
-        product_id = u.productID
-        purchased_at = u.purchasedAt.rfc3339
+        originalTransactionID = u.originalTransactionID
+        transactionID = u.transactionID
+        productID = u.productID
+        purchasedAt = u.purchasedAt.rfc3339
         quantity = u.quantity
-        developer_payload = Nullable(u.developerPayload)
+        developerPayload = Nullable(u.developerPayload)
     }
 }
 
@@ -212,11 +282,21 @@ struct ProductStatusBody: Encodable {
 }
 
 struct UserBody: Encodable {
-    var app_user_id: String
+    var appUserID: String
     var subscriptions: [SubscriptionBody]
     var entitlements: [EntitlementBody]
-    var one_time_purchases: [PurchaseBody]
+    var oneTimePurchases: [PurchaseBody]
     var unconsumed: [UnconsumedBody]
-    var products_status: [ProductStatusBody]
-    var intro_offer_eligibility: [IntroOfferEligibilityBody]
+    var productsStatus: [ProductStatusBody]
+    var introOfferEligibility: [IntroOfferEligibilityBody]
+
+    enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case subscriptions
+        case entitlements
+        case oneTimePurchases = "one_time_purchases"
+        case unconsumed
+        case productsStatus = "products_status"
+        case introOfferEligibility = "intro_offer_eligibility"
+    }
 }

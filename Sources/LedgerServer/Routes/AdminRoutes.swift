@@ -15,12 +15,22 @@ struct AdminRoutes {
 
     struct NewApp: StrictBody {
         var name: String
-        var account_id: String
-        var bundle_id: String
-        var apple_app_id: Int64?
-        var transfer_policy: String?
-        var allow_xcode: Bool?
-        var app_account_token_policy: String?
+        var accountID: String
+        var bundleID: String
+        var appleAppID: Int64?
+        var transferPolicy: String?
+        var allowXcode: Bool?
+        var appAccountTokenPolicy: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name
+            case accountID = "account_id"
+            case bundleID = "bundle_id"
+            case appleAppID = "apple_app_id"
+            case transferPolicy = "transfer_policy"
+            case allowXcode = "allow_xcode"
+            case appAccountTokenPolicy = "app_account_token_policy"
+        }
         static let members = plain("name", "account_id", "bundle_id", "transfer_policy", "allow_xcode", "app_account_token_policy")
             .merging(["apple_app_id": .nullable]) { $1 }
     }
@@ -83,22 +93,23 @@ struct AdminRoutes {
     }
 
     static func validate(_ body: NewApp) throws(APIError) -> TenancyStore.NewApp {
-        let policy = try body.transfer_policy.map { name throws(APIError) -> TransferPolicy in
+        let policy = try body.transferPolicy.map { name throws(APIError) -> TransferPolicy in
             guard let policy = TransferPolicy(apiName: name) else {
                 throw .badRequest("`transfer_policy` must be one of \(TransferPolicy.allCases.map(\.apiName).joined(separator: ", "))")
             }
             return policy
         } ?? .transfer
-        let tokens = try body.app_account_token_policy.map { name throws(APIError) -> AppAccountTokenConvention in
+        let tokens = try body.appAccountTokenPolicy.map { name throws(APIError) -> AppAccountTokenConvention in
             guard let convention = AppAccountTokenConvention(rawValue: name) else {
-                throw .badRequest("`app_account_token_policy` must be one of \(AppAccountTokenConvention.allCases.map(\.rawValue).joined(separator: ", "))")
+                let names = AppAccountTokenConvention.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .badRequest("`app_account_token_policy` must be one of \(names)")
             }
             return convention
         } ?? .ignore
-        if let id = body.apple_app_id, id < 1 { throw .badRequest("`apple_app_id` must be the app's positive App Store id") }
+        if let id = body.appleAppID, id < 1 { throw .badRequest("`apple_app_id` must be the app's positive App Store id") }
         return TenancyStore.NewApp(
-            accountID: try Check.text(body.account_id, "account_id", max: 200), name: try Check.text(body.name, "name", max: 200),
-            bundleID: try Check.text(body.bundle_id, "bundle_id", max: 255), appleAppID: body.apple_app_id,
-            transferPolicy: policy, allowXcode: body.allow_xcode ?? false, appAccountTokenPolicy: tokens)
+            accountID: try Check.text(body.accountID, "account_id", max: 200), name: try Check.text(body.name, "name", max: 200),
+            bundleID: try Check.text(body.bundleID, "bundle_id", max: 255), appleAppID: body.appleAppID,
+            transferPolicy: policy, allowXcode: body.allowXcode ?? false, appAccountTokenPolicy: tokens)
     }
 }

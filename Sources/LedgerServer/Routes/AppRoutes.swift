@@ -13,17 +13,29 @@ struct AppRoutes {
 
     struct ProductInput: StrictBody {
         var type: String
-        var subscription_group: String?
+        var subscriptionGroup: String?
         var entitlements: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case type
+            case subscriptionGroup = "subscription_group"
+            case entitlements
+        }
         static let members = plain("type", "entitlements").merging(["subscription_group": .nullable]) { $1 }
     }
 
     struct NotificationInput: Decodable { var signedPayload: String }
 
     struct NotificationAnswer: Encodable {
-        var notification_uuid: String
+        var notificationUUID: String
         var recorded: Int
-        var already_known: Int
+        var alreadyKnown: Int
+
+        enum CodingKeys: String, CodingKey {
+            case notificationUUID = "notification_uuid"
+            case recorded
+            case alreadyKnown = "already_known"
+        }
     }
 
     func register(on routes: RouteTable, auth: Authenticator) {
@@ -54,7 +66,7 @@ struct AppRoutes {
             // So that a status read right after the notification (a developer's backend reacting to it) sees it.
             try await readYourWrites.wait(app: app.id, positions: result.positions)
             return try JSONResponse.make(status: .ok, body: NotificationAnswer(
-                notification_uuid: uuid, recorded: result.recorded, already_known: result.alreadyKnown))
+                notificationUUID: uuid, recorded: result.recorded, alreadyKnown: result.alreadyKnown))
         }
     }
 
@@ -62,7 +74,7 @@ struct AppRoutes {
         guard let type = ProductType(apiName: input.type) else {
             throw .badRequest("`type` must be one of \(ProductType.allCases.map(\.apiName).joined(separator: ", "))")
         }
-        let group = try input.subscription_group.map { group throws(APIError) in try Check.text(group, "subscription_group", max: 200) }
+        let group = try input.subscriptionGroup.map { group throws(APIError) in try Check.text(group, "subscription_group", max: 200) }
         let entitlements = try Check.items(input.entitlements ?? [], "entitlements", max: 100)
         for (index, name) in entitlements.enumerated() { _ = try Check.text(name, "entitlements[\(index)]", max: 200) }
         guard Set(entitlements).count == entitlements.count else { throw .badRequest("`entitlements` lists an entitlement twice") }

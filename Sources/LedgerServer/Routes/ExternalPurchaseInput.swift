@@ -10,30 +10,47 @@ struct ExternalPurchaseInput: StrictBody {
     struct Price: StrictBody {
         static let members = plain("amount_milliunits", "currency")
         /// Thousandths of the currency unit, like App Store prices (990 = 0.99): exact for every currency.
-        var amount_milliunits: Int64
+        var amountMilliunits: Int64
         var currency: String
+
+        enum CodingKeys: String, CodingKey {
+            case amountMilliunits = "amount_milliunits"
+            case currency
+        }
     }
 
-    var payment_id: String
+    var paymentID: String
     var provider: String
-    var product_id: String
-    var product_type: String
+    var productID: String
+    var productType: String
     var price: Price
-    var purchased_at: String
-    var expires_at: String?
+    var purchasedAt: String
+    var expiresAt: String?
     var environment: String?
-    var developer_payload: String?
+    var developerPayload: String?
+
+    enum CodingKeys: String, CodingKey {
+        case paymentID = "payment_id"
+        case provider
+        case productID = "product_id"
+        case productType = "product_type"
+        case price
+        case purchasedAt = "purchased_at"
+        case expiresAt = "expires_at"
+        case environment
+        case developerPayload = "developer_payload"
+    }
 
     func validated(user: String) throws(APIError) -> ExternalPurchase {
-        guard let type = ProductType(apiName: product_type) else {
+        guard let type = ProductType(apiName: productType) else {
             throw .badRequest("`product_type` must be one of \(ProductType.allCases.map(\.apiName).joined(separator: ", "))")
         }
-        guard price.amount_milliunits >= 0 else { throw .badRequest("`price.amount_milliunits` must not be negative") }
+        guard price.amountMilliunits >= 0 else { throw .badRequest("`price.amount_milliunits` must not be negative") }
         guard price.currency.count == 3, price.currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
             throw .badRequest("`price.currency` must be an ISO 4217 code such as \"USD\"")
         }
-        let purchased = try Self.instant(purchased_at, "purchased_at")
-        let expires = try expires_at.map { text throws(APIError) in try Self.instant(text, "expires_at") }
+        let purchased = try Self.instant(purchasedAt, "purchased_at")
+        let expires = try expiresAt.map { text throws(APIError) in try Self.instant(text, "expires_at") }
         if let expires, expires <= purchased { throw .badRequest("`expires_at` must be after `purchased_at`") }
         let environment: StoreEnvironment
         switch self.environment ?? "production" {
@@ -41,14 +58,14 @@ struct ExternalPurchaseInput: StrictBody {
         case "test": environment = StoreEnvironment(rawValue: "Test")
         default: throw .badRequest("`environment` must be \"production\" or \"test\" (test payments never count as paying)")
         }
-        if let payload = developer_payload, payload.unicodeScalars.count > 4096 {
+        if let payload = developerPayload, payload.unicodeScalars.count > 4096 {
             throw .badRequest("`developer_payload` is longer than 4096 characters")
         }
         return ExternalPurchase(
-            appUserID: user, productID: try Check.text(product_id, "product_id", max: 200), productType: type,
-            paymentID: try Check.text(payment_id, "payment_id", max: 256), provider: try Check.text(provider, "provider", max: 100),
-            purchasedAt: purchased, expiresDate: expires, price: Money(milliunits: price.amount_milliunits, currency: price.currency),
-            environment: environment, developerPayload: developer_payload)
+            appUserID: user, productID: try Check.text(productID, "product_id", max: 200), productType: type,
+            paymentID: try Check.text(paymentID, "payment_id", max: 256), provider: try Check.text(provider, "provider", max: 100),
+            purchasedAt: purchased, expiresDate: expires, price: Money(milliunits: price.amountMilliunits, currency: price.currency),
+            environment: environment, developerPayload: developerPayload)
     }
 
     static func instant(_ text: String, _ field: String) throws(APIError) -> Instant {
@@ -60,6 +77,11 @@ struct ExternalPurchaseInput: StrictBody {
 }
 
 struct ExternalPurchaseAnswer: Encodable {
-    var payment_id: String
+    var paymentID: String
     var recorded: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case paymentID = "payment_id"
+        case recorded
+    }
 }

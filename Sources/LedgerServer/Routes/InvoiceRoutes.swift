@@ -14,7 +14,12 @@ struct InvoiceRoutes {
 
     struct FinalizeInput: StrictBody {
         var month: String
-        var account_id: String?
+        var accountID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case month
+            case accountID = "account_id"
+        }
         static let members = plain("month", "account_id")
     }
 
@@ -27,8 +32,15 @@ struct InvoiceRoutes {
         struct Tier: StrictBody {
             var from: Int
             var to: Int?
-            var unit_price_minor: Int64
-            var flat_fee_minor: Int64?
+            var unitPriceMinor: Int64
+            var flatFeeMinor: Int64?
+
+            enum CodingKeys: String, CodingKey {
+                case from
+                case to
+                case unitPriceMinor = "unit_price_minor"
+                case flatFeeMinor = "flat_fee_minor"
+            }
             static let members = plain("from", "unit_price_minor", "flat_fee_minor").merging(["to": .nullable]) { $1 }
         }
         var id: String
@@ -38,8 +50,13 @@ struct InvoiceRoutes {
     }
 
     struct AssignInput: StrictBody {
-        var plan_id: String
-        var from_month: String
+        var planID: String
+        var fromMonth: String
+
+        enum CodingKeys: String, CodingKey {
+            case planID = "plan_id"
+            case fromMonth = "from_month"
+        }
         static let members = plain("plan_id", "from_month")
     }
 
@@ -65,7 +82,9 @@ struct InvoiceRoutes {
             let input = try await body.json(FinalizeInput.self, from: request)
             let month = try Self.month(input.month, "month")
             let results = try await Self.translating {
-                if let account = input.account_id { return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)] }
+                if let account = input.accountID {
+                    return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)]
+                }
                 return try await store.finalizeAll(month: month)
             }
             let items = results.map { "{\"created\":\($0.created),\"invoice\":\(InvoiceRendering.json($0.invoice))}" }
@@ -86,7 +105,8 @@ struct InvoiceRoutes {
             let invoice = try await Self.invoice(store, context)
             let reproduced = try await Self.translating { try await store.reproduce(id: invoice.id) }
             return Self.json("""
-                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
+                {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)",\
+                "stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
                 "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced)}
                 """)
         }
@@ -100,7 +120,7 @@ struct InvoiceRoutes {
         admin.on(.post, "/v1/admin/plans") { request, _ in
             let input = try await body.json(PlanInput.self, from: request)
             let plan = PricePlan(id: try Check.text(input.id, "id", max: 100), currency: input.currency, tiers: input.tiers.map {
-                PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unit_price_minor, flatFeeMinor: $0.flat_fee_minor ?? 0)
+                PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unitPriceMinor, flatFeeMinor: $0.flatFeeMinor ?? 0)
             })
             _ = try await Self.translating { try await store.createPlan(plan) }
             return try JSONResponse.make(status: .created, body: ["id": plan.id])
@@ -109,9 +129,9 @@ struct InvoiceRoutes {
             let account = try context.path("account_id")
             guard try await tenancy.account(id: account) != nil else { throw APIError.notFound("there is no account \(account)") }
             let input = try await body.json(AssignInput.self, from: request)
-            let month = try Self.month(input.from_month, "from_month")
-            try await Self.translating { try await store.assignPlan(account: account, planID: input.plan_id, from: month) }
-            return try JSONResponse.make(status: .ok, body: ["account_id": account, "plan_id": input.plan_id, "from_month": month.description])
+            let month = try Self.month(input.fromMonth, "from_month")
+            try await Self.translating { try await store.assignPlan(account: account, planID: input.planID, from: month) }
+            return try JSONResponse.make(status: .ok, body: ["account_id": account, "plan_id": input.planID, "from_month": month.description])
         }
     }
 

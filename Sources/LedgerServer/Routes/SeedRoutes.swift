@@ -33,9 +33,15 @@ struct SeedRoutes {
     }
 
     struct UploadAnswer: Encodable {
-        var user_id: String
+        var userID: String
         var recorded: Int
-        var already_known: Int
+        var alreadyKnown: Int
+
+        enum CodingKeys: String, CodingKey {
+            case userID = "user_id"
+            case recorded
+            case alreadyKnown = "already_known"
+        }
     }
 
     static let userIDHeader = HTTPField.Name("user-id")!
@@ -59,7 +65,7 @@ struct SeedRoutes {
                 headers.append(HTTPField(name: .setCookie, value: value))
             }
             return try JSONResponse.make(status: .ok, body: UploadAnswer(
-                user_id: user, recorded: result.recorded, already_known: result.alreadyKnown), headers: headers)
+                userID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown), headers: headers)
         }
         app.on(.get, "/productsStatus") { request, context in
             let caller = try context.caller()
@@ -78,7 +84,7 @@ struct SeedRoutes {
             let catalog = try await seed.tenancy.products(app: caller.app.id)
             let snapshot = try await seed.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: seed.clock.now())
             return try JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
-                _embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
+                embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
         }
     }
 
@@ -112,5 +118,9 @@ struct SeedRoutes {
 /// Exactly the seed's shape: `{"_embedded":{"products":[…]}}`.
 struct ProductsStatusAnswer: Encodable {
     struct Embedded: Encodable { var products: [ProductStatusBody] }
-    var _embedded: Embedded
+    var embedded: Embedded
+
+    enum CodingKeys: String, CodingKey {
+        case embedded = "_embedded"
+    }
 }

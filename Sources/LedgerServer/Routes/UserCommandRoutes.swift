@@ -12,8 +12,13 @@ struct UserCommandRoutes {
 
     struct TransactionsInput: StrictBody {
         struct Upload: StrictBody {
-            var signed_transaction: String
-            var signed_renewal_info: String?
+            var signedTransaction: String
+            var signedRenewalInfo: String?
+
+            enum CodingKeys: String, CodingKey {
+                case signedTransaction = "signed_transaction"
+                case signedRenewalInfo = "signed_renewal_info"
+            }
             static let members = plain("signed_transaction", "signed_renewal_info")
         }
         var transactions: [Upload]
@@ -21,28 +26,52 @@ struct UserCommandRoutes {
     }
 
     struct RecordedAnswer: Encodable {
-        var app_user_id: String
+        var appUserID: String
         var recorded: Int
-        var already_known: Int
+        var alreadyKnown: Int
+
+        enum CodingKeys: String, CodingKey {
+            case appUserID = "app_user_id"
+            case recorded
+            case alreadyKnown = "already_known"
+        }
     }
 
     struct RestoreInput: StrictBody {
-        var signed_transactions: [String]?
+        var signedTransactions: [String]?
         var receipt: String?
-        var original_transaction_ids: [String]?
+        var originalTransactionIDs: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case signedTransactions = "signed_transactions"
+            case receipt
+            case originalTransactionIDs = "original_transaction_ids"
+        }
         static let members = plain("signed_transactions", "receipt", "original_transaction_ids")
     }
 
     struct RestoreAnswer: Encodable {
-        var app_user_id: String
+        var appUserID: String
         var restored: [String]
-        var events_appended: Int
+        var eventsAppended: Int
+
+        enum CodingKeys: String, CodingKey {
+            case appUserID = "app_user_id"
+            case restored
+            case eventsAppended = "events_appended"
+        }
     }
 
     struct ConsumeAnswer: Encodable {
-        var original_transaction_id: String
-        var consumed_at: String
+        var originalTransactionID: String
+        var consumedAt: String
         var position: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case originalTransactionID = "original_transaction_id"
+            case consumedAt = "consumed_at"
+            case position
+        }
     }
 
     func register(on routes: RouteTable, auth: Authenticator) {
@@ -53,11 +82,11 @@ struct UserCommandRoutes {
             let input = try await body.json(TransactionsInput.self, from: request)
             let uploads = try Check.items(input.transactions, "transactions", max: 100, min: 1)
             let (result, _) = try await recorder.transactions(
-                app: caller.app, user: user, uploads.map { ($0.signed_transaction, $0.signed_renewal_info) }, link: true,
+                app: caller.app, user: user, uploads.map { ($0.signedTransaction, $0.signedRenewalInfo) }, link: true,
                 metadata: Self.metadata("upload.transactions", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
             return try JSONResponse.make(status: .ok, body: RecordedAnswer(
-                app_user_id: user, recorded: result.recorded, already_known: result.alreadyKnown))
+                appUserID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown))
         }
         perUser.on(.post, "/v1/users/{user_id}/restore") { request, context in
             let (caller, user) = try context.actor()
@@ -65,7 +94,7 @@ struct UserCommandRoutes {
             let (ids, appended) = try await recorder.restore(
                 app: caller.app, user: user, try await Self.sources(input, caller: caller), metadata: Self.metadata("restore", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: appended)
-            return try JSONResponse.make(status: .ok, body: RestoreAnswer(app_user_id: user, restored: ids, events_appended: appended.count))
+            return try JSONResponse.make(status: .ok, body: RestoreAnswer(appUserID: user, restored: ids, eventsAppended: appended.count))
         }
         perUser.on(.post, "/v1/users/{user_id}/purchases/{transaction_id}/consume") { _, context in
             let (caller, user) = try context.actor()
@@ -73,7 +102,8 @@ struct UserCommandRoutes {
             let (consumedAt, position) = try await recorder.consume(
                 app: caller.app, originalTransactionID: id, by: user, metadata: Self.metadata("consume", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: [position])
-            return try JSONResponse.make(status: .ok, body: ConsumeAnswer(original_transaction_id: id, consumed_at: consumedAt.rfc3339, position: position))
+            return try JSONResponse.make(status: .ok, body: ConsumeAnswer(
+                originalTransactionID: id, consumedAt: consumedAt.rfc3339, position: position))
         }
         // The developer's backend records what it sold outside the App Store: secret key only.
         let backend = routes.group("/v1/users/{user_id}/external-purchases",
@@ -86,7 +116,7 @@ struct UserCommandRoutes {
                 app: caller.app, purchase, metadata: Self.metadata("external_purchase", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
             return try JSONResponse.make(status: result.recorded > 0 ? .created : .ok,
-                                         body: ExternalPurchaseAnswer(payment_id: purchase.paymentID, recorded: result.recorded > 0))
+                                         body: ExternalPurchaseAnswer(paymentID: purchase.paymentID, recorded: result.recorded > 0))
         }
     }
 
@@ -98,11 +128,11 @@ struct UserCommandRoutes {
     /// credentials, original transaction ids only from the developer's backend (secret key).
     static func sources(_ input: RestoreInput, caller: AppCaller) async throws -> LedgerRecorder.RestoreSources {
         var sources = LedgerRecorder.RestoreSources(
-            signedTransactions: try Check.items(input.signed_transactions ?? [], "signed_transactions", max: 100))
+            signedTransactions: try Check.items(input.signedTransactions ?? [], "signed_transactions", max: 100))
         if let receipt = input.receipt {
             sources.receiptDER = try await LedgerRecorder.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(receipt) }
         }
-        if let named = input.original_transaction_ids {
+        if let named = input.originalTransactionIDs {
             guard caller.isSecret else {
                 throw APIError.forbidden("`original_transaction_ids` needs the secret key; the app restores with signed transactions or its receipt")
             }

@@ -23,26 +23,26 @@ struct UserRoutes {
             let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
                                         catalog: catalog.catalog, at: now)
             return try JSONResponse.make(status: .ok, body: UserBody(
-                app_user_id: user,
+                appUserID: user,
                 subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
                 entitlements: EntitlementBody.list(snapshot.entitlements),
-                one_time_purchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
+                oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
                 unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
-                products_status: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
-                intro_offer_eligibility: IntroOfferEligibilityBody.list(snapshot, subscriptions: owned.subscriptions, catalog: catalog)))
+                productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
+                introOfferEligibility: IntroOfferEligibilityBody.list(snapshot, subscriptions: owned.subscriptions, catalog: catalog)))
         }
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { _, context in
             let (caller, user) = try context.actor()
             let snapshot = try await users.snapshot(
                 app: caller.app.id, user: user, catalog: try await tenancy.products(app: caller.app.id).catalog, at: clock.now())
             return try JSONResponse.make(status: .ok, body: EntitlementsAnswer(
-                app_user_id: user, entitlements: EntitlementBody.list(snapshot.entitlements)))
+                appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements)))
         }
         perUser.on(.get, "/v1/users/{user_id}/unconsumed") { _, context in
             let (caller, user) = try context.actor()
             let snapshot = try await users.snapshot(app: caller.app.id, user: user, catalog: Catalog(), at: clock.now())
             return try JSONResponse.make(status: .ok, body: UnconsumedAnswer(
-                app_user_id: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init)))
+                appUserID: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init)))
         }
         perUser.on(.get, "/v1/users/{user_id}/events") { request, context in
             let (caller, user) = try context.actor()
@@ -50,8 +50,8 @@ struct UserRoutes {
             let limit = try Self.integer(request, "limit", default: 100, range: 1...1000)
             let events = try await users.timeline(app: caller.app.id, user: user, after: after, limit: Int(limit))
             return try JSONResponse.make(status: .ok, body: TimelineAnswer(
-                app_user_id: user, events: events.map(TimelineEvent.init),
-                next_after: Nullable(events.count == Int(limit) ? events.last?.position : nil)))
+                appUserID: user, events: events.map(TimelineEvent.init),
+                nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil)))
         }
     }
 
@@ -65,20 +65,36 @@ struct UserRoutes {
 }
 
 struct EntitlementsAnswer: Encodable {
-    var app_user_id: String
+    var appUserID: String
     var entitlements: [EntitlementBody]
+
+    enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case entitlements
+    }
 }
 
 struct UnconsumedAnswer: Encodable {
-    var app_user_id: String
+    var appUserID: String
     var unconsumed: [UnconsumedBody]
+
+    enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case unconsumed
+    }
 }
 
 struct TimelineAnswer: Encodable {
-    var app_user_id: String
+    var appUserID: String
     var events: [TimelineEvent]
     /// Pass as `after` for the next page; null on the last page.
-    var next_after: Nullable<Int64>
+    var nextAfter: Nullable<Int64>
+
+    enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case events
+        case nextAfter = "next_after"
+    }
 }
 
 /// One event of the audit timeline: payload and metadata as stored (verbatim JSON).
@@ -86,19 +102,30 @@ struct TimelineEvent: Encodable {
     var position: Int64
     var stream: String
     var type: String
-    var schema_version: Int32
-    var occurred_at: String
-    var recorded_at: String
+    var schemaVersion: Int32
+    var occurredAt: String
+    var recordedAt: String
     var payload: RawJSON
     var metadata: RawJSON
+
+    enum CodingKeys: String, CodingKey {
+        case position
+        case stream
+        case type
+        case schemaVersion = "schema_version"
+        case occurredAt = "occurred_at"
+        case recordedAt = "recorded_at"
+        case payload
+        case metadata
+    }
 
     init(_ event: RecordedEvent) {
         position = event.position
         stream = event.streamID
         type = event.type
-        schema_version = event.schemaVersion
-        occurred_at = event.occurredAt.rfc3339
-        recorded_at = event.recordedAt.rfc3339
+        schemaVersion = event.schemaVersion
+        occurredAt = event.occurredAt.rfc3339
+        recordedAt = event.recordedAt.rfc3339
         payload = RawJSON(text: event.payload)
         metadata = RawJSON(text: event.metadata)
     }

@@ -93,7 +93,8 @@ public struct ChainDigester: Sendable {
             }
             let now = try ChainDigest.measure(on: connection, app: digest.appID, horizon: digest.horizon)
             if now.count != digest.eventCount {
-                problem("the signed digest of \(digest.createdAt) counted \(digest.eventCount) events; the log now has \(now.count) there: events were removed or inserted")
+                problem("the signed digest of \(digest.createdAt) counted \(digest.eventCount) events; the log now has \(now.count) there: events " +
+                    "were removed or inserted")
             } else if now.headsHash != digest.headsHash {
                 problem("the newest events of some streams differ from the signed digest of \(digest.createdAt): events were replaced or removed")
             }

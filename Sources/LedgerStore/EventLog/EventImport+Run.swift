@@ -48,7 +48,8 @@ extension EventImport {
             let line = try parse(line: text, number: number)
             if restore == nil { restore = empty && line.position != nil && line.recordedAt != nil }
             if restore == true, line.position == nil || line.recordedAt == nil {
-                throw ImportError.badLine(number: number, reason: "restoring needs \"position\" and \"recorded_at\" on every line, as the first line has them")
+                throw ImportError.badLine(number: number,
+                    reason: "restoring needs \"position\" and \"recorded_at\" on every line, as the first line has them")
             }
             window.append((number, line))
             summary.lines += 1

@@ -66,7 +66,8 @@ public struct EventStore: Sendable {
             for _ in 0..<Self.maximumAttempts {
                 do {
                     let results = try connection.transaction { connection in
-                        try appends.map { try Self.appendOnce(on: connection, app: appID, stream: $0.streamID, expected: $0.expected, events: $0.events) }
+                        try appends.map { try Self.appendOnce(on: connection, app: appID, stream: $0.streamID, expected: $0.expected,
+                            events: $0.events) }
                     }
                     Self.announce(app: appID, appended: results.reduce(0) { $0 + $1.appendedCount }, on: connection)
                     return results
@@ -180,7 +181,10 @@ public struct EventStore: Sendable {
     public static func readByPosition(on connection: PostgresConnection, app appID: String?, after position: Int64,
                                       limit: Int) throws -> [RecordedEvent] {
         let query: PostgresQuery = if let appID {
-            "SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE app_id = \(appID) AND position > \(position) ORDER BY position LIMIT \(Int64(limit))"
+            """
+            SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE app_id = \(appID) AND position > \(position)
+            ORDER BY position LIMIT \(Int64(limit))
+            """
         } else {
             "SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE position > \(position) ORDER BY position LIMIT \(Int64(limit))"
         }

@@ -70,7 +70,8 @@ public struct ProjectionWorker: Sendable {
                 """).first?.decode(Int64.self, at: 0) ?? 0
             if reached == Int64(names.count) { return total }
             guard ContinuousClock.now < deadline else {
-                throw EventStoreError.invalidEvent("projections did not reach the newest event within \(timeout): a long transaction on the server holds the horizon back")
+                throw EventStoreError.invalidEvent("projections did not reach the newest event within \(timeout): a long transaction on the " +
+                    "server holds the horizon back")
             }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -11,7 +11,8 @@ struct AppStoreForgeries {
     let stranger: AppStoreTestSigner
     let expired: TestPKI
 
-    static let transactionJSON = AppStorePayloads.transaction(id: "777001", original: "777001", product: "lifetime", type: "Non-Consumable", expires: nil)
+    static let transactionJSON = AppStorePayloads.transaction(id: "777001", original: "777001", product: "lifetime", type: "Non-Consumable",
+        expires: nil)
     static let expiredValidity = Date(timeIntervalSince1970: 1_500_000_000)...Date(timeIntervalSince1970: 1_600_000_000)
 
     /// A PKI that the harness must trust (`extraRoots`) for `expired-leaf` to be refused for its date alone.
@@ -31,7 +32,8 @@ struct AppStoreForgeries {
             ("alg-hs256", try JWSSigner.sign(payload, pki: pki, alg: "HS256")),
             ("x5c-reversed", try JWSSigner.sign(payload, key: pki.leafKey, chain: [pki.root, pki.intermediate, pki.leaf])),
             ("x5c-intermediate-first", try JWSSigner.sign(payload, key: pki.leafKey, chain: [pki.intermediate, pki.leaf, pki.root])),
-            ("leaf-not-issued-by-intermediate", try JWSSigner.sign(payload, key: stranger.jws.leafKey, chain: [stranger.jws.leaf, pki.intermediate, pki.root])),
+            ("leaf-not-issued-by-intermediate", try JWSSigner.sign(payload, key: stranger.jws.leafKey, chain: [stranger.jws.leaf, pki.intermediate,
+                pki.root])),
             ("leaf-only", try JWSSigner.sign(payload, key: pki.leafKey, chain: [pki.leaf])),
             ("expired-leaf", try JWSSigner.sign(payload, pki: expired)),
             ("no-signature", valid.split(separator: ".").prefix(2).joined(separator: ".")),
@@ -81,7 +83,8 @@ struct AppStoreForgeries {
         }
         for (name, inner) in try forgedJWS(Self.transactionJSON) {
             let outer = try signer.sign(AppStorePayloads.notification(type: "ONE_TIME_CHARGE", uuid: UUID().uuidString.lowercased(),
-                                                                     signed: AppStorePayloads.jan1 + 40 * AppStorePayloads.day, signedTransaction: inner))
+                                                                     signed: AppStorePayloads.jan1 + 40 * AppStorePayloads.day,
+                                                                         signedTransaction: inner))
             requests.append(("notification-inner/\(name)", "/v1/apps/\(appID)/notifications", #"{"signedPayload":"\#(outer)"}"#))
         }
         for (name, receipt) in try forgedReceipts() {

@@ -21,7 +21,8 @@ struct HostileRequests {
             for string in HostileString.corpus {
                 var changed = values
                 changed[parameter] = string.encoded
-                requests.append(Request(name: "path \(parameter)=\(string.name)", uri: operation.uri(changed), body: validBody, mustReject: string.rejectInURL))
+                requests.append(Request(name: "path \(parameter)=\(string.name)", uri: operation.uri(changed), body: validBody,
+                    mustReject: string.rejectInURL))
             }
         }
         for parameter in operation.queryParameters + ["unknown_parameter"] {

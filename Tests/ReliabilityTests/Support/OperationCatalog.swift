@@ -44,7 +44,8 @@ struct Operation: Sendable, CustomStringConvertible {
                 let schemes = ((operation["security"] as? [[String: Any]]) ?? []).flatMap(\.keys)
                 let security: Security = schemes.contains("adminToken") ? .admin : schemes.isEmpty ? .none : .appKey
                 let content = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
-                let example = try content?["example"].map { String(decoding: try JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed]), as: UTF8.self) }
+                let example = try content?["example"].map { String(decoding: try JSONSerialization.data(withJSONObject: $0,
+                    options: [.fragmentsAllowed]), as: UTF8.self) }
                 operations.append(Operation(method: method, template: template, pathParameters: named("path"),
                                             queryParameters: named("query"), security: security,
                                             exampleBody: content == nil ? nil : example ?? "{}"))

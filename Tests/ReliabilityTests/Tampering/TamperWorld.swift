@@ -21,7 +21,8 @@ struct TamperWorld {
         let tenancy = TenancyStore(pool: pool)
         let at = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
         _ = try await store.append(app: "a", stream: "s", events: (1...5).map {
-            NewEvent(type: "test.happened", payload: #"{"n": \#($0)}"#, metadata: EventMetadata(source: "test"), idempotencyKey: "k\($0)", occurredAt: at)
+            NewEvent(type: "test.happened", payload: #"{"n": \#($0)}"#, metadata: EventMetadata(source: "test"), idempotencyKey: "k\($0)",
+                occurredAt: at)
         })
         let day = Instant(microsecondsSinceEpoch: at.microsecondsSinceEpoch)
         for accountName in ["First", "Second"] {
@@ -33,7 +34,8 @@ struct TamperWorld {
                                              purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
                 let encoded = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
                 _ = try await store.append(app: app.id, stream: "otx:\(id)", events: [
-                    NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, idempotencyKey: "tx:\(id)", occurredAt: at),
+                    NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, idempotencyKey: "tx:\(id)",
+                        occurredAt: at),
                 ])
             }
         }
