@@ -19,7 +19,6 @@ let package = Package(
         .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
-        .library(name: "LedgerServer", targets: ["LedgerServer"]),
         .library(name: "LedgerCommands", targets: ["LedgerCommands"]),
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "AppStoreSamples", targets: ["AppStoreSamples"]),

@@ -5,20 +5,20 @@ import PostgresClient
 import ServiceLifecycle
 
 /// Signs a digest of every app's log at start and then every `interval`, until graceful shutdown.
-public struct DigestService: Service {
+package struct DigestService: Service {
     let pool: PostgresPool
     let key: Curve25519.Signing.PrivateKey
     let interval: Duration
     let logger: Logger
 
-    public init(pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration, logger: Logger) {
+    package init(pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration, logger: Logger) {
         self.pool = pool
         self.key = key
         self.interval = interval
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         // Graceful shutdown cancels the wait; that is the normal end, not an error.
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

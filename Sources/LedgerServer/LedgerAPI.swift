@@ -8,24 +8,24 @@ import PostgresClient
 
 /// The API's composition root: the stores, the recorder and the authenticator, built once per server; the router
 /// hands each group of routes only what it uses.
-public struct LedgerAPI: Sendable {
-    public struct Configuration: Sendable {
+package struct LedgerAPI: Sendable {
+    package struct Configuration: Sendable {
         /// `LEDGER_ADMIN_TOKEN`; nil or empty disables the admin API.
-        public var adminToken: String?
+        package var adminToken: String?
         /// The roots App Store data must chain to (Apple's by default).
-        public var roots: TrustRoots
+        package var roots: TrustRoots
         /// Largest request body, in bytes.
-        public var maxBodyBytes: Int
-        public var requestTimeout: Duration
+        package var maxBodyBytes: Int
+        package var requestTimeout: Duration
         /// How long a `uid` cookie is valid, in seconds.
-        public var cookieLifetime: Int64
+        package var cookieLifetime: Int64
         /// How long a write from the app or its backend waits for the projections to include it, so that a read
         /// right after it sees it (0: do not wait).
-        public var readYourWrites: Duration
+        package var readYourWrites: Duration
         /// The service's clock (tests move it).
-        public var clock: LedgerClock
+        package var clock: LedgerClock
 
-        public init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
+        package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
                     readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system) {
             self.adminToken = adminToken
@@ -51,7 +51,7 @@ public struct LedgerAPI: Sendable {
     let readYourWrites: ReadYourWrites
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
-    public static func make(pool: PostgresPool, configuration: Configuration, logger: Logger) async throws -> LedgerAPI {
+    package static func make(pool: PostgresPool, configuration: Configuration, logger: Logger) async throws -> LedgerAPI {
         let tenancy = TenancyStore(pool: pool)
         let secret = try await tenancy.serverSecret(named: "uid_cookie")
         return LedgerAPI(configuration: configuration, pool: pool, tenancy: tenancy, cookieKey: secret, logger: logger)

@@ -6,11 +6,11 @@ import PostgresClient
 import ServiceLifecycle
 
 /// The HTTP service: routes, middleware, and the server around them.
-public enum LedgerApplication {
-    public struct Configuration: Sendable {
-        public var host: String
-        public var port: Int
-        public init(host: String = "127.0.0.1", port: Int = 8080) {
+package enum LedgerApplication {
+    package struct Configuration: Sendable {
+        package var host: String
+        package var port: Int
+        package init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
             self.port = port
         }
@@ -19,7 +19,7 @@ public enum LedgerApplication {
     /// The router, separate from the application so route tests run it in-process. Without `api` only the
     /// operational routes are served. Each group of routes gets only what it uses, and states its authentication
     /// once (`Authentication.swift`).
-    public static func makeRouter(readiness: ReadinessCheck, api: LedgerAPI? = nil) -> Router<LedgerRequestContext> {
+    package static func makeRouter(readiness: ReadinessCheck, api: LedgerAPI? = nil) -> Router<LedgerRequestContext> {
         LedgerMetrics.bootstrap()
         let router = Router(context: LedgerRequestContext.self)
         let routes = RouteTable(router: router, timeout: api?.configuration.requestTimeout ?? .seconds(30))
@@ -44,12 +44,12 @@ public enum LedgerApplication {
 
     /// Serves until SIGINT / SIGTERM, then shuts down gracefully (in-flight requests finish).
     /// `services` run beside the server and stop with it (for example `DigestService`).
-    public static func run(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
+    package static func run(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
                            logger: Logger) async throws {
         try await make(configuration: configuration, readiness: readiness, api: api, services: services, logger: logger).runService()
     }
 
-    public static func make(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
+    package static func make(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
                             logger: Logger) -> some ApplicationProtocol {
         Application(
             router: makeRouter(readiness: readiness, api: api),

@@ -3,9 +3,9 @@ import Prometheus
 
 /// The process's metrics, exposed on `GET /metrics` in Prometheus' text format: request counts and latency by
 /// route, method and status (Hummingbird's `MetricsMiddleware`), events appended, projection lag.
-public enum LedgerMetrics {
+package enum LedgerMetrics {
     /// The registry, bootstrapped into swift-metrics on first use (once per process, as swift-metrics requires).
-    public static let registry: PrometheusCollectorRegistry = {
+    package static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // swift-metrics labels use dots ("http.server.request.duration"); Prometheus names allow [a-zA-Z0-9_:].
@@ -20,10 +20,10 @@ public enum LedgerMetrics {
     }()
 
     /// Makes sure the backend is in place before anything records a metric.
-    public static func bootstrap() { _ = registry }
+    package static func bootstrap() { _ = registry }
 
     /// The exposition text.
-    public static func exposition() -> String {
+    package static func exposition() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)

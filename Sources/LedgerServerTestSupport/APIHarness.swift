@@ -15,23 +15,23 @@ import Synchronization
 import X509
 
 /// A clock the tests move (cookie expiry, "now" of the per-user views).
-public final class TestClock: Sendable {
+package final class TestClock: Sendable {
     private let current = Mutex(Date(timeIntervalSince1970: 1_767_225_600 + 5 * 86_400)) // 2026-01-06
-    public var now: Date { current.withLock { $0 } }
-    public func advance(seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    package var now: Date { current.withLock { $0 } }
+    package func advance(seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
 
 /// The API on a fresh database, with App Store data signed by an in-process test PKI it trusts.
-public struct APIHarness: Sendable {
-    public static let adminToken = "test-admin-token"
-    public let pool: PostgresPool
-    public let signer: AppStoreTestSigner
-    public let clock: TestClock
-    public let api: LedgerAPI
+package struct APIHarness: Sendable {
+    package static let adminToken = "test-admin-token"
+    package let pool: PostgresPool
+    package let signer: AppStoreTestSigner
+    package let clock: TestClock
+    package let api: LedgerAPI
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired).
-    public static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
+    package static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
                             extraRoots: [Certificate] = []) async throws -> APIHarness {
         let pool = try await LedgerDatabase.open(connectionString: try await TestDatabase.makeDatabase(prefix: "api"),
                                                  migrations: try SchemaLocation.migrations())
@@ -43,61 +43,61 @@ public struct APIHarness: Sendable {
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
 
-    public var application: some ApplicationProtocol {
+    package var application: some ApplicationProtocol {
         Application(router: LedgerApplication.makeRouter(
             readiness: ReadinessCheck(pool: pool, migrations: (try? SchemaLocation.migrations()) ?? []), api: api))
     }
 
     /// Runs `body` against the router in-process, then closes the pool.
-    public func test(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
+    package func test(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
         let harness = self
         try await application.test(.router) { client in try await body(APIClient(client: client, harness: harness)) }
         await pool.shutdown()
     }
 
     /// Applies every recorded event to the projections (the server does this continuously in the background).
-    public func project() async throws {
+    package func project() async throws {
         try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
     }
 }
 
 /// One answer, with its body parsed as JSON when it is JSON.
-public struct APIResponse: Sendable {
-    public let status: HTTPResponse.Status
-    public let headers: HTTPFields
-    public let text: String
+package struct APIResponse: Sendable {
+    package let status: HTTPResponse.Status
+    package let headers: HTTPFields
+    package let text: String
 
-    public init(status: HTTPResponse.Status, headers: HTTPFields, text: String) {
+    package init(status: HTTPResponse.Status, headers: HTTPFields, text: String) {
         self.status = status
         self.headers = headers
         self.text = text
     }
 
-    public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
-    public var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
-    public var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
-    public func string(_ key: String) -> String? { json[key] as? String }
-    public func int(_ key: String) -> Int? { json[key] as? Int }
-    public func array(_ key: String) -> [[String: Any]] { json[key] as? [[String: Any]] ?? [] }
+    package var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+    package var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    package var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
+    package func string(_ key: String) -> String? { json[key] as? String }
+    package func int(_ key: String) -> Int? { json[key] as? Int }
+    package func array(_ key: String) -> [[String: Any]] { json[key] as? [[String: Any]] ?? [] }
 }
 
 /// A setup step of the harness got an answer it cannot go on with.
-public enum HarnessError: Error, Equatable {
+package enum HarnessError: Error, Equatable {
     case unexpectedAnswer(String)
 }
 
 /// Requests against the API, with helpers that set up tenants the way an operator would (through the API).
-public struct APIClient: Sendable {
-    public let client: any TestClientProtocol
-    public let harness: APIHarness
+package struct APIClient: Sendable {
+    package let client: any TestClientProtocol
+    package let harness: APIHarness
 
-    public init(client: any TestClientProtocol, harness: APIHarness) {
+    package init(client: any TestClientProtocol, harness: APIHarness) {
         self.client = client
         self.harness = harness
     }
 
     @discardableResult
-    public func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], json: String? = nil,
+    package func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], json: String? = nil,
               bytes: [UInt8]? = nil) async throws -> APIResponse {
         var fields = headers
         var body: ByteBuffer? = nil
@@ -111,20 +111,20 @@ public struct APIClient: Sendable {
         return APIResponse(status: response.status, headers: response.headers, text: String(buffer: response.body))
     }
 
-    public static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
-    public static var admin: HTTPFields { bearer(APIHarness.adminToken) }
+    package static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+    package static var admin: HTTPFields { bearer(APIHarness.adminToken) }
 
     /// An account with one app and both kinds of key.
-    public struct Tenant: Sendable {
-        public var accountID: String
-        public var appID: String
-        public var secretKey: String
-        public var publicKey: String
-        public var secret: HTTPFields { APIClient.bearer(secretKey) }
-        public var publicHeaders: HTTPFields { [HTTPField.Name("APIKey")!: publicKey] }
+    package struct Tenant: Sendable {
+        package var accountID: String
+        package var appID: String
+        package var secretKey: String
+        package var publicKey: String
+        package var secret: HTTPFields { APIClient.bearer(secretKey) }
+        package var publicHeaders: HTTPFields { [HTTPField.Name("APIKey")!: publicKey] }
     }
 
-    public func tenant(bundleID: String = "com.example.app", transferPolicy: String = "transfer", allowXcode: Bool = false,
+    package func tenant(bundleID: String = "com.example.app", transferPolicy: String = "transfer", allowXcode: Bool = false,
                 tokenPolicy: String = "ignore") async throws -> Tenant {
         let account = try await send(.post, "/v1/admin/accounts", headers: Self.admin, json: #"{"name":"Example Inc."}"#)
         let accountID = try Self.require(account.string("id"), account)
@@ -140,7 +140,7 @@ public struct APIClient: Sendable {
     }
 
     /// Uploads a receipt with the public key; returns the answer and the `Cookie` header its `Set-Cookie`s make.
-    public func uploadReceipt(_ tenant: Tenant, user: String?, receipt: String) async throws -> (APIResponse, cookie: String) {
+    package func uploadReceipt(_ tenant: Tenant, user: String?, receipt: String) async throws -> (APIResponse, cookie: String) {
         let member = user.map { #""user-id":"\#($0)","# } ?? ""
         let response = try await send(.post, "/uploadReceipt", headers: tenant.publicHeaders, json: #"{\#(member)"data":"\#(receipt)"}"#)
         let cookie = response.headers[values: .setCookie].compactMap { $0.split(separator: ";").first.map(String.init) }
@@ -148,7 +148,7 @@ public struct APIClient: Sendable {
         return (response, cookie)
     }
 
-    public func productsStatus(_ headers: HTTPFields) async throws -> APIResponse {
+    package func productsStatus(_ headers: HTTPFields) async throws -> APIResponse {
         try await send(.get, "/productsStatus", headers: headers)
     }
 
@@ -161,7 +161,7 @@ public struct APIClient: Sendable {
 
 extension HTTPFields {
     /// These fields plus a `Cookie` header.
-    public func with(cookie: String) -> HTTPFields {
+    package func with(cookie: String) -> HTTPFields {
         var copy = self
         copy[.cookie] = cookie
         return copy

@@ -5,15 +5,15 @@ import NIOCore
 
 /// An error answered to the client: `{"error": {"code", "message", …}}` with a stable `code` to branch on and a
 /// `message` that says what to fix.
-public struct APIError: Error, HTTPResponseError, Sendable {
-    public var status: HTTPResponse.Status
-    public var code: String
-    public var message: String
+package struct APIError: Error, HTTPResponseError, Sendable {
+    package var status: HTTPResponse.Status
+    package var code: String
+    package var message: String
     /// Extra members of the error object (e.g. a refused restore's conflicts).
-    public var details: [String: AnyEncodableValue]
-    public var headers: HTTPFields
+    package var details: [String: AnyEncodableValue]
+    package var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String,
+    package init(_ status: HTTPResponse.Status, _ code: String, _ message: String,
                 details: [String: AnyEncodableValue] = [:], headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
@@ -22,7 +22,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         self.headers = headers
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         var body: [String: AnyEncodableValue] = details
         body["code"] = .string(code)
         body["message"] = .string(message)
@@ -41,13 +41,13 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 }
 
 /// A JSON value for the free-form parts of error bodies.
-public enum AnyEncodableValue: Encodable, Sendable, Equatable {
+package enum AnyEncodableValue: Encodable, Sendable, Equatable {
     case string(String)
     case int(Int64)
     case array([AnyEncodableValue])
     case object([String: AnyEncodableValue])
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let value): try container.encode(value)

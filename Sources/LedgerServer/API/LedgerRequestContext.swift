@@ -3,15 +3,15 @@ import Logging
 
 /// The request context of every route: the framework's own, plus who the route group's authentication middleware
 /// accepted (see `Authentication.swift`). Handlers read the caller from here and never authenticate themselves.
-public struct LedgerRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct LedgerRequestContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The app key that `AppKeyAuthentication` or `UserAuthentication` accepted.
     var appCaller: AppCaller?
     /// The user the app key may act for (`UserAuthentication`): the path's `user_id`, which a public key's signed
     /// `uid` cookie must name.
     var user: String?
 
-    public init(source: Source) {
+    package init(source: Source) {
         coreContext = .init(source: source)
     }
 

@@ -3,13 +3,13 @@ import LedgerStore
 import PostgresClient
 
 /// What `/ready` reports.
-public struct ReadinessStatus: ResponseCodable, Sendable {
-    public var status: String
-    public var database: String
-    public var pendingMigrations: [String]
-    public var message: String?
+package struct ReadinessStatus: ResponseCodable, Sendable {
+    package var status: String
+    package var database: String
+    package var pendingMigrations: [String]
+    package var message: String?
 
-    public var isReady: Bool { status == "ready" }
+    package var isReady: Bool { status == "ready" }
 
     enum CodingKeys: String, CodingKey {
         case status, database, message
@@ -18,16 +18,16 @@ public struct ReadinessStatus: ResponseCodable, Sendable {
 }
 
 /// Checks that the database answers and that every known migration is applied.
-public struct ReadinessCheck: Sendable {
+package struct ReadinessCheck: Sendable {
     let pool: PostgresPool
     let migrations: [Migration]
 
-    public init(pool: PostgresPool, migrations: [Migration]) {
+    package init(pool: PostgresPool, migrations: [Migration]) {
         self.pool = pool
         self.migrations = migrations
     }
 
-    public func check() async -> ReadinessStatus {
+    package func check() async -> ReadinessStatus {
         let migrations = migrations
         do {
             let pending = try await pool.withConnection { connection in

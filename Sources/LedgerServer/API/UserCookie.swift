@@ -6,21 +6,21 @@ import Foundation
 /// edit the user, move it to another app, nor keep using it after it expires.
 ///
 /// Two cookies rather than one so that `uid` holds exactly the user id, as the seed API promised.
-public struct UserCookie: Sendable {
-    public static let userName = "uid"
-    public static let signatureName = "uid_sig"
+package struct UserCookie: Sendable {
+    package static let userName = "uid"
+    package static let signatureName = "uid_sig"
 
     let key: SymmetricKey
     /// How long an issued cookie is valid, in seconds.
-    public let lifetime: Int64
+    package let lifetime: Int64
 
-    public init(key: [UInt8], lifetime: Int64 = 30 * 86_400) {
+    package init(key: [UInt8], lifetime: Int64 = 30 * 86_400) {
         self.key = SymmetricKey(data: key)
         self.lifetime = lifetime
     }
 
     /// Why a presented cookie is refused.
-    public enum Refusal: Error, Equatable, Sendable {
+    package enum Refusal: Error, Equatable, Sendable {
         case missing
         case malformed
         case badSignature
@@ -39,13 +39,13 @@ public struct UserCookie: Sendable {
     }
 
     /// The `uid` and `uid_sig` values for a user of an app, valid until `now + lifetime`.
-    public func issue(app appID: String, user: String, now: Int64) -> (uid: String, signature: String, expires: Int64) {
+    package func issue(app appID: String, user: String, now: Int64) -> (uid: String, signature: String, expires: Int64) {
         let expires = now + lifetime
         return (Self.encode(user), "\(expires)." + mac(app: appID, user: user, expires: expires), expires)
     }
 
     /// The user named by a presented cookie pair, when its signature is ours, for this app, and unexpired.
-    public func verify(app appID: String, uid: String?, signature: String?, now: Int64) -> Result<String, Refusal> {
+    package func verify(app appID: String, uid: String?, signature: String?, now: Int64) -> Result<String, Refusal> {
         guard let uid, let signature else { return .failure(.missing) }
         let parts = signature.split(separator: ".", maxSplits: 1).map(String.init)
         guard parts.count == 2, let expires = Int64(parts[0]), let user = uid.removingPercentEncoding, !user.isEmpty
@@ -60,7 +60,7 @@ public struct UserCookie: Sendable {
     }
 
     /// `Set-Cookie` values for an issued pair.
-    public func setCookieHeaders(uid: String, signature: String, expires: Int64) -> [String] {
+    package func setCookieHeaders(uid: String, signature: String, expires: Int64) -> [String] {
         let date = Date(timeIntervalSince1970: TimeInterval(expires))
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
