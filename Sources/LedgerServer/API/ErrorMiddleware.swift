@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerBilling
 import LedgerRecording
 import LedgerStore
 import Logging
@@ -28,6 +29,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as APIError:
             return error
         case let error as RecordingError:
+            return APIError(error)
+        case let error as InvoiceError:
             return APIError(error)
         case let error as HTTPError:
             if error.status == .notFound, let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {

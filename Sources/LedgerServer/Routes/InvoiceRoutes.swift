@@ -73,19 +73,17 @@ struct InvoiceRoutes {
             guard let account = try request.query("account_id"), let month = try request.query("month") else {
                 throw APIError.badRequest("give `account_id` and `month` (YYYY-MM) as query parameters")
             }
-            let content = try await Self.translating {
-                try await store.draft(account: try Check.text(String(account), "account_id", max: 200), month: try Self.month(String(month), "month"))
-            }
+            let content = try await store.draft(
+                account: try Check.text(String(account), "account_id", max: 200), month: try Self.month(String(month), "month"))
             return Self.json(InvoiceCanonicalJSON.encode(content))
         }
         admin.on(.post, "/v1/admin/invoices") { request, _ in
             let input = try await body.json(FinalizeInput.self, from: request)
             let month = try Self.month(input.month, "month")
-            let results = try await Self.translating {
-                if let account = input.accountID {
-                    return [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)]
-                }
-                return try await store.finalizeAll(month: month)
+            let results = if let account = input.accountID {
+                [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)]
+            } else {
+                try await store.finalizeAll(month: month)
             }
             let items = results.map { "{\"created\":\($0.created),\"invoice\":\(InvoiceRendering.json($0.invoice))}" }
             return Self.json("{\"results\":[" + items.joined(separator: ",") + "]}")
@@ -103,7 +101,7 @@ struct InvoiceRoutes {
         }
         admin.on(.get, "/v1/admin/invoices/{invoice_id}/reproduction") { request, context in
             let invoice = try await Self.invoice(store, context)
-            let reproduced = try await Self.translating { try await store.reproduce(id: invoice.id) }
+            let reproduced = try await store.reproduce(id: invoice.id)
             return Self.json("""
                 {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)",\
                 "stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
@@ -114,7 +112,7 @@ struct InvoiceRoutes {
             let invoice = try await Self.invoice(store, context)
             let input = try await body.json(VoidInput.self, from: request)
             let reason = try Check.text(input.reason, "reason", max: 1000)
-            let (voided, replacement) = try await Self.translating { try await store.void(invoiceID: invoice.id, reason: reason) }
+            let (voided, replacement) = try await store.void(invoiceID: invoice.id, reason: reason)
             return Self.json("{\"voided\":\(InvoiceRendering.json(voided)),\"replacement\":\(InvoiceRendering.json(replacement))}")
         }
         admin.on(.post, "/v1/admin/plans") { request, _ in
@@ -122,7 +120,7 @@ struct InvoiceRoutes {
             let plan = PricePlan(id: try Check.text(input.id, "id", max: 100), currency: input.currency, tiers: input.tiers.map {
                 PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unitPriceMinor, flatFeeMinor: $0.flatFeeMinor ?? 0)
             })
-            _ = try await Self.translating { try await store.createPlan(plan) }
+            _ = try await store.createPlan(plan)
             return try JSONResponse.make(status: .created, body: ["id": plan.id])
         }
         admin.on(.put, "/v1/admin/accounts/{account_id}/plan") { request, context in
@@ -130,7 +128,7 @@ struct InvoiceRoutes {
             guard try await tenancy.account(id: account) != nil else { throw APIError.notFound("there is no account \(account)") }
             let input = try await body.json(AssignInput.self, from: request)
             let month = try Self.month(input.fromMonth, "from_month")
-            try await Self.translating { try await store.assignPlan(account: account, planID: input.planID, from: month) }
+            try await store.assignPlan(account: account, planID: input.planID, from: month)
             return try JSONResponse.make(status: .ok, body: ["account_id": account, "plan_id": input.planID, "from_month": month.description])
         }
     }
@@ -147,18 +145,6 @@ struct InvoiceRoutes {
     }
 
     /// Invoice refusals as API errors.
-    static func translating<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as InvoiceError {
-            switch error {
-            case .unknownAccount, .unknownInvoice: throw APIError.notFound(error.description)
-            case .unknownPlan, .invalidPlan: throw APIError.badRequest(error.description)
-            case .planExists, .alreadyVoided, .adjustedLater, .planChangeForFinalizedMonth: throw APIError(.conflict, "conflict", error.description)
-            }
-        }
-    }
-
     static func json(_ text: String) -> Response { JSONResponse.make(status: .ok, encoded: text.utf8) }
 
     static func text(_ text: String, type: String) -> Response {
