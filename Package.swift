@@ -145,11 +145,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // openapi.json is served from its compiled-in copy (OpenAPIDocument.swift, scripts/embed-openapi.sh): no
-            // resource bundle, so no `Bundle.module` that traps in an installed binary.
+            // openapi.json is compiled in at build time (the EmbedOpenAPI plugin): no resource bundle, so no
+            // `Bundle.module` that traps in an installed binary.
             exclude: ["OpenAPI/openapi.json"],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedOpenAPI"]
         ),
+        // Build-time embedding of a text file as a Swift string (the OpenAPI document).
+        .executableTarget(name: "EmbedText", path: "Plugins/EmbedText", swiftSettings: strict),
+        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["EmbedText"]),
 
         // The `ledger` command line: every subcommand, as a library so tests can run them in-process.
         .target(

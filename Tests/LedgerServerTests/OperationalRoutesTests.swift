@@ -77,7 +77,7 @@ import Testing
         try await harness.test { api in
             let document = try await api.send(.get, "/openapi.json")
             #expect(document.status == .ok)
-            #expect(document.text == expected, "the served document differs from openapi.json: run scripts/embed-openapi.sh")
+            #expect(document.text == expected, "the served document differs from openapi.json (the EmbedOpenAPI build plugin compiles it in)")
         }
     }
 }
