@@ -59,3 +59,17 @@ struct PriceAndOfferTests {
         #expect(winBack.status("s1").offerInEffect?.type == .winBack)
     }
 }
+
+@Suite("Intro-offer eligibility by group")
+struct IntroOfferEligibilityByGroupTests {
+    @Test func catalogGroupsCountTheUsersHistoryUnderTheAppsOwnNames() {
+        var log = Log()
+        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", user: "u1", group: "21000001",
+                                                                             purchased: day(0), expires: day(30)))))
+        let groups = ["monthly": "main", "annual": "other"]
+        let byGroup = IntroOfferEligibility.byGroup(log.user("u1"), catalogGroups: groups)
+        #expect(byGroup.map(\.group) == ["21000001", "main", "other"])
+        #expect(byGroup.map(\.eligible) == [false, false, true])
+        #expect(IntroOfferEligibility.byGroup(log.user("u2"), catalogGroups: groups).allSatisfy { $0.eligible })
+    }
+}

@@ -159,18 +159,11 @@ struct IntroOfferEligibilityBody: Encodable {
         case eligible
     }
 
-    /// Every group of the catalog and every group the user subscribed in. A subscription counts in its App Store
-    /// group (`subscriptionGroupIdentifier`) and in its product's catalog group, so a catalog that names groups
-    /// its own way (`main`) still sees the user's history.
-    static func list(_ snapshot: UserSnapshot, subscriptions: [SubscriptionStatus], catalog: [ProductRecord]) -> [IntroOfferEligibilityBody] {
-        var catalogGroup: [String: String] = [:]
-        for product in catalog { if let group = product.subscriptionGroup { catalogGroup[product.productID] = group } }
-        var used = Set(snapshot.introOfferIneligibleGroups)
-        for s in subscriptions where s.isKnown && s.ownerUserID == snapshot.appUserID {
-            for product in s.productsEverPurchased { if let group = catalogGroup[product] { used.insert(group) } }
-        }
-        let groups = used.union(catalogGroup.values)
-        return groups.sorted().map { IntroOfferEligibilityBody(subscriptionGroup: $0, eligible: !used.contains($0)) }
+    /// `IntroOfferEligibility.byGroup` over the app's catalog.
+    static func list(_ user: UserView, catalog: [ProductRecord]) -> [IntroOfferEligibilityBody] {
+        let groups = Dictionary(catalog.compactMap { product in product.subscriptionGroup.map { (product.productID, $0) } },
+                                uniquingKeysWith: { first, _ in first })
+        return IntroOfferEligibility.byGroup(user, catalogGroups: groups).map { .init(subscriptionGroup: $0.group, eligible: $0.eligible) }
     }
 }
 

@@ -29,7 +29,8 @@ struct UserRoutes {
                 oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
                 unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
                 productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
-                introOfferEligibility: IntroOfferEligibilityBody.list(snapshot, subscriptions: owned.subscriptions, catalog: catalog)))
+                introOfferEligibility: IntroOfferEligibilityBody.list(
+                    UserView(appUserID: user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog)))
         }
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { _, context in
             let (caller, user) = try context.actor()
