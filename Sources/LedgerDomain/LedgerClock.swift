@@ -20,6 +20,4 @@ extension Instant {
     public init(_ date: Date) {
         self.init(microsecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down)))
     }
-
-    public var date: Date { Date(timeIntervalSince1970: Double(microsecondsSinceEpoch) / 1_000_000) }
 }
