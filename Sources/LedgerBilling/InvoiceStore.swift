@@ -53,9 +53,10 @@ public struct InvoiceStore: Sendable {
 
     /// The invoice the account would get for `month` if finalized now (not stored).
     public func draft(account: String, month: CalendarMonth) async throws -> InvoiceContent {
-        try await pool.withConnection { connection in
+        try await catchUp()
+        return try await pool.transaction { connection in
             let apps = try Self.apps(of: account, on: connection)
-            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: try InvoiceUsage.snapshot(on: connection))
+            let usage = try InvoiceUsage.counted(on: connection, apps: apps).usage
             let prior = try Self.finalized(account: account, on: connection)
             return try Self.compute(account: account, month: month, apps: apps, usage: usage, prior: prior, on: connection)
         }
@@ -64,61 +65,67 @@ public struct InvoiceStore: Sendable {
     /// Finalizes the account's invoice for `month`, or returns the one already finalized (`created` false):
     /// running it twice, or from two processes at once, makes one invoice.
     public func finalize(account: String, month: CalendarMonth) async throws -> (invoice: Invoice, created: Bool) {
-        try await pool.withConnection { connection in
-            if let existing = try Self.live(account: account, month: month, on: connection) { return (existing, false) }
-            let apps = try Self.apps(of: account, on: connection)
-            let snapshot = try InvoiceUsage.snapshot(on: connection)
-            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: snapshot)
-            return try connection.transaction { connection in
-                try Self.lock(account: account, on: connection)
-                if let existing = try Self.live(account: account, month: month, on: connection) { return (existing, false) }
-                let content = try Self.compute(account: account, month: month, apps: apps, usage: usage,
-                                               prior: try Self.finalized(account: account, on: connection), on: connection)
-                return (try Self.insert(content, snapshot: snapshot, replaces: nil, on: connection), true)
-            }
-        }
+        try await catchUp()
+        return try await finalizeCaughtUp(account: account, month: month)
     }
 
     /// Finalizes `month` for every account; idempotent. `progress` hears (accounts done, accounts) as it goes.
     public func finalizeAll(month: CalendarMonth,
                             progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> [(invoice: Invoice, created: Bool)] {
         let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }
+        try await catchUp()
         var results: [(invoice: Invoice, created: Bool)] = []
         progress(0, accounts.count)
         for account in accounts {
-            results.append(try await finalize(account: account, month: month))
+            results.append(try await finalizeCaughtUp(account: account, month: month))
             progress(results.count, accounts.count)
         }
         return results
     }
 
-    /// Voids a finalized invoice and finalizes its replacement (recomputed from the log now) in one transaction.
+    /// The paying users counted from the read model, which includes every event committed before the call: a
+    /// command run with no server (no worker) bills what the log holds, not what a worker last saw.
+    private func catchUp() async throws {
+        try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners([PayingUsersReducer.name])).catchUpThroughNow()
+    }
+
+    private func finalizeCaughtUp(account: String, month: CalendarMonth) async throws -> (invoice: Invoice, created: Bool) {
+        try await pool.transaction { connection in
+            try Self.lock(account: account, on: connection)
+            if let existing = try Self.live(account: account, month: month, on: connection) { return (existing, false) }
+            let apps = try Self.apps(of: account, on: connection)
+            let (usage, snapshot) = try InvoiceUsage.counted(on: connection, apps: apps)
+            let content = try Self.compute(account: account, month: month, apps: apps, usage: usage,
+                                           prior: try Self.finalized(account: account, on: connection), on: connection)
+            return (try Self.insert(content, snapshot: snapshot, replaces: nil, on: connection), true)
+        }
+    }
+
+    /// Voids a finalized invoice and finalizes its replacement (counted now) in one transaction.
     public func void(invoiceID: String, reason: String) async throws -> (voided: Invoice, replacement: Invoice) {
-        try await pool.withConnection { connection in
+        try await catchUp()
+        return try await pool.transaction { connection in
             guard let original = try Self.invoice(id: invoiceID, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
-            let apps = try Self.apps(of: original.accountID, on: connection)
-            let snapshot = try InvoiceUsage.snapshot(on: connection)
-            let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: snapshot)
-            return try connection.transaction { connection in
-                try Self.lock(account: original.accountID, on: connection)
-                guard let current = try Self.invoice(id: invoiceID, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
-                guard current.status == "finalized" else { throw InvoiceError.alreadyVoided(current.displayNumber) }
-                let others = try Self.finalized(account: current.accountID, on: connection).filter { $0.id != current.id }
-                if let later = others.first(where: { $0.content.adjustments.contains { $0.month == current.month } }) {
-                    throw InvoiceError.adjustedLater(invoice: current.displayNumber, by: later.displayNumber)
-                }
-                let replacementID = RandomToken.identifier(prefix: "inv_")
-                try connection.query("""
-                    UPDATE ledger.invoices SET status = 'voided', voided_at = clock_timestamp(), void_reason = \(reason),
-                        replaced_by = \(replacementID)
-                    WHERE id = \(current.id)
-                    """)
-                guard let month = CalendarMonth(parsing: current.month) else { throw InvoiceError.unknownInvoice(invoiceID) }
-                let content = try Self.compute(account: current.accountID, month: month, apps: apps, usage: usage, prior: others, on: connection)
-                let replacement = try Self.insert(content, snapshot: snapshot, replaces: current.id, id: replacementID, on: connection)
-                guard let voided = try Self.invoice(id: current.id, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
-                return (voided, replacement)
+            try Self.lock(account: original.accountID, on: connection)
+            guard let current = try Self.invoice(id: invoiceID, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
+            guard current.status == "finalized" else { throw InvoiceError.alreadyVoided(current.displayNumber) }
+            let others = try Self.finalized(account: current.accountID, on: connection).filter { $0.id != current.id }
+            if let later = others.first(where: { $0.content.adjustments.contains { $0.month == current.month } }) {
+                throw InvoiceError.adjustedLater(invoice: current.displayNumber, by: later.displayNumber)
             }
+            let apps = try Self.apps(of: current.accountID, on: connection)
+            let (usage, snapshot) = try InvoiceUsage.counted(on: connection, apps: apps)
+            let replacementID = RandomToken.identifier(prefix: "inv_")
+            try connection.query("""
+                UPDATE ledger.invoices SET status = 'voided', voided_at = clock_timestamp(), void_reason = \(reason),
+                    replaced_by = \(replacementID)
+                WHERE id = \(current.id)
+                """)
+            guard let month = CalendarMonth(parsing: current.month) else { throw InvoiceError.unknownInvoice(invoiceID) }
+            let content = try Self.compute(account: current.accountID, month: month, apps: apps, usage: usage, prior: others, on: connection)
+            let replacement = try Self.insert(content, snapshot: snapshot, replaces: current.id, id: replacementID, on: connection)
+            guard let voided = try Self.invoice(id: current.id, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
+            return (voided, replacement)
         }
     }
 
@@ -162,7 +169,7 @@ public struct InvoiceStore: Sendable {
         guard let invoice = try Self.invoice(id: id, on: connection) else { throw InvoiceError.unknownInvoice(id) }
         guard let month = CalendarMonth(parsing: invoice.month) else { throw InvoiceError.unknownInvoice(id) }
         let apps = try Self.apps(of: invoice.accountID, on: connection)
-        let usage = try InvoiceUsage.compute(on: connection, apps: apps, snapshot: invoice.snapshot)
+        let usage = try InvoiceUsage.folded(on: connection, apps: apps, snapshot: invoice.snapshot)
         // The invoices that were live when this one was finalized.
         let prior = try connection.query("""
             SELECT \(unescaped: Invoice.columns) FROM ledger.invoices

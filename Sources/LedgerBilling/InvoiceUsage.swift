@@ -2,17 +2,30 @@ import LedgerDomain
 import LedgerStore
 import PostgresClient
 
-/// Paying users per month and app, folded from the log itself (not from the projection tables, which may lag):
-/// every event of the apps' transactions visible in `snapshot` (committed when it was taken), a set that can never
-/// change again, so the same call gives the same answer forever — which is what lets a finalized invoice be
-/// reproduced.
+/// Paying users per month and app (month → app → distinct paying users), two ways that must agree.
+///
+/// `counted` is how invoices are finalized: a grouped count over the `paying_users` read model, under that
+/// projection's lock, so the count covers exactly the events its checkpoint has passed — the snapshot the invoice
+/// stores. `folded` is how they are reproduced: the log itself, every event visible in a snapshot (a set that can
+/// never change again), folded with the same reducer. A finalized invoice whose reproduction differs is reported
+/// by `ledger verify`, with its number.
 enum InvoiceUsage {
-    /// month → app → distinct paying users.
-    static func compute(on connection: PostgresConnection, apps: [String], snapshot: String) throws -> [String: [String: Int]] {
+    /// The paying-users read model's counts, with the snapshot of the events they cover. Takes the projection's
+    /// lock until the caller's transaction ends, so no batch moves it meanwhile.
+    static func counted(on connection: PostgresConnection, apps: [String]) throws -> (usage: [String: [String: Int]], snapshot: String) {
+        let snapshot = try PayingUsersQueries.lockedSnapshot(on: connection)
+        guard !apps.isEmpty else { return ([:], snapshot) }
+        var usage: [String: [String: Int]] = [:]
+        for row in try PayingUsersQueries.counts(apps: apps, on: connection) {
+            usage[row.month, default: [:]][row.appID] = row.payingUsers
+        }
+        return (usage, snapshot)
+    }
+
+    /// The same counts folded from the log: every event of the apps visible in `snapshot`.
+    static func folded(on connection: PostgresConnection, apps: [String], snapshot: String) throws -> [String: [String: Int]] {
         guard !apps.isEmpty else { return [:] }
-        var paying: [String: [String: PayingUserMonth]] = [:]
-        var subscriptions: [String: [String: SubscriptionStatus]] = [:]
-        var purchases: [String: [String: PurchaseRecord]] = [:]
+        var states: [String: [String: PayingPurchase]] = [:]
         var after = LogCheckpoint.start
         while true {
             // The verbatim notification records are left out: every fact in them is also a typed event.
@@ -28,26 +41,9 @@ enum InvoiceUsage {
             after = last.checkpoint
             for recorded in rows {
                 guard let event = DomainEventDecoding.decode(recorded) else { continue }
-                apply(MonthlyPayingUsersReducer.self, event, to: &paying[recorded.appID, default: [:]])
-                apply(SubscriptionStatusReducer.self, event, to: &subscriptions[recorded.appID, default: [:]])
-                apply(PurchaseRecordReducer.self, event, to: &purchases[recorded.appID, default: [:]])
+                apply(PayingUsersReducer.self, event, to: &states[recorded.appID, default: [:]])
             }
         }
-        var usage: [String: [String: Int]] = [:]
-        for (app, rows) in paying {
-            let owners = MonthlyPayingUsersReducer.owners(
-                subscriptions: Array(subscriptions[app, default: [:]].values), purchases: Array(purchases[app, default: [:]].values))
-            let states = Array(rows.values)
-            for month in Set(states.filter(\.paying).map(\.month)) {
-                guard let calendarMonth = CalendarMonth(parsing: month) else { continue }
-                usage[month, default: [:]][app] = MonthlyPayingUsersReducer.count(states, month: calendarMonth, owners: owners)
-            }
-        }
-        return usage
-    }
-
-    /// A snapshot of the log now, as text (`xmin:xmax:in-progress…`).
-    static func snapshot(on connection: PostgresConnection) throws -> String {
-        try connection.query("SELECT pg_current_snapshot()::text").first?.decode(String.self, at: 0) ?? "1:1:"
+        return PayingUsersReducer.usage(states.mapValues { Array($0.values) })
     }
 }

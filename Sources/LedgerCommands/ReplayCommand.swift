@@ -9,7 +9,7 @@ import PostgresClient
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Rebuild projections from the log (--check: compare with the live tables; --as-of: a past state).",
+        abstract: "Rebuild read models from the log and swap them in (--check: compare with the live tables; --as-of: a past state).",
         discussion: "Projections: \(ProjectionCatalog.names.joined(separator: ", "))."
     )
 
@@ -19,7 +19,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "Rebuild into scratch tables and report every difference from the live tables (exit 1 on any).") var check = false
     @Option(help: "Print the state as of this RFC 3339 instant (with --app, --key and --projection).") var asOf: String?
     @Option(help: "The app, for --as-of.") var app: String?
-    @Option(help: "The state's key (original transaction id, month|original transaction id), for --as-of.") var key: String?
+    @Option(help: "The state's key (an original transaction id), for --as-of.") var key: String?
     @Option(help: ArgumentHelp("For --as-of: print everything about this app user instead (products status, unconsumed purchases, "
         + "activated subscriptions, intro-offer eligibility)."))
     var user: String?
@@ -52,30 +52,25 @@ struct ReplayCommand: AsyncParsableCommand {
                 }
                 return
             }
-            // Each projection reads the whole log.
+            // One pass over the log folds every selected projection.
             let events = try await service.withConnection { try EventStore.count(on: $0, app: nil) }
-            let reporter = ProgressReporter(label: "replay", unit: "events", total: events * selected.count)
-            let progress: @Sendable (String, Int) -> Void = { name, count in reporter.update(part: name, done: count) }
+            let reporter = ProgressReporter(label: "replay", unit: "events", total: events)
+            let progress: @Sendable (Int) -> Void = { count in reporter.update(done: count) }
             if check {
-                let differences = try await ProjectionReplay.check(ProjectionCatalog.runners(selected, table: .live),
-                                                                   scratchRunners: ProjectionCatalog.runners(selected, table: .scratch),
-                                                                   pool: service, progress: progress)
+                let differences = try await ProjectionReplay.check(selected, pool: service, progress: progress)
                 reporter.finish()
                 if differences.isEmpty {
                     print("OK: \(selected.joined(separator: ", ")) equal a rebuild from the log")
                     return
                 }
-                print("DIFFERENT: \(differences.count) state(s) differ from a rebuild from the log")
+                print("DIFFERENT: \(differences.count) row(s) differ from a rebuild from the log")
                 for difference in differences { print("  \(difference)") }
                 throw ExitCode(1)
             }
-            var rebuilt: [(name: String, count: Int)] = []
-            for runner in ProjectionCatalog.runners(selected, table: .live) {
-                rebuilt.append((runner.name, try await ProjectionReplay.rebuild(runner, pool: service, progress: progress)))
-            }
-            reporter.finish(done: rebuilt.reduce(0) { $0 + $1.count })
+            let folded = try await ProjectionReplay.rebuild(selected, pool: service, progress: progress)
+            reporter.finish(done: folded)
             // After the progress has ended, so that on a terminal no result shares the bar's line.
-            for (name, count) in rebuilt { print("rebuilt \(name) from \(count) events") }
+            print("rebuilt \(selected.joined(separator: ", ")) from \(folded) events")
         }
     }
 }

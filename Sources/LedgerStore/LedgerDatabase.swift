@@ -6,7 +6,8 @@ import PostgresClient
 public enum LedgerDatabase {
     public static let serviceRole = "ledger_service"
 
-    /// Migrates, then returns the service's pool.
+    /// Migrates, builds the read models that have never been built (after an upgrade) from the log, then returns the
+    /// service's pool.
     public static func open(connectionString: String, poolSize: Int = 4, migrations: [Migration],
                             logger: Logger = Logger(label: "ledger.database")) async throws -> PostgresPool {
         let base = PostgresConfiguration(connectionString: connectionString)
@@ -34,6 +35,13 @@ public enum LedgerDatabase {
                  (the events table is still protected by triggers)
                 """)
         }
-        return PostgresPool(configuration: configuration, size: poolSize, logger: logger)
+        let pool = PostgresPool(configuration: configuration, size: poolSize, logger: logger)
+        do {
+            try await ProjectionReplay.rebuildMissing(pool: pool, logger: logger)
+        } catch {
+            await pool.shutdown()
+            throw error
+        }
+        return pool
     }
 }

@@ -26,6 +26,21 @@ extension PostgresConnection {
         }
     }
 
+    /// `COPY ... FROM STDIN` fed by `body` through a writer, for data produced while something else runs on this
+    /// thread (a rebuild writes while it reads another connection's COPY out). Returns the rows copied; if `body`
+    /// throws, the COPY is aborted server-side and the error rethrown.
+    @discardableResult
+    public func copyIn(_ sql: String, writing body: (CopyInWriter) throws -> Void) throws -> Int {
+        try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
+            let connection = handle.pointer
+            try Self.startCopy(connection, sql, expecting: PGRES_COPY_IN)
+            var failure: (any Error)?
+            do { try body(CopyInWriter(connection: connection)) } catch { failure = error }
+            _ = failure == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
+            return try Self.drainResults(connection, priorFailure: failure)
+        }
+    }
+
     /// `COPY ... TO STDOUT`: hands each row's bytes to `receive`; returns the number of rows.
     @discardableResult
     public func copyOut(_ sql: String, _ receive: ([UInt8]) throws -> Void) throws -> Int {
@@ -74,5 +89,21 @@ extension PostgresConnection {
         }
         if let failure { throw failure }
         return rows
+    }
+}
+
+
+/// Sends data of one `COPY … FROM STDIN` (`PostgresConnection.copyIn(_:writing:)`); valid only inside that call.
+public struct CopyInWriter {
+    fileprivate let connection: OpaquePointer
+
+    public func send(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        let sent = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                PQputCopyData(connection, $0, Int32(buffer.count))
+            }
+        }
+        if sent != 1 { throw PostgresError.copyFailed(message: String(cString: PQerrorMessage(connection))) }
     }
 }

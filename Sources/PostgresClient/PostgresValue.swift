@@ -109,6 +109,15 @@ public struct TextArray: PostgresEncodable {
     }
 }
 
+/// A `text[]` whose elements may be NULL.
+public struct NullableTextArray: PostgresEncodable {
+    public var elements: [String?]
+    public init(_ elements: [String?]) { self.elements = elements }
+    public var postgresValue: PostgresValue {
+        ArrayEncoding.encode(elementType: .text, elements: elements.map { $0.map { Array($0.utf8) } }, arrayType: .textArray)
+    }
+}
+
 /// An `int8[]`.
 public struct Int64Array: PostgresEncodable {
     public var elements: [Int64]
@@ -120,14 +129,19 @@ public struct Int64Array: PostgresEncodable {
 
 enum ArrayEncoding {
     /// One-dimensional binary array: ndim, has-null flag, element OID, length, lower bound, then each element.
-    static func encode(elementType: PostgresType, elements: [[UInt8]], arrayType: PostgresType) -> PostgresValue {
+    /// A nil element is NULL (length -1).
+    static func encode(elementType: PostgresType, elements: [[UInt8]?], arrayType: PostgresType) -> PostgresValue {
         var bytes: [UInt8] = []
         bytes += BigEndian.bytes(of: Int32(1))
-        bytes += BigEndian.bytes(of: Int32(0))
+        bytes += BigEndian.bytes(of: Int32(elements.contains { $0 == nil } ? 1 : 0))
         bytes += BigEndian.bytes(of: elementType.rawValue)
         bytes += BigEndian.bytes(of: Int32(elements.count))
         bytes += BigEndian.bytes(of: Int32(1))
         for element in elements {
+            guard let element else {
+                bytes += BigEndian.bytes(of: Int32(-1))
+                continue
+            }
             bytes += BigEndian.bytes(of: Int32(element.count))
             bytes += element
         }

@@ -63,7 +63,7 @@ struct StateStorageTests {
                 #expect((try? StateCodec.decode(PurchaseRecord.self, from: StateCodec.encode(state))) == state)
             }
             for state in all.paying.values {
-                #expect((try? StateCodec.decode(PayingUserMonth.self, from: StateCodec.encode(state))) == state)
+                #expect((try? StateCodec.decode(PayingPurchase.self, from: StateCodec.encode(state))) == state)
             }
         }
     }

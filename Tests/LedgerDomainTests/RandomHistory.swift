@@ -51,12 +51,12 @@ func record(_ events: [LedgerEvent]) -> [DomainEvent] {
 struct AllProjections: Equatable {
     var subscriptions: [String: SubscriptionStatus]
     var purchases: [String: PurchaseRecord]
-    var paying: [String: PayingUserMonth]
+    var paying: [String: PayingPurchase]
 
     init(_ events: [DomainEvent], asOf: Instant? = nil) {
         subscriptions = foldAll(SubscriptionStatusReducer.self, events: events, asOf: asOf)
         purchases = foldAll(PurchaseRecordReducer.self, events: events, asOf: asOf)
-        paying = foldAll(MonthlyPayingUsersReducer.self, events: events, asOf: asOf)
+        paying = foldAll(PayingUsersReducer.self, events: events, asOf: asOf)
     }
 
     /// Continues from this state with more events, as the live runtime does.
@@ -69,8 +69,8 @@ struct AllProjections: Equatable {
             for key in Set(PurchaseRecordReducer.keys(for: e)) {
                 next.purchases[key] = PurchaseRecordReducer.apply(next.purchases[key] ?? PurchaseRecordReducer.initial(key: key), e)
             }
-            for key in Set(MonthlyPayingUsersReducer.keys(for: e)) {
-                next.paying[key] = MonthlyPayingUsersReducer.apply(next.paying[key] ?? MonthlyPayingUsersReducer.initial(key: key), e)
+            for key in Set(PayingUsersReducer.keys(for: e)) {
+                next.paying[key] = PayingUsersReducer.apply(next.paying[key] ?? PayingUsersReducer.initial(key: key), e)
             }
         }
         return next

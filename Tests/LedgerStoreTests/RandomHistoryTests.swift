@@ -84,8 +84,7 @@ import Testing
         #expect(stored == Int64(Set(history.flatMap(\.perOriginalTransaction).map(\.idempotencyKey)).count), "seed \(seed)")
 
         // Live = rebuild from the log.
-        let differences = try await ProjectionReplay.check(ProjectionCatalog.runners(), scratchRunners: ProjectionCatalog.runners(table: .scratch),
-                                                           pool: fixture.store.pool)
+        let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
         #expect(differences.isEmpty, "seed \(seed): \(differences)")
 
         // Live = pure fold, and as-of the last instant = the full fold.
@@ -95,7 +94,7 @@ import Testing
         #expect(foldAll(SubscriptionStatusReducer.self, events: events, asOf: last) == folded)
         for (key, state) in folded {
             let row = try await fixture.superuser.query("""
-                SELECT state::text FROM ledger.projection_state WHERE projection = 'subscription_status' AND key = \(key)
+                SELECT fold_state::text FROM ledger.subscriptions WHERE original_transaction_id = \(key)
                 """).first?.decode(String.self, at: 0)
             #expect(try row.map { try StateCodec.decode(SubscriptionStatus.self, from: $0) } == state, "seed \(seed) key \(key)")
         }

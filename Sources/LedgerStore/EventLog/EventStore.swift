@@ -210,6 +210,14 @@ package enum EventColumns {
         idempotency_key, occurred_at, recorded_at, previous_hash, hash
         """
 
+    /// `list` with the payload of notification records (`appstore.notification`) left empty: for readers that
+    /// only want the typed facts, which are also events of their own.
+    package static let listSkippingRecords = """
+        app_id, position, transaction_id, stream_id, stream_version, event_type, schema_version,
+        CASE WHEN event_type = 'appstore.notification' THEN '{}'::jsonb ELSE payload END, metadata,
+        idempotency_key, occurred_at, recorded_at, previous_hash, hash
+        """
+
     package static func decode(_ rows: PostgresRows) throws -> [RecordedEvent] {
         try rows.map { row in
             RecordedEvent(

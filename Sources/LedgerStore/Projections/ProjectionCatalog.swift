@@ -1,35 +1,39 @@
 import LedgerDomain
 
-/// The projections the ledger keeps, by name. Adding a reducer to `reducers` is all it takes to have it kept
+/// The projections the ledger keeps, by name. Adding a read model to `models` is all it takes to have it kept
 /// current by the workers and covered by `ledger replay`.
 public enum ProjectionCatalog {
-    static let reducers: [any ProjectionReducer.Type] = [
-        SubscriptionStatusReducer.self,
-        PurchaseRecordReducer.self,
-        MonthlyPayingUsersReducer.self,
+    static let models: [any ReadModel.Type] = [
+        SubscriptionsReadModel.self,
+        PurchasesReadModel.self,
+        PayingUsersReadModel.self,
     ]
 
-    public static var names: [String] { reducers.map { $0.name } }
+    public static var names: [String] { models.map { $0.name } }
 
-    /// Runners for the named projections (all when `names` is nil), writing to `table`, `batchSize` events per
-    /// transaction.
-    public static func runners(_ names: [String]? = nil, table: ProjectionTable = .live, batchSize: Int = 500) -> [any ProjectionRunning] {
-        reducers.filter { names?.contains($0.name) ?? true }.map { runner(for: $0, table: table, batchSize: batchSize) }
+    /// The read models of the named projections (all when `names` is nil).
+    static func models(_ names: [String]?) -> [any ReadModel.Type] {
+        models.filter { names?.contains($0.name) ?? true }
     }
 
-    private static func runner<R: ProjectionReducer>(for reducer: R.Type, table: ProjectionTable, batchSize: Int) -> any ProjectionRunning {
-        ProjectionRunner(R.self, batchSize: batchSize, table: table)
+    /// Runners for the named projections (all when `names` is nil), `batchSize` events per transaction.
+    public static func runners(_ names: [String]? = nil, batchSize: Int = 500) -> [any ProjectionRunning] {
+        models(names).map { runner(for: $0, batchSize: batchSize) }
     }
 
-    /// One key's state of a projection folded from `events`, as stored JSON (for `ledger replay --as-of`).
+    private static func runner<Model: ReadModel>(for model: Model.Type, batchSize: Int) -> any ProjectionRunning {
+        ProjectionRunner(Model.self, batchSize: batchSize)
+    }
+
+    /// One key's state of a projection folded from `events`, as JSON (for `ledger replay --as-of`).
     public static func stateJSON(projection: String, key: String, events: [DomainEvent]) throws -> String {
-        guard let reducer = reducers.first(where: { $0.name == projection }) else {
+        guard let model = models.first(where: { $0.name == projection }) else {
             throw EventStoreError.invalidEvent("unknown projection \(projection); choose one of \(names.joined(separator: ", "))")
         }
-        return json(reducer, key: key, events: events)
+        return json(model, key: key, events: events)
     }
 
-    private static func json<R: ProjectionReducer>(_ reducer: R.Type, key: String, events: [DomainEvent]) -> String {
-        StateCodec.encode(fold(R.self, key: key, events: events, asOf: nil))
+    private static func json<Model: ReadModel>(_ model: Model.Type, key: String, events: [DomainEvent]) -> String {
+        StateCodec.encode(fold(Model.Reducer.self, key: key, events: events, asOf: nil))
     }
 }

@@ -1,70 +1,191 @@
 import Foundation
 import LedgerDomain
+import Logging
 import PostgresClient
 
-/// `ledger replay`: rebuild a projection from the log, compare a rebuild with the live state, or compute a state as
-/// of an instant.
+/// `ledger replay`: rebuild read models from the log by fold-and-COPY, compare the live ones with a rebuild, or
+/// compute a state as of an instant.
+///
+/// A rebuild folds every event of the transactions below a cut (the oldest transaction still running when it
+/// starts) into fresh tables in the schema `ledger_rebuild`, builds their indexes, then swaps them in within one
+/// short transaction and sets the checkpoint to the cut; the live worker goes on from there. The service keeps
+/// answering from the old tables meanwhile. A rebuild that dies leaves the live tables as they were; the next one
+/// drops its leftovers and starts over.
 public enum ProjectionReplay {
-    /// One key whose live state differs from the state rebuilt from the log.
+    /// One row of a read model that differs between the live table and a rebuild from the log.
     public struct Difference: Sendable, Equatable, CustomStringConvertible {
-        public var projection: String
+        /// The read model's table, e.g. `subscriptions`.
+        public var table: String
         public var appID: String
+        /// The row's key within the app (original transaction id; `|month` for paying users).
         public var key: String
-        /// nil: the row is missing on that side.
+        /// The whole row as JSON; nil: the row is missing on that side.
         public var live: String?
         public var rebuilt: String?
 
         public var description: String {
-            "\(projection) app=\(appID) key=\(key): live \(live ?? "(missing)") ≠ rebuilt \(rebuilt ?? "(missing)")"
+            "\(table) app=\(appID) key=\(key): live \(live ?? "(missing)") ≠ rebuilt \(rebuilt ?? "(missing)")"
         }
     }
 
-    /// Empties the projection and applies the whole log again.
-    public static func rebuild(_ runner: any ProjectionRunning, pool: PostgresPool,
-                               progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Int {
-        let name = runner.name
-        try await pool.transaction { connection in
-            guard try ProjectionTable.live.tryLock(name, on: connection) else {
-                throw PostgresError.server(ServerError(sqlState: "55P03", message: "projection \(name) is being updated by another instance; retry"))
+    static let rebuildSchema = "ledger_rebuild"
+    static let checkSchema = "ledger_check"
+
+    /// Rebuilds the named projections (all when nil) and swaps them in; returns how many events were folded.
+    @discardableResult
+    public static func rebuild(_ names: [String]? = nil, pool: PostgresPool,
+                               progress: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> Int {
+        let models = ProjectionCatalog.models(names)
+        let configuration = ownerConfiguration(pool)
+        return try await onOwnThread {
+            let control = try PostgresConnection.connect(configuration)
+            guard try control.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true else {
+                throw PostgresError.server(ServerError(sqlState: "55P03", message: "another rebuild or check is running; wait for it and retry"))
             }
-            try ProjectionTable.live.reset(name, on: connection)
-        }
-        // Everything committed when the rebuild starts, even while another transaction holds the horizon back.
-        return try await ProjectionWorker(pool: pool, runners: [runner]).catchUpThroughNow(progress: progress)
-    }
-
-    /// Rebuilds every projection into scratch tables of one session and reports each key whose state differs from
-    /// the live table. The live projections are first brought up to date, so both sides cover the same events.
-    public static func check(_ runners: [any ProjectionRunning], scratchRunners: [any ProjectionRunning], pool: PostgresPool,
-                             progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> [Difference] {
-        // Live first, through every event committed now; the horizon has then passed them, so the scratch
-        // rebuild below sees the same events (unless new ones are written meanwhile).
-        try await ProjectionWorker(pool: pool, runners: runners).catchUpThroughNow()
-        return try await pool.withConnection { connection in
-            try ProjectionTable.createScratch(on: connection)
-            for runner in scratchRunners {
-                var applied = 0
-                while case let count = try runner.runBatch(on: connection), count > 0 {
-                    applied += count
-                    progress(runner.name, applied)
+            let (events, cut) = try build(models, schema: rebuildSchema, cut: nil, configuration: configuration, control: control,
+                                          progress: progress)
+            try control.transaction { connection in
+                for model in models {
+                    try ProjectionCheckpoints.lock(model.name, on: connection)
+                    for table in model.tables {
+                        try connection.execute("""
+                            LOCK TABLE \(table.qualified("ledger")) IN ACCESS EXCLUSIVE MODE;
+                            DROP TABLE \(table.qualified("ledger"));
+                            ALTER TABLE \(table.qualified(rebuildSchema)) SET SCHEMA ledger;
+                            """)
+                    }
+                    try ProjectionCheckpoints.set(model.name, ProjectionCheckpoints.through(cut: cut), on: connection)
                 }
+                try grantService(models, on: connection)
             }
-            return try differences(on: connection, projections: runners.map(\.name))
+            try control.execute("DROP SCHEMA IF EXISTS \(rebuildSchema) CASCADE")
+            return events
         }
     }
 
-    static func differences(on connection: PostgresConnection, projections: [String]) throws -> [Difference] {
-        try connection.query("""
-            SELECT coalesce(l.projection, s.projection), coalesce(l.app_id, s.app_id), coalesce(l.key, s.key),
-                   l.state::text, s.state::text
-            FROM (SELECT * FROM ledger.projection_state WHERE projection = ANY(\(TextArray(projections)))) l
-            FULL JOIN scratch_projection_state s ON l.app_id = s.app_id AND l.projection = s.projection AND l.key = s.key
-            WHERE l.state IS DISTINCT FROM s.state
-            ORDER BY 1, 2, 3
-            """).map { row in
-            Difference(projection: try row.decode(String.self, at: 0), appID: try row.decode(String.self, at: 1),
-                       key: try row.decode(String.self, at: 2), live: try row.decode(String?.self, at: 3),
-                       rebuilt: try row.decode(String?.self, at: 4))
+    /// Rebuilds, before the service starts, every read model that has no checkpoint while the log has events: a
+    /// database upgraded from the JSON states, or a read model added by this version. Returns their names.
+    @discardableResult
+    public static func rebuildMissing(pool: PostgresPool, logger: Logger) async throws -> [String] {
+        let missing = try await pool.withConnection { connection -> [String] in
+            guard try !connection.query("SELECT 1 FROM ledger.events LIMIT 1").isEmpty else { return [] }
+            return try ProjectionCatalog.names.filter { try !ProjectionCheckpoints.exists($0, on: connection) }
+        }
+        guard !missing.isEmpty else { return [] }
+        logger.info("building read models from the log", metadata: ["projections": "\(missing.joined(separator: ", "))"])
+        let events = try await rebuild(missing, pool: pool)
+        logger.info("built read models from the log", metadata: ["events": "\(events)"])
+        return missing
+    }
+
+    /// Rebuilds the named projections into scratch tables and lists every row that differs from the live tables,
+    /// compared in SQL. Meanwhile the live workers of those projections pause (their lock is held), after the
+    /// live tables were brought to exactly the rebuild's cut, so both sides hold the same events.
+    public static func check(_ names: [String]? = nil, pool: PostgresPool,
+                             progress: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> [Difference] {
+        let models = ProjectionCatalog.models(names)
+        let configuration = ownerConfiguration(pool)
+        return try await onOwnThread {
+            let control = try PostgresConnection.connect(configuration)
+            guard try control.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true else {
+                throw PostgresError.server(ServerError(sqlState: "55P03", message: "another rebuild or check is running; wait for it and retry"))
+            }
+            for model in models {
+                try control.query("SELECT pg_advisory_lock(hashtext(\(ProjectionCheckpoints.lockKey(model.name))))")
+            }
+            let cut = try control.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+            for runner in ProjectionCatalog.runners(models.map { $0.name }) {
+                while try runner.runBatch(on: control, before: cut) > 0 {}
+            }
+            _ = try build(models, schema: checkSchema, cut: cut, configuration: configuration, control: control, progress: progress)
+            defer { _ = try? control.execute("DROP SCHEMA IF EXISTS \(checkSchema) CASCADE") }
+            return try models.flatMap { $0.tables }.flatMap { try differences(in: $0, on: control) }
+        }
+    }
+
+    /// Fresh tables in `schema`, filled by a fold pass over the events below `cut` (the oldest running transaction
+    /// when nil), indexed and analyzed. Returns the events folded and the cut.
+    private static func build(_ models: [any ReadModel.Type], schema: String, cut requested: UInt64?, configuration: PostgresConfiguration,
+                              control: PostgresConnection, progress: (Int) -> Void) throws -> (events: Int, cut: UInt64) {
+        let tables = models.flatMap { $0.tables }
+        try control.execute("""
+            SET client_min_messages = warning;
+            DROP SCHEMA IF EXISTS \(schema) CASCADE;
+            CREATE SCHEMA \(schema);
+            """ + tables.map { "CREATE TABLE \($0.qualified(schema)) (LIKE \($0.qualified("ledger")) INCLUDING DEFAULTS);" }.joined())
+        let reader = try PostgresConnection.connect(configuration)
+        let writers = try tables.map { _ in try PostgresConnection.connect(configuration) }
+        // One snapshot for the cut and the read: every transaction below the cut has ended before it was taken.
+        try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let cut = try requested ?? reader.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+        let pass = FoldPass(models: models, schema: schema, cut: cut)
+        let (events, strays) = try pass.run(reader: reader, writers: writers, progress: progress)
+        try reader.execute("COMMIT")
+        for table in tables { try index(table, schema: schema, on: control) }
+        for stray in strays where !stray.isEmpty { try stray.finish(cut: cut, schema: schema, on: control) }
+        for table in tables { try control.execute("ANALYZE \(table.qualified(schema))") }
+        return (events, cut)
+    }
+
+    /// The live table's primary key and indexes, built on the rebuilt table once it is full (faster than keeping
+    /// them current row by row).
+    private static func index(_ table: ReadModelTable, schema: String, on connection: PostgresConnection) throws {
+        let primaryKey = try connection.query("""
+            SELECT conname FROM pg_constraint WHERE conrelid = \(table.qualified("ledger"))::regclass AND contype = 'p'
+            """).first?.decode(String.self, at: 0) ?? "\(table.name)_pkey"
+        try connection.execute("""
+            ALTER TABLE \(table.qualified(schema)) ADD CONSTRAINT \(primaryKey) PRIMARY KEY (\(table.key.joined(separator: ", ")))
+            """)
+        let definitions = try connection.query("""
+            SELECT indexdef FROM pg_indexes WHERE schemaname = 'ledger' AND tablename = \(table.name) AND indexname <> \(primaryKey)
+            """).map { try $0.decode(String.self, at: 0) }
+        for definition in definitions {
+            try connection.execute(definition.replacingOccurrences(of: " ON \(table.qualified("ledger")) ",
+                                                                   with: " ON \(table.qualified(schema)) "))
+        }
+    }
+
+    private static func differences(in table: ReadModelTable, on connection: PostgresConnection) throws -> [Difference] {
+        let join = table.key.map { "l.\($0) = r.\($0)" }.joined(separator: " AND ")
+        let key = table.key.filter { $0 != "app_id" }.map { "coalesce(l.\($0), r.\($0))" }.joined(separator: " || '|' || ")
+        return try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT coalesce(l.app_id, r.app_id), \(key), to_jsonb(l)::text, to_jsonb(r)::text
+            FROM \(table.qualified("ledger")) l FULL JOIN \(table.qualified(checkSchema)) r ON \(join)
+            WHERE to_jsonb(l) IS DISTINCT FROM to_jsonb(r)
+            ORDER BY 1, 2
+            """)).map { row in
+            Difference(table: table.name, appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1),
+                       live: try row.decode(String?.self, at: 2), rebuilt: try row.decode(String?.self, at: 3))
+        }
+    }
+
+    /// The service role's grants on swapped-in tables (as `schema/007_read_models.sql` gives them).
+    private static func grantService(_ models: [any ReadModel.Type], on connection: PostgresConnection) throws {
+        let names = models.flatMap { $0.tables }.map { $0.qualified("ledger") }.joined(separator: ", ")
+        try connection.execute("""
+            DO $$
+            BEGIN
+                IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'ledger_service') THEN
+                    GRANT SELECT, INSERT, UPDATE, DELETE ON \(names) TO ledger_service;
+                END IF;
+            END
+            $$;
+            """)
+    }
+
+    /// The pool's configuration without its role switch: a rebuild creates, drops and renames tables, which only
+    /// their owner (the user that ran the migrations) may.
+    private static func ownerConfiguration(_ pool: PostgresPool) -> PostgresConfiguration {
+        var configuration = pool.configuration
+        configuration.setupStatements = []
+        return configuration
+    }
+
+    /// A rebuild blocks for as long as the log takes to fold: on a thread of its own, never an event loop or one of
+    /// the pool's threads that requests need.
+    private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
         }
     }
 

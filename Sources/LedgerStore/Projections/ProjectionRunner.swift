@@ -3,66 +3,98 @@ import LedgerDomain
 import Logging
 import PostgresClient
 
-/// Applies the log to one projection's state table, a batch per transaction.
+/// Applies the log to one read model, a batch per transaction.
 ///
 /// Each batch runs in one transaction that (1) takes a transaction-level advisory lock named after the projection —
 /// if another instance holds it, this one does nothing, so one worker is active per projection however many
-/// instances run; (2) reads the checkpoint; (3) reads the next events in commit-safe order; (4) folds them into the
-/// states they touch; (5) writes those states and the new checkpoint. A crash anywhere rolls all of it back.
-public struct ProjectionRunner<Reducer: ProjectionReducer>: ProjectionRunning {
-    public var name: String { Reducer.name }
-    let table: ProjectionTable
-    public let batchSize: Int
+/// instances run; (2) reads the checkpoint; (3) reads the next events in commit-safe order, whole transactions;
+/// (4) folds them onto the states they touch, loaded with one query; (5) writes those states with one statement
+/// per table, and the new checkpoint. A crash anywhere rolls all of it back.
+package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
+    package var name: String { Model.name }
+    package let batchSize: Int
 
-    public init(_ reducer: Reducer.Type = Reducer.self, batchSize: Int = 500, table: ProjectionTable = .live) {
+    package init(_ model: Model.Type = Model.self, batchSize: Int = 500) {
         self.batchSize = batchSize
-        self.table = table
     }
 
-    /// Applies one batch; returns how many events it read (0: caught up, or another instance is working).
-    public func runBatch(on connection: PostgresConnection) throws -> Int {
+    package func runBatch(on connection: PostgresConnection, before cut: UInt64?) throws -> Int {
         try connection.transaction { connection in
-            guard try table.tryLock(Reducer.name, on: connection) else { return 0 }
-            let checkpoint = try table.checkpoint(Reducer.name, on: connection)
-            let events = try EventStore.readForward(on: connection, app: nil, after: checkpoint, limit: batchSize)
+            guard try ProjectionCheckpoints.tryLock(name, on: connection) else { return 0 }
+            let checkpoint = try ProjectionCheckpoints.checkpoint(name, on: connection)
+            let events = try Self.nextEvents(after: checkpoint, before: cut, limit: batchSize, on: connection)
             guard let last = events.last else { return 0 }
-            var states: [ProjectionTable.StateKey: (state: Reducer.State, position: Int64)] = [:]
             // Decoded once: the payload's JSON is the costliest part of a batch after the state writes.
             let decoded = events.compactMap { DomainEventDecoding.decode($0) }
-            let keys = decoded.flatMap { event in Reducer.keys(for: event).map { ProjectionTable.StateKey(appID: event.appID, key: $0) } }
-            let loaded = try table.load(Reducer.self, keys: Set(keys), on: connection)
+            let keys = Set(decoded.flatMap { event in Model.Reducer.keys(for: event).map { StateKey(appID: event.appID, key: $0) } })
+            let loaded = try Model.load(Array(keys), schema: "ledger", on: connection)
+            var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
             for event in decoded {
-                for key in Reducer.keys(for: event) {
-                    let stateKey = ProjectionTable.StateKey(appID: event.appID, key: key)
-                    let current = states[stateKey]?.state ?? loaded[stateKey] ?? Reducer.initial(key: key)
-                    states[stateKey] = (Reducer.apply(current, event), event.position)
+                for key in Set(Model.Reducer.keys(for: event)) {
+                    let stateKey = StateKey(appID: event.appID, key: key)
+                    let current = states[stateKey]?.state ?? loaded[stateKey] ?? Model.Reducer.initial(key: key)
+                    states[stateKey] = (Model.Reducer.apply(current, event), max(states[stateKey]?.position ?? 0, event.position))
                 }
             }
-            try table.save(Reducer.self, states: states, on: connection)
-            try table.setCheckpoint(Reducer.name, last.checkpoint, on: connection)
+            try Model.save(states, schema: "ledger", on: connection)
+            try ProjectionCheckpoints.set(name, last.checkpoint, on: connection)
             return events.count
         }
     }
+
+    /// Up to `limit` events after `checkpoint` in commit-safe order (of transactions below `cut`, when given),
+    /// completed with the rest of the last one's transaction: a batch never ends inside a transaction.
+    /// Notification records carry no fact a reducer reads (every fact in them is also a typed event), so their
+    /// large payloads are not fetched.
+    static func nextEvents(after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int,
+                           on connection: PostgresConnection) throws -> [RecordedEvent] {
+        let after = TransactionIDValue(value: checkpoint.transactionID)
+        let bound = cut.map { TransactionIDValue(value: $0) }
+        var events = try EventColumns.decode(connection.query("""
+            SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+            WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              AND (\(bound)::xid8 IS NULL OR transaction_id < \(bound)::xid8)
+            ORDER BY transaction_id, position LIMIT \(Int64(limit))
+            """))
+        if events.count == limit, let last = events.last {
+            events += try EventColumns.decode(connection.query("""
+                SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                WHERE transaction_id = \(TransactionIDValue(value: last.transactionID)) AND position > \(last.position)
+                ORDER BY position
+                """))
+        }
+        return events
+    }
 }
 
-/// A projection runner with its reducer type erased, so a worker can hold a list of them.
+/// A projection runner with its read model's type erased, so a worker can hold a list of them.
 public protocol ProjectionRunning: Sendable {
     var name: String { get }
-    /// The most events one batch reads; a batch that reads fewer has caught up.
+    /// The most events one batch reads (plus the rest of its last transaction); a batch that reads fewer has caught up.
     var batchSize: Int { get }
-    func runBatch(on connection: PostgresConnection) throws -> Int
+    /// Applies one batch of events of transactions below `cut` (all when nil); returns how many it read (0: caught
+    /// up, or another instance is working).
+    func runBatch(on connection: PostgresConnection, before cut: UInt64?) throws -> Int
+}
+
+extension ProjectionRunning {
+    public func runBatch(on connection: PostgresConnection) throws -> Int { try runBatch(on: connection, before: nil) }
 }
 
 /// Turns stored events into domain events. Events that are not domain events (other writers' types, or a newer
 /// schema this build cannot read) are skipped by projections, never fatal.
 package enum DomainEventDecoding {
     package static func decode(_ recorded: RecordedEvent) -> DomainEvent? {
-        guard let event = try? LedgerEvent.decode(type: recorded.type, schemaVersion: recorded.schemaVersion, payload: recorded.payload) else {
-            return nil
-        }
-        return DomainEvent(appID: recorded.appID, position: recorded.position,
-                           occurredAt: Instant(microsecondsSinceEpoch: recorded.occurredAt.microsecondsSinceEpoch),
-                           recordedAt: Instant(microsecondsSinceEpoch: recorded.recordedAt.microsecondsSinceEpoch),
-                           event: event)
+        decode(appID: recorded.appID, position: recorded.position, type: recorded.type, schemaVersion: recorded.schemaVersion,
+               payload: recorded.payload, occurredAt: recorded.occurredAt.microsecondsSinceEpoch,
+               recordedAt: recorded.recordedAt.microsecondsSinceEpoch)
+    }
+
+    package static func decode(appID: String, position: Int64, type: String, schemaVersion: Int32, payload: String,
+                               occurredAt: Int64, recordedAt: Int64) -> DomainEvent? {
+        guard let event = try? LedgerEvent.decode(type: type, schemaVersion: schemaVersion, payload: payload) else { return nil }
+        return DomainEvent(appID: appID, position: position, occurredAt: Instant(microsecondsSinceEpoch: occurredAt),
+                           recordedAt: Instant(microsecondsSinceEpoch: recordedAt), event: event)
     }
 }

@@ -1,7 +1,7 @@
 import LedgerDomain
 import PostgresClient
 
-/// Reads for the per-user views: the per-transaction states an app user owns (from the projection tables, so they
+/// Reads for the per-user views: the per-transaction states an app user owns (from the read models, so they
 /// may lag the log by one batch) and the events of those transactions (the user's audit timeline).
 public struct UserQueries: Sendable {
     public let pool: PostgresPool
@@ -12,17 +12,20 @@ public struct UserQueries: Sendable {
     public func ownedStates(app appID: String, owners: Set<String>, excluding: Set<String> = [])
         async throws -> (subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
         guard !owners.isEmpty else { return ([], []) }
+        let users = TextArray(owners.sorted())
         let rows = try await pool.query("""
-            SELECT projection, key, state::text FROM ledger.projection_state
-            WHERE app_id = \(appID) AND projection = ANY(\(TextArray([SubscriptionStatusReducer.name, PurchaseRecordReducer.name])))
-              AND state #>> '{owner,appUserID}' = ANY(\(TextArray(owners.sorted())))
-            ORDER BY key
+            SELECT true, original_transaction_id, fold_state::text FROM ledger.subscriptions
+            WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
+            UNION ALL
+            SELECT false, original_transaction_id, fold_state::text FROM ledger.purchases
+            WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
+            ORDER BY 2
             """)
         var subscriptions: [SubscriptionStatus] = []
         var purchases: [PurchaseRecord] = []
         for row in rows where !excluding.contains(try row.decode(String.self, at: 1)) {
             let state = try row.decode(String.self, at: 2)
-            if try row.decode(String.self, at: 0) == SubscriptionStatusReducer.name {
+            if try row.decode(Bool.self, at: 0) {
                 subscriptions.append(try StateCodec.decode(SubscriptionStatus.self, from: state))
             } else {
                 purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))

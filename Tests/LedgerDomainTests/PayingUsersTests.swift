@@ -2,13 +2,12 @@ import LedgerDomain
 import Testing
 
 @Suite("Monthly paying users")
-struct MonthlyPayingUsersTests {
+struct PayingUsersTests {
     static let nov = Instant(epochMilliseconds: 1_793_491_200_000)  // 2026-11-01T00:00:00Z
 
     func count(_ log: Log, _ month: CalendarMonth) -> Int {
-        let states = Array(foldAll(MonthlyPayingUsersReducer.self, events: log.events, asOf: nil).values)
-        let owners = MonthlyPayingUsersReducer.owners(subscriptions: log.statuses, purchases: log.purchases)
-        return MonthlyPayingUsersReducer.count(states, month: month, owners: owners)
+        let states = Array(foldAll(PayingUsersReducer.self, events: log.events, asOf: nil).values)
+        return PayingUsersReducer.usage(["app": states])[month.description]?["app"] ?? 0
     }
 
     @Test func countsDistinctProductionPayersPerUTCMonth() {

@@ -1,0 +1,90 @@
+import LedgerDomain
+import PostgresClient
+
+/// One typed table of a read model (`schema/007_read_models.sql`): its columns in order, and the columns that key
+/// a row. A row is one text cell per column, in PostgreSQL's text form (nil is NULL), so the same row goes into a
+/// live batch's upsert and into a rebuild's COPY.
+package struct ReadModelTable: Sendable {
+    package struct Column: Sendable {
+        package let name: String
+        package let type: String
+        /// On an upsert, keep the greater of the stored and the new value (positions: events of one key may be
+        /// folded out of position order when they lie in different streams).
+        package let keepsGreatest: Bool
+
+        package init(_ name: String, _ type: String, keepsGreatest: Bool = false) {
+            self.name = name
+            self.type = type
+            self.keepsGreatest = keepsGreatest
+        }
+    }
+
+    /// The table's name within its schema (`ledger` live, `ledger_rebuild` / `ledger_check` for rebuilds).
+    package let name: String
+    package let columns: [Column]
+    package let key: [String]
+
+    package init(name: String, columns: [Column], key: [String]) {
+        self.name = name
+        self.columns = columns
+        self.key = key
+    }
+
+    package func qualified(_ schema: String) -> String { schema + "." + name }
+
+    /// Writes `rows` with one statement: each column as one `text[]` parameter, unnested, cast to the column's type,
+    /// inserted or updated in place.
+    package func upsert(_ rows: [[String?]], schema: String, on connection: PostgresConnection) throws {
+        guard !rows.isEmpty else { return }
+        let names = columns.map(\.name).joined(separator: ", ")
+        let casts = columns.map { "r.\($0.name)::\($0.type)" }.joined(separator: ", ")
+        let arrays = columns.indices.map { "$\($0 + 1)::text[]" }.joined(separator: ", ")
+        let updates = columns.filter { !key.contains($0.name) }.map { column in
+            column.keepsGreatest
+                ? "\(column.name) = GREATEST(t.\(column.name), EXCLUDED.\(column.name))" : "\(column.name) = EXCLUDED.\(column.name)"
+        }.joined(separator: ", ")
+        let sql = """
+            INSERT INTO \(qualified(schema)) AS t (\(names))
+            SELECT \(casts) FROM unnest(\(arrays)) AS r(\(names))
+            ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET \(updates)
+            """
+        let bindings = columns.indices.map { index in NullableTextArray(rows.map { $0[index] }).postgresValue }
+        try connection.query(PostgresQuery(unsafeSQL: sql, bindings: bindings))
+    }
+
+    /// `COPY … FROM STDIN` of this table's columns, for `copyLine`'s rows.
+    package func copyStatement(schema: String) -> String {
+        "COPY \(qualified(schema)) (\(columns.map(\.name).joined(separator: ", "))) FROM STDIN"
+    }
+
+    /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
+    package static func copyLine(_ row: [String?], into buffer: inout [UInt8]) {
+        for (index, cell) in row.enumerated() {
+            if index > 0 { buffer.append(0x09) }
+            guard let cell else {
+                buffer.append(0x5C)
+                buffer.append(UInt8(ascii: "N"))
+                continue
+            }
+            for byte in cell.utf8 {
+                switch byte {
+                case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
+                case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
+                case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))
+                case 0x0D: buffer.append(0x5C); buffer.append(UInt8(ascii: "r"))
+                default: buffer.append(byte)
+                }
+            }
+        }
+        buffer.append(0x0A)
+    }
+}
+
+/// Text cells of the values read models store.
+package enum Cell {
+    package static func text(_ value: String?) -> String? { value }
+    package static func instant(_ value: Instant?) -> String? { value?.rfc3339 }
+    package static func bool(_ value: Bool?) -> String? { value.map { $0 ? "t" : "f" } }
+    package static func integer(_ value: Int64?) -> String? { value.map { String($0) } }
+    package static func integer(_ value: Int?) -> String? { value.map { String($0) } }
+}

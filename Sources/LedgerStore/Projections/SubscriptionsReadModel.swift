@@ -1,0 +1,39 @@
+import LedgerDomain
+import PostgresClient
+
+/// `ledger.subscriptions`: the `subscription_status` projection, one row per auto-renewable subscription.
+package enum SubscriptionsReadModel: ReadModel {
+    package typealias Reducer = SubscriptionStatusReducer
+
+    package static let tables = [
+        ReadModelTable(name: "subscriptions", columns: [
+            .init("app_id", "text"), .init("original_transaction_id", "text"), .init("owner_app_user_id", "text"),
+            .init("product_id", "text"), .init("subscription_group_id", "text"), .init("status", "text"),
+            .init("expires_at", "timestamptz"), .init("grace_expires_at", "timestamptz"), .init("auto_renew", "boolean"),
+            .init("next_product_id", "text"), .init("offer_type", "text"), .init("offer_id", "text"),
+            .init("environment", "text"), .init("price_increase", "text"), .init("latest_transaction_id", "text"),
+            .init("activated_at", "timestamptz"), .init("family_shared", "boolean"), .init("fold_state", "jsonb"),
+            .init("last_position", "bigint", keepsGreatest: true),
+        ], key: ["app_id", "original_transaction_id"]),
+    ]
+
+    package static func rows(appID: String, state s: SubscriptionStatus, position: Int64) -> [[[String?]]] {
+        [[[
+            appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
+            Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew?.value), s.nextProductID,
+            s.offerInEffect?.type.rawValue, s.offerInEffect?.identifier, s.environment?.rawValue,
+            s.priceIncrease?.value.rawValue, s.latestTransactionID, Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
+            StateCodec.encode(s), Cell.integer(position),
+        ]]]
+    }
+
+    package static func load(_ keys: [StateKey], schema: String, on connection: PostgresConnection) throws -> [StateKey: SubscriptionStatus] {
+        guard !keys.isEmpty else { return [:] }
+        var states: [StateKey: SubscriptionStatus] = [:]
+        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.fold_state::text", schema: schema, on: connection) {
+            let state = try StateCodec.decode(SubscriptionStatus.self, from: try row.decode(String.self, at: 1))
+            states[StateKey(appID: try row.decode(String.self, at: 0), key: state.originalTransactionID)] = state
+        }
+        return states
+    }
+}
