@@ -77,8 +77,9 @@ CREATE TABLE ledger.paying_purchases (
 );
 
 -- paying_users: one row per purchase and month it was paid in (Production purchases and renewals, UTC months).
--- app_user_id is who counts: the owner, else the user the paying event carried, else 'otx:<id>'. The month's paying
--- users of an app are count(DISTINCT app_user_id): what invoices bill.
+-- app_user_id is who counts: the owner, else the user the paying event carried, else 'otx:<id>'; transaction_id is
+-- the payment that makes the month count (the smallest paying transaction id). The month's paying users of an app
+-- are count(DISTINCT app_user_id): what invoices bill.
 CREATE TABLE ledger.paying_users (
     app_id                  text        NOT NULL,
     month                   text        NOT NULL,
@@ -86,7 +87,6 @@ CREATE TABLE ledger.paying_users (
     app_user_id             text        NOT NULL,
     carried_app_user_id     text,
     transaction_id          text        NOT NULL,
-    position                bigint      NOT NULL,
     CONSTRAINT paying_users_pkey PRIMARY KEY (app_id, original_transaction_id, month)
 );
 CREATE INDEX paying_users_user ON ledger.paying_users (app_id, month, app_user_id);

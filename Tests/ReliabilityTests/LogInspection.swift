@@ -21,13 +21,19 @@ struct LogInspection: Sendable {
         return Int(try rows.first?.decode(Int64.self, at: 0) ?? 0)
     }
 
-    /// Every projection state of `app` as `projection|key` → state JSON (with the app id taken out, so two apps
-    /// fed the same data compare equal).
+    /// Every read-model row of `app` as `table|key` → the row as JSON (without the app id and the log position, so
+    /// two apps fed the same data compare equal).
     func projectionStates(app: String) throws -> [String: String] {
-        let rows = try connection().query("""
-            SELECT projection || '|' || key, replace(state::text, \(app), '<app>') FROM ledger.projection_state WHERE app_id = \(app)
-            """)
-        return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) })
+        var states: [String: String] = [:]
+        for (table, key) in [("subscriptions", "original_transaction_id"), ("purchases", "original_transaction_id"),
+                             ("paying_purchases", "original_transaction_id"), ("paying_users", "original_transaction_id || '|' || month")] {
+            let rows = try connection().query(PostgresQuery(unsafeSQL: """
+                SELECT '\(table)|' || \(key), replace((to_jsonb(t) - 'app_id' - 'last_position')::text, $1, '<app>')
+                FROM ledger.\(table) t WHERE app_id = $1
+                """, bindings: [app.postgresValue]))
+            for row in rows { states[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1) }
+        }
+        return states
     }
 
     /// True when every projection's checkpoint has reached the newest event of the log.

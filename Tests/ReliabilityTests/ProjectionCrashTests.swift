@@ -29,7 +29,8 @@ import Testing
 
         // The whole log becomes the backlog: projections emptied, checkpoints back to the start.
         try inspection.execute("""
-            DELETE FROM ledger.projection_state;
+            DELETE FROM ledger.subscriptions; DELETE FROM ledger.purchases;
+            DELETE FROM ledger.paying_purchases; DELETE FROM ledger.paying_users;
             UPDATE ledger.projection_checkpoints SET transaction_id = '0', position = 0;
             """)
         let events = try inspection.eventCount()

@@ -16,15 +16,14 @@ public struct PayingPurchase: Sendable, Codable, Equatable {
     public struct PaidMonth: Sendable, Codable, Equatable {
         /// The smallest app user id a paying event of the month carried, if any.
         public var appUserID: String?
-        /// The smallest paying transaction id of the month.
+        /// The smallest paying transaction id of the month: the payment that makes it count. (Not its log
+        /// position: that belongs to one recording of the facts, and two logs of the same facts must fold to equal
+        /// states.)
         public var transactionID: String
-        /// The log position of the first paying event of the month: the event that made it count.
-        public var position: Int64
 
-        public init(appUserID: String?, transactionID: String, position: Int64) {
+        public init(appUserID: String?, transactionID: String) {
             self.appUserID = appUserID
             self.transactionID = transactionID
-            self.position = position
         }
     }
 
@@ -65,8 +64,7 @@ public enum PayingUsersReducer: ProjectionReducer {
         let known = s.months[month]
         s.months[month] = PayingPurchase.PaidMonth(
             appUserID: [known?.appUserID, paid.appUserID].compactMap { $0 }.min(),
-            transactionID: known.map { min($0.transactionID, paid.transactionID) } ?? paid.transactionID,
-            position: known.map { min($0.position, event.position) } ?? event.position)
+            transactionID: known.map { min($0.transactionID, paid.transactionID) } ?? paid.transactionID)
         return s
     }
 

@@ -14,7 +14,7 @@ package enum PayingUsersReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
         ReadModelTable(name: "paying_users", columns: [
             .init("app_id", "text"), .init("month", "text"), .init("original_transaction_id", "text"), .init("app_user_id", "text"),
-            .init("carried_app_user_id", "text"), .init("transaction_id", "text"), .init("position", "bigint"),
+            .init("carried_app_user_id", "text"), .init("transaction_id", "text"),
         ], key: ["app_id", "original_transaction_id", "month"]),
     ]
 
@@ -26,7 +26,7 @@ package enum PayingUsersReadModel: ReadModel {
         ]
         let months: [[String?]] = p.months.keys.sorted().compactMap { month in
             guard let paid = p.months[month], let user = p.payingUser(in: month) else { return nil }
-            return [appID, month, p.originalTransactionID, user, paid.appUserID, paid.transactionID, Cell.integer(paid.position)]
+            return [appID, month, p.originalTransactionID, user, paid.appUserID, paid.transactionID]
         }
         return [[purchase], months]
     }
@@ -48,12 +48,11 @@ package enum PayingUsersReadModel: ReadModel {
             states[key] = PayingPurchase(originalTransactionID: key.key, owner: owner)
         }
         for row in try rows(of: keys, table: tables[1], columns: """
-            t.app_id, t.original_transaction_id, t.month, t.carried_app_user_id, t.transaction_id, t.position
+            t.app_id, t.original_transaction_id, t.month, t.carried_app_user_id, t.transaction_id
             """, schema: schema, on: connection) {
             let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
             states[key, default: PayingPurchase(originalTransactionID: key.key)].months[try row.decode(String.self, at: 2)] =
-                PayingPurchase.PaidMonth(appUserID: try row.decode(String?.self, at: 3), transactionID: try row.decode(String.self, at: 4),
-                                         position: try row.decode(Int64.self, at: 5))
+                PayingPurchase.PaidMonth(appUserID: try row.decode(String?.self, at: 3), transactionID: try row.decode(String.self, at: 4))
         }
         return states
     }

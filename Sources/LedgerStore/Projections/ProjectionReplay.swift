@@ -39,9 +39,9 @@ public enum ProjectionReplay {
         let configuration = ownerConfiguration(pool)
         return try await onOwnThread {
             let control = try PostgresConnection.connect(configuration)
-            guard try control.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true else {
-                throw PostgresError.server(ServerError(sqlState: "55P03", message: "another rebuild or check is running; wait for it and retry"))
-            }
+            try lockRebuild(on: control)
+            // Released here, not when the connection closes: a backend lets go of its locks some time after its client left.
+            defer { _ = try? control.query("SELECT pg_advisory_unlock_all()") }
             let (events, cut) = try build(models, schema: rebuildSchema, cut: nil, configuration: configuration, control: control,
                                           progress: progress)
             try control.transaction { connection in
@@ -87,9 +87,9 @@ public enum ProjectionReplay {
         let configuration = ownerConfiguration(pool)
         return try await onOwnThread {
             let control = try PostgresConnection.connect(configuration)
-            guard try control.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true else {
-                throw PostgresError.server(ServerError(sqlState: "55P03", message: "another rebuild or check is running; wait for it and retry"))
-            }
+            try lockRebuild(on: control)
+            // Released here, not when the connection closes: a backend lets go of its locks some time after its client left.
+            defer { _ = try? control.query("SELECT pg_advisory_unlock_all()") }
             for model in models {
                 try control.query("SELECT pg_advisory_lock(hashtext(\(ProjectionCheckpoints.lockKey(model.name))))")
             }
@@ -100,6 +100,13 @@ public enum ProjectionReplay {
             _ = try build(models, schema: checkSchema, cut: cut, configuration: configuration, control: control, progress: progress)
             defer { _ = try? control.execute("DROP SCHEMA IF EXISTS \(checkSchema) CASCADE") }
             return try models.flatMap { $0.tables }.flatMap { try differences(in: $0, on: control) }
+        }
+    }
+
+    /// One rebuild or check at a time per database.
+    private static func lockRebuild(on connection: PostgresConnection) throws {
+        guard try connection.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true else {
+            throw PostgresError.server(ServerError(sqlState: "55P03", message: "another rebuild or check is running; wait for it and retry"))
         }
     }
 
