@@ -9,6 +9,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+[ -x /usr/bin/time ] || missing+=(time)
 [ -f /usr/include/postgresql/libpq-fe.h ] || missing+=(libpq-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkgconf)
 ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || missing+=(postgresql)

@@ -4,8 +4,9 @@
 -- fresh copies with COPY, then swaps them in. Everything here can be rebuilt from ledger.events.
 --
 -- `fold_state` is the reducer's whole state (its last-writer-wins registers and their stamps), from which the next
--- event folds; the other columns are derived from it for queries. `last_position` is the greatest log position
--- folded into the row.
+-- event folds; the other columns are derived from it for queries. A rebuild leaves it NULL (writing it would cost
+-- more than the rest of the rebuild): the state is then folded again from the row's stream when an event or a read
+-- first needs it. `last_position` is the greatest log position folded into the row.
 
 -- The subscription_status projection: one row per auto-renewable subscription (original transaction id).
 CREATE TABLE ledger.subscriptions (
@@ -29,7 +30,7 @@ CREATE TABLE ledger.subscriptions (
     latest_transaction_id   text,
     activated_at            timestamptz,
     family_shared           boolean     NOT NULL,
-    fold_state              jsonb       NOT NULL,
+    fold_state              jsonb,
     last_position           bigint      NOT NULL,
     CONSTRAINT subscriptions_pkey PRIMARY KEY (app_id, original_transaction_id)
 );
@@ -56,7 +57,7 @@ CREATE TABLE ledger.purchases (
     consumed_at             timestamptz,
     -- valid, refunded or revoked (NULL: nothing said).
     standing                text,
-    fold_state              jsonb       NOT NULL,
+    fold_state              jsonb,
     last_position           bigint      NOT NULL,
     CONSTRAINT purchases_pkey PRIMARY KEY (app_id, original_transaction_id)
 );

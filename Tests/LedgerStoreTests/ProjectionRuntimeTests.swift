@@ -158,3 +158,38 @@ import Testing
         await fixture.close()
     }
 }
+
+/// A rebuild writes rows without their fold state; reads and the next event fold it again from the row's stream.
+@Suite struct RebuiltRowsTests {
+    @Test func rowsWithoutFoldStateAreReadAndExtendedFromTheLog() async throws {
+        let fixture = try await StoreFixture.make()
+        let recorder = EventRecorder(store: fixture.store)
+        let history = ProjectionRuntimeTests.history(users: 2)
+        func record(_ events: [LedgerEvent]) async throws {
+            let appends = events.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey) }
+            _ = try await recorder.record(app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start }, metadata: EventMetadata(source: "test"))
+        }
+        try await record(Array(history.prefix(3)))
+        try await ProjectionReplay.rebuild(pool: fixture.store.pool)
+        let unfolded = try await fixture.superuser.query("SELECT count(*) FROM ledger.subscriptions WHERE fold_state IS NULL")
+        #expect(try unfolded.first?.decode(Int64.self, at: 0) == 1)
+
+        // A read folds the row's stream.
+        func pureFold() async throws -> SubscriptionStatus? {
+            let events = try await fixture.store.pool.withConnection { try ProjectionReplay.events(app: "app", asOf: nil, on: $0) }
+            return foldAll(SubscriptionStatusReducer.self, events: events, asOf: nil)["o0"]
+        }
+        let read = try await UserQueries(pool: fixture.store.pool).ownedStates(app: "app", owners: ["user-0"])
+        #expect(read.subscriptions == [try #require(try await pureFold())])
+
+        // The next event folds onto the state folded from the log, and stores it.
+        try await record(Array(history.dropFirst(3)))
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        let stored = try await fixture.superuser.query("SELECT fold_state::text FROM ledger.subscriptions WHERE original_transaction_id = 'o0'")
+        let state = try StateCodec.decode(SubscriptionStatus.self, from: try #require(try stored.first?.decode(String?.self, at: 0)))
+        #expect(state == (try await pureFold()))
+        #expect(state.state == .expired(.voluntary))
+        #expect(try await ProjectionReplay.check(pool: fixture.store.pool).isEmpty)
+        await fixture.close()
+    }
+}

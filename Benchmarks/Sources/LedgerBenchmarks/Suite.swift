@@ -30,7 +30,7 @@ struct Suite {
 
         let (dataset, loadSeconds) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
         FileHandle.standardError.write(Data("bench: data set of \(dataset.payingUsers) paying users loaded in \(Int(loadSeconds)) s\n".utf8))
-        log(try await ReplayBenchmark(cluster: cluster).run(label: "(data set)"))
+        for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(data set)") { log(figure) }
 
         let signer = try AppStoreTestSigner()
         let root = NSTemporaryDirectory() + "ledger-bench-root.der"
@@ -47,7 +47,7 @@ struct Suite {
 
         if options.largeReplayEvents > 0 {
             try await Dataset.grow(cluster: cluster, toEvents: options.largeReplayEvents, usersPerApp: 1_000_000)
-            log(try await ReplayBenchmark(cluster: cluster).run(label: "(large)"))
+            for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(large)") { log(figure) }
         }
         return report
     }

@@ -13,6 +13,8 @@ struct FoldPass {
     let schema: String
     /// Events of transactions below the cut, every one of them committed.
     let cut: UInt64
+    /// Whether rows carry their fold state (a check compares it) or leave it to be folded again when needed.
+    let foldStates: Bool
 
     /// Runs the pass on `reader` (inside a repeatable-read transaction whose snapshot sees every transaction below
     /// the cut) with `writers` (one per table of `models`, in order); returns the events read.
@@ -40,7 +42,7 @@ struct FoldPass {
                 guard fields.count == 8 else { throw PostgresError.copyFailed(message: "a COPY row of the log has \(fields.count) fields") }
                 let app = fields[0], streamID = fields[1]
                 if let current = stream, current.app != app || current.id != streamID {
-                    for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offset(of: index)) }
+                    for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offset(of: index), foldStates: foldStates) }
                 }
                 stream = (app, streamID)
                 events += 1
@@ -52,7 +54,7 @@ struct FoldPass {
                                                              occurredAt: occurred, recordedAt: recorded) else { return }
                 for index in folders.indices { folders[index].apply(event, stream: streamID) }
             }
-            for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offset(of: index)) }
+            for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offset(of: index), foldStates: foldStates) }
             try output.sendAll()
         }
         try open(0, [])
@@ -94,7 +96,7 @@ struct TableOutput {
 protocol ModelFolding {
     mutating func apply(_ event: DomainEvent, stream: Substring)
     /// Writes the states of the stream that just ended.
-    mutating func flush(into output: inout TableOutput, tableOffset: Int) throws
+    mutating func flush(into output: inout TableOutput, tableOffset: Int, foldStates: Bool) throws
     var strays: any StrayFold { get }
 }
 
@@ -122,9 +124,9 @@ struct ModelFolder<Model: ReadModel>: ModelFolding {
         }
     }
 
-    mutating func flush(into output: inout TableOutput, tableOffset: Int) throws {
+    mutating func flush(into output: inout TableOutput, tableOffset: Int, foldStates: Bool) throws {
         for (key, entry) in states {
-            for (index, rows) in Model.rows(appID: key.appID, state: entry.state, position: entry.position).enumerated() {
+            for (index, rows) in Model.rows(appID: key.appID, state: entry.state, position: entry.position, foldState: foldStates).enumerated() {
                 for row in rows { try output.write(row, table: tableOffset + index) }
             }
         }

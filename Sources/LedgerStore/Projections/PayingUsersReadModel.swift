@@ -18,7 +18,7 @@ package enum PayingUsersReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id", "month"]),
     ]
 
-    package static func rows(appID: String, state p: PayingPurchase, position: Int64) -> [[[String?]]] {
+    package static func rows(appID: String, state p: PayingPurchase, position: Int64, foldState: Bool) -> [[[String?]]] {
         let owner = p.owner
         let purchase: [String?] = [
             appID, p.originalTransactionID, owner?.appUserID, Cell.bool(owner?.strong), Cell.instant(owner?.stamp.at),
@@ -31,7 +31,9 @@ package enum PayingUsersReadModel: ReadModel {
         return [[purchase], months]
     }
 
-    package static func load(_ keys: [StateKey], schema: String, on connection: PostgresConnection) throws -> [StateKey: PayingPurchase] {
+    /// Every column of these tables is the state: nothing to fold again.
+    package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
+        -> [StateKey: PayingPurchase] {
         guard !keys.isEmpty else { return [:] }
         var states: [StateKey: PayingPurchase] = [:]
         for row in try rows(of: keys, table: tables[0], columns: """

@@ -42,7 +42,7 @@ public enum ProjectionReplay {
             try lockRebuild(on: control)
             // Released here, not when the connection closes: a backend lets go of its locks some time after its client left.
             defer { _ = try? control.query("SELECT pg_advisory_unlock_all()") }
-            let (events, cut) = try build(models, schema: rebuildSchema, cut: nil, configuration: configuration, control: control,
+            let (events, cut) = try build(models, schema: rebuildSchema, cut: nil, foldStates: false, configuration: configuration, control: control,
                                           progress: progress)
             try control.transaction { connection in
                 for model in models {
@@ -97,7 +97,7 @@ public enum ProjectionReplay {
             for runner in ProjectionCatalog.runners(models.map { $0.name }) {
                 while try runner.runBatch(on: control, before: cut) > 0 {}
             }
-            _ = try build(models, schema: checkSchema, cut: cut, configuration: configuration, control: control, progress: progress)
+            _ = try build(models, schema: checkSchema, cut: cut, foldStates: true, configuration: configuration, control: control, progress: progress)
             defer { _ = try? control.execute("DROP SCHEMA IF EXISTS \(checkSchema) CASCADE") }
             return try models.flatMap { $0.tables }.flatMap { try differences(in: $0, on: control) }
         }
@@ -112,7 +112,8 @@ public enum ProjectionReplay {
 
     /// Fresh tables in `schema`, filled by a fold pass over the events below `cut` (the oldest running transaction
     /// when nil), indexed and analyzed. Returns the events folded and the cut.
-    private static func build(_ models: [any ReadModel.Type], schema: String, cut requested: UInt64?, configuration: PostgresConfiguration,
+    private static func build(_ models: [any ReadModel.Type], schema: String, cut requested: UInt64?, foldStates: Bool,
+                              configuration: PostgresConfiguration,
                               control: PostgresConnection, progress: (Int) -> Void) throws -> (events: Int, cut: UInt64) {
         let tables = models.flatMap { $0.tables }
         try control.execute("""
@@ -125,7 +126,7 @@ public enum ProjectionReplay {
         // One snapshot for the cut and the read: every transaction below the cut has ended before it was taken.
         try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         let cut = try requested ?? reader.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
-        let pass = FoldPass(models: models, schema: schema, cut: cut)
+        let pass = FoldPass(models: models, schema: schema, cut: cut, foldStates: foldStates)
         let (events, strays) = try pass.run(reader: reader, writers: writers, progress: progress)
         try reader.execute("COMMIT")
         for table in tables { try index(table, schema: schema, on: control) }
@@ -158,7 +159,9 @@ public enum ProjectionReplay {
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT coalesce(l.app_id, r.app_id), \(key), to_jsonb(l)::text, to_jsonb(r)::text
             FROM \(table.qualified("ledger")) l FULL JOIN \(table.qualified(checkSchema)) r ON \(join)
-            WHERE to_jsonb(l) IS DISTINCT FROM to_jsonb(r)
+            WHERE \(table.hasFoldState
+                ? "to_jsonb(l) - 'fold_state' IS DISTINCT FROM to_jsonb(r) - 'fold_state' OR (l.fold_state IS NOT NULL AND l.fold_state IS DISTINCT FROM r.fold_state)"
+                : "to_jsonb(l) IS DISTINCT FROM to_jsonb(r)")
             ORDER BY 1, 2
             """)).map { row in
             Difference(table: table.name, appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1),

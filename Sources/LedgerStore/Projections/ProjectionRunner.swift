@@ -27,7 +27,7 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
             // Decoded once: the payload's JSON is the costliest part of a batch after the state writes.
             let decoded = events.compactMap { DomainEventDecoding.decode($0) }
             let keys = Set(decoded.flatMap { event in Model.Reducer.keys(for: event).map { StateKey(appID: event.appID, key: $0) } })
-            let loaded = try Model.load(Array(keys), schema: "ledger", on: connection)
+            let loaded = try Model.load(Array(keys), schema: "ledger", through: checkpoint, on: connection)
             var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
             for event in decoded {
                 for key in Set(Model.Reducer.keys(for: event)) {

@@ -16,7 +16,7 @@ package enum PurchasesReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
     ]
 
-    package static func rows(appID: String, state p: PurchaseRecord, position: Int64) -> [[[String?]]] {
+    package static func rows(appID: String, state p: PurchaseRecord, position: Int64, foldState: Bool) -> [[[String?]]] {
         let d = p.details
         let source: String? = d.map {
             switch $0.source {
@@ -28,17 +28,24 @@ package enum PurchasesReadModel: ReadModel {
             appID, p.originalTransactionID, p.ownerUserID, d?.productID, d?.productType.rawValue, d?.transactionID,
             Cell.instant(d?.purchasedAt), Cell.instant(d?.expiresAt), d?.environment.rawValue, Cell.integer(d?.price?.milliunits),
             d?.price?.currency, d?.developerPayload, Cell.integer(d?.quantity), source, Cell.instant(p.consumedAt),
-            p.standing?.value.rawValue, StateCodec.encode(p), Cell.integer(position),
+            p.standing?.value.rawValue, foldState ? StateCodec.encode(p) : nil, Cell.integer(position),
         ]]]
     }
 
-    package static func load(_ keys: [StateKey], schema: String, on connection: PostgresConnection) throws -> [StateKey: PurchaseRecord] {
+    package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
+        -> [StateKey: PurchaseRecord] {
         guard !keys.isEmpty else { return [:] }
         var states: [StateKey: PurchaseRecord] = [:]
-        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.fold_state::text", schema: schema, on: connection) {
-            let state = try StateCodec.decode(PurchaseRecord.self, from: try row.decode(String.self, at: 1))
-            states[StateKey(appID: try row.decode(String.self, at: 0), key: state.originalTransactionID)] = state
+        var unfolded: [StateKey] = []
+        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
+                            on: connection) {
+            let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
+            guard let text = try row.decode(String?.self, at: 2) else {
+                unfolded.append(key)
+                continue
+            }
+            states[key] = try StateCodec.decode(PurchaseRecord.self, from: text)
         }
-        return states
+        return states.merging(try foldFromLog(unfolded, through: through, on: connection)) { stored, _ in stored }
     }
 }

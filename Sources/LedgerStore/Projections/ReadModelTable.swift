@@ -32,6 +32,9 @@ package struct ReadModelTable: Sendable {
 
     package func qualified(_ schema: String) -> String { schema + "." + name }
 
+    /// Whether rows keep the reducer's whole state in `fold_state` (NULL after a rebuild until an event touches it).
+    package var hasFoldState: Bool { columns.contains { $0.name == "fold_state" } }
+
     /// Writes `rows` with one statement: each column as one `text[]` parameter, unnested, cast to the column's type,
     /// inserted or updated in place.
     package func upsert(_ rows: [[String?]], schema: String, on connection: PostgresConnection) throws {

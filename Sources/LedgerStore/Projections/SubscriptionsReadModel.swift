@@ -17,23 +17,30 @@ package enum SubscriptionsReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
     ]
 
-    package static func rows(appID: String, state s: SubscriptionStatus, position: Int64) -> [[[String?]]] {
+    package static func rows(appID: String, state s: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
         [[[
             appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
             Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew?.value), s.nextProductID,
             s.offerInEffect?.type.rawValue, s.offerInEffect?.identifier, s.environment?.rawValue,
             s.priceIncrease?.value.rawValue, s.latestTransactionID, Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
-            StateCodec.encode(s), Cell.integer(position),
+            foldState ? StateCodec.encode(s) : nil, Cell.integer(position),
         ]]]
     }
 
-    package static func load(_ keys: [StateKey], schema: String, on connection: PostgresConnection) throws -> [StateKey: SubscriptionStatus] {
+    package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
+        -> [StateKey: SubscriptionStatus] {
         guard !keys.isEmpty else { return [:] }
         var states: [StateKey: SubscriptionStatus] = [:]
-        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.fold_state::text", schema: schema, on: connection) {
-            let state = try StateCodec.decode(SubscriptionStatus.self, from: try row.decode(String.self, at: 1))
-            states[StateKey(appID: try row.decode(String.self, at: 0), key: state.originalTransactionID)] = state
+        var unfolded: [StateKey] = []
+        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
+                            on: connection) {
+            let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
+            guard let text = try row.decode(String?.self, at: 2) else {
+                unfolded.append(key)
+                continue
+            }
+            states[key] = try StateCodec.decode(SubscriptionStatus.self, from: text)
         }
-        return states
+        return states.merging(try foldFromLog(unfolded, through: through, on: connection)) { stored, _ in stored }
     }
 }

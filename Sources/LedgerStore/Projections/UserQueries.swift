@@ -13,25 +13,38 @@ public struct UserQueries: Sendable {
         async throws -> (subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
         guard !owners.isEmpty else { return ([], []) }
         let users = TextArray(owners.sorted())
-        let rows = try await pool.query("""
-            SELECT true, original_transaction_id, fold_state::text FROM ledger.subscriptions
-            WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
-            UNION ALL
-            SELECT false, original_transaction_id, fold_state::text FROM ledger.purchases
-            WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
-            ORDER BY 2
-            """)
-        var subscriptions: [SubscriptionStatus] = []
-        var purchases: [PurchaseRecord] = []
-        for row in rows where !excluding.contains(try row.decode(String.self, at: 1)) {
-            let state = try row.decode(String.self, at: 2)
-            if try row.decode(Bool.self, at: 0) {
-                subscriptions.append(try StateCodec.decode(SubscriptionStatus.self, from: state))
-            } else {
-                purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))
+        return try await pool.withConnection { connection in
+            let rows = try connection.query("""
+                SELECT true, original_transaction_id, fold_state::text FROM ledger.subscriptions
+                WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
+                UNION ALL
+                SELECT false, original_transaction_id, fold_state::text FROM ledger.purchases
+                WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
+                ORDER BY 2
+                """)
+            var subscriptions: [SubscriptionStatus] = []
+            var purchases: [PurchaseRecord] = []
+            // Rows a rebuild wrote carry no fold state until an event touches them: folded from their streams.
+            var unfolded: (subscriptions: [StateKey], purchases: [StateKey]) = ([], [])
+            for row in rows where !excluding.contains(try row.decode(String.self, at: 1)) {
+                let isSubscription = try row.decode(Bool.self, at: 0)
+                guard let state = try row.decode(String?.self, at: 2) else {
+                    let key = StateKey(appID: appID, key: try row.decode(String.self, at: 1))
+                    if isSubscription { unfolded.subscriptions.append(key) } else { unfolded.purchases.append(key) }
+                    continue
+                }
+                if isSubscription {
+                    subscriptions.append(try StateCodec.decode(SubscriptionStatus.self, from: state))
+                } else {
+                    purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))
+                }
             }
+            subscriptions += try SubscriptionsReadModel.foldFromLog(unfolded.subscriptions, through: nil, on: connection).values
+            purchases += try PurchasesReadModel.foldFromLog(unfolded.purchases, through: nil, on: connection).values
+            subscriptions.sort { $0.originalTransactionID < $1.originalTransactionID }
+            purchases.sort { $0.originalTransactionID < $1.originalTransactionID }
+            return (subscriptions, purchases)
         }
-        return (subscriptions, purchases)
     }
 
     /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
