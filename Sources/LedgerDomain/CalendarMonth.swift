@@ -62,12 +62,39 @@ public struct CalendarMonth: Sendable, Hashable, Comparable, Codable, CustomStri
     /// ISO 8601 text of an instant, for descriptions and error messages only.
     static func isoString(_ instant: Instant) -> String {
         let c = civil(instant)
+        let seconds = c.microsOfDay / 1_000_000
+        let micros = c.microsOfDay % 1_000_000
+        if (0...9_999).contains(c.year) {
+            // Fixed width, written digit by digit: rebuilds format millions of these.
+            return String(unsafeUninitializedCapacity: 27) { buffer in
+                func put(_ value: Int64, _ width: Int, at start: Int) {
+                    var v = value
+                    for index in stride(from: start + width - 1, through: start, by: -1) {
+                        buffer[index] = UInt8(ascii: "0") + UInt8(v % 10)
+                        v /= 10
+                    }
+                }
+                put(Int64(c.year), 4, at: 0)
+                buffer[4] = UInt8(ascii: "-")
+                put(Int64(c.month), 2, at: 5)
+                buffer[7] = UInt8(ascii: "-")
+                put(Int64(c.day), 2, at: 8)
+                buffer[10] = UInt8(ascii: "T")
+                put(seconds / 3_600, 2, at: 11)
+                buffer[13] = UInt8(ascii: ":")
+                put(seconds % 3_600 / 60, 2, at: 14)
+                buffer[16] = UInt8(ascii: ":")
+                put(seconds % 60, 2, at: 17)
+                buffer[19] = UInt8(ascii: ".")
+                put(micros, 6, at: 20)
+                buffer[26] = UInt8(ascii: "Z")
+                return 27
+            }
+        }
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
-        let seconds = c.microsOfDay / 1_000_000
-        let micros = c.microsOfDay % 1_000_000
         return "\(pad(Int64(c.year), 4))-\(pad(Int64(c.month), 2))-\(pad(Int64(c.day), 2))T"
             + "\(pad(seconds / 3_600, 2)):\(pad(seconds % 3_600 / 60, 2)):\(pad(seconds % 60, 2)).\(pad(micros, 6))Z"
     }

@@ -1,36 +1,58 @@
+import Foundation
 import LedgerDomain
 import PostgresClient
 
 /// The fold of a rebuild: the log streamed out with one COPY in stream order, each stream's keys folded in memory,
 /// each final state written once with COPY into `schema`'s tables (one connection per table, side by side with the
-/// reader), so memory holds one stream's states at a time.
+/// reader), so memory holds a few streams' states at a time.
+///
+/// The reader only cuts the COPY into chunks of whole streams; worker threads (one per core) decode, fold and render
+/// rows, each stream wholly in one worker, and send them to the shared writers.
 ///
 /// Every read model is keyed by original transaction id, and every event about one lies in its stream
 /// (`StreamNaming`). An event that names a key outside its own stream (written by another writer) is kept aside;
 /// `finish` folds each such key again from its own stream and those events, and upserts it.
-struct FoldPass {
+struct FoldPass: Sendable {
     let models: [any ReadModel.Type]
     let schema: String
     /// Events of transactions below the cut, every one of them committed.
     let cut: UInt64
     /// Whether rows carry their fold state (a check compares it) or leave it to be folded again when needed.
     let foldStates: Bool
+    var workers = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Runs the pass on `reader` (inside a repeatable-read transaction whose snapshot sees every transaction below
     /// the cut) with `writers` (one per table of `models`, in order); returns the events read.
     func run(reader: PostgresConnection, writers: [PostgresConnection], progress: (Int) -> Void) throws -> (events: Int, strays: [any StrayFold]) {
         let tables = models.flatMap { $0.tables }
         precondition(writers.count == tables.count, "one writer per table")
-        var folders = models.map { $0.folder() }
         var events = 0
-        // The writers' COPYs are opened one inside the other; the innermost body runs the reader's COPY out.
-        func open(_ index: Int, _ sinks: [CopyInWriter]) throws {
+        var strays: [any StrayFold] = []
+        // The writers' COPYs are opened one inside the other; the innermost body runs the workers and the reader.
+        func open(_ index: Int, _ sinks: [SharedSink]) throws {
             if index < tables.count {
-                try writers[index].copyIn(tables[index].copyStatement(schema: schema)) { writer in try open(index + 1, sinks + [writer]) }
+                try writers[index].copyIn(tables[index].copyStatement(schema: schema)) { writer in
+                    try open(index + 1, sinks + [SharedSink(writer)])
+                }
                 return
             }
-            var output = TableOutput(sinks: sinks)
-            var stream: (app: Substring, id: Substring)?
+            let queue = ChunkQueue(capacity: 2 * workers)
+            let outcomes = WorkerOutcomes()
+            let finished = DispatchGroup()
+            for _ in 0..<workers {
+                finished.enter()
+                let worker = Worker(models: models, foldStates: foldStates, sinks: sinks)
+                Thread {
+                    outcomes.record(Result { try worker.run(queue) })
+                    finished.leave()
+                }.start()
+            }
+            defer {
+                queue.close()
+                finished.wait()
+            }
+            var chunk: [[UInt8]] = []
+            var stream: [UInt8] = []
             try reader.copyOut("""
                 COPY (SELECT app_id, stream_id, position, event_type, schema_version, payload,
                              (extract(epoch FROM occurred_at) * 1000000)::bigint, (extract(epoch FROM recorded_at) * 1000000)::bigint
@@ -38,45 +60,148 @@ struct FoldPass {
                       WHERE transaction_id < '\(cut)'::xid8 AND event_type <> 'appstore.notification'
                       ORDER BY app_id, stream_id, stream_version) TO STDOUT
                 """) { line in
-                let fields = CopyText.fields(line)
-                guard fields.count == 8 else { throw PostgresError.copyFailed(message: "a COPY row of the log has \(fields.count) fields") }
-                let app = fields[0], streamID = fields[1]
-                if let current = stream, current.app != app || current.id != streamID {
-                    for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offset(of: index), foldStates: foldStates) }
+                let key = CopyText.leadingFields(line, count: 2)
+                if !key.elementsEqual(stream) {
+                    if chunk.count >= 1_000 {
+                        guard queue.put(chunk) else { throw outcomes.firstError ?? PostgresError.copyFailed(message: "the fold stopped") }
+                        chunk.removeAll(keepingCapacity: true)
+                    }
+                    stream = Array(key)
                 }
-                stream = (app, streamID)
+                chunk.append(line)
                 events += 1
                 if events % 10_000 == 0 { progress(events) }
-                guard let position = Int64(fields[2]), let version = Int32(fields[4]), let occurred = Int64(fields[6]),
-                      let recorded = Int64(fields[7]),
-                      let event = DomainEventDecoding.decode(appID: String(app), position: position, type: String(fields[3]),
-                                                             schemaVersion: version, payload: String(fields[5]),
-                                                             occurredAt: occurred, recordedAt: recorded) else { return }
-                for index in folders.indices { folders[index].apply(event, stream: streamID) }
             }
-            for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offset(of: index), foldStates: foldStates) }
-            try output.sendAll()
+            if !chunk.isEmpty { _ = queue.put(chunk) }
+            queue.close()
+            finished.wait()
+            if let error = outcomes.firstError { throw error }
+            strays = outcomes.strays
         }
         try open(0, [])
         progress(events)
-        return (events, folders.map { $0.strays })
+        return (events, strays)
     }
 
-    /// The index of model `index`'s first table among all tables.
-    private func offset(of index: Int) -> Int { models.prefix(index).reduce(0) { $0 + $1.tables.count } }
+    /// One worker thread: folds the chunks it takes, renders the rows, sends them.
+    private struct Worker: Sendable {
+        let models: [any ReadModel.Type]
+        let foldStates: Bool
+        let sinks: [SharedSink]
+
+        func run(_ queue: ChunkQueue) throws -> [any StrayFold] {
+            var folders = models.map { $0.folder() }
+            var output = TableOutput(sinks: sinks)
+            let offsets = models.indices.map { index in models.prefix(index).reduce(0) { $0 + $1.tables.count } }
+            func flush() throws {
+                for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offsets[index], foldStates: foldStates) }
+            }
+            while let chunk = queue.take() {
+                var stream: (app: Substring, id: Substring)?
+                for line in chunk {
+                    let fields = CopyText.fields(line)
+                    guard fields.count == 8 else { throw PostgresError.copyFailed(message: "a COPY row of the log has \(fields.count) fields") }
+                    let app = fields[0], streamID = fields[1]
+                    if let current = stream, current.app != app || current.id != streamID { try flush() }
+                    stream = (app, streamID)
+                    guard let position = Int64(fields[2]), let version = Int32(fields[4]), let occurred = Int64(fields[6]),
+                          let recorded = Int64(fields[7]),
+                          let event = DomainEventDecoding.decode(appID: String(app), position: position, type: String(fields[3]),
+                                                                 schemaVersion: version, payload: String(fields[5]),
+                                                                 occurredAt: occurred, recordedAt: recorded) else { continue }
+                    for index in folders.indices { folders[index].apply(event, stream: streamID) }
+                }
+                try flush()
+            }
+            try output.sendAll()
+            return folders.map { $0.strays }
+        }
+    }
+}
+
+/// Chunks of whole streams from the reader to the workers; `put` waits while `capacity` chunks are queued, so memory
+/// stays bounded however fast the log streams out.
+final class ChunkQueue: @unchecked Sendable {
+    // Every stored property is read and written only while `condition` is locked.
+    private let condition = NSCondition()
+    private var chunks: [[[UInt8]]] = []
+    private var closed = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// False when the queue was closed (a worker failed): the chunk was not taken.
+    func put(_ chunk: [[UInt8]]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.count >= capacity && !closed { condition.wait() }
+        guard !closed else { return false }
+        chunks.append(chunk)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next chunk; nil once the queue is closed and empty.
+    func take() -> [[UInt8]]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.isEmpty && !closed { condition.wait() }
+        guard !chunks.isEmpty else { return nil }
+        condition.broadcast()
+        return chunks.removeFirst()
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The workers' results, and the first failure (which closes the queue so the reader stops).
+final class WorkerOutcomes: @unchecked Sendable {
+    // Every stored property is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var errors: [any Error] = []
+    private var folded: [any StrayFold] = []
+
+    func record(_ outcome: Result<[any StrayFold], any Error>) {
+        lock.withLock {
+            switch outcome {
+            case .success(let strays): folded += strays
+            case .failure(let error): errors.append(error)
+            }
+        }
+    }
+
+    var firstError: (any Error)? { lock.withLock { errors.first } }
+    var strays: [any StrayFold] { lock.withLock { folded } }
+}
+
+/// One writer's COPY shared by the workers: libpq allows one thread at a time on a connection, so each send holds
+/// the lock. The connection does nothing else while its COPY is open (the rebuild dedicates it).
+package final class SharedSink: @unchecked Sendable {
+    // `writer` is used only while `lock` is held.
+    private let lock = NSLock()
+    private let writer: CopyInWriter
+
+    init(_ writer: CopyInWriter) { self.writer = writer }
+
+    package func send(_ bytes: [UInt8]) throws { try lock.withLock { try writer.send(bytes) } }
 }
 
 /// Rows on their way into the writers' COPYs, sent in chunks of about 256 kB.
-struct TableOutput {
-    let sinks: [CopyInWriter]
+package struct TableOutput {
+    let sinks: [SharedSink]
     private var buffers: [[UInt8]]
 
-    init(sinks: [CopyInWriter]) {
+    init(sinks: [SharedSink]) {
         self.sinks = sinks
         self.buffers = Array(repeating: [], count: sinks.count)
     }
 
-    mutating func write(_ row: [String?], table: Int) throws {
+    package mutating func write(_ row: [String?], table: Int) throws {
         ReadModelTable.copyLine(row, into: &buffers[table])
         if buffers[table].count >= 256 * 1024 {
             try sinks[table].send(buffers[table])
@@ -93,7 +218,7 @@ struct TableOutput {
 }
 
 /// One read model's part of a fold pass, its state type erased.
-protocol ModelFolding {
+package protocol ModelFolding {
     mutating func apply(_ event: DomainEvent, stream: Substring)
     /// Writes the states of the stream that just ended.
     mutating func flush(into output: inout TableOutput, tableOffset: Int, foldStates: Bool) throws
@@ -101,18 +226,20 @@ protocol ModelFolding {
 }
 
 /// Keys that events outside their own stream touched, with those events.
-protocol StrayFold: Sendable {
+package protocol StrayFold: Sendable {
     var isEmpty: Bool { get }
     /// Folds each key again from its own stream (events of transactions below `cut`) and the events kept aside,
     /// and upserts it into `schema`'s tables.
     func finish(cut: UInt64, schema: String, on connection: PostgresConnection) throws
 }
 
-struct ModelFolder<Model: ReadModel>: ModelFolding {
+package struct ModelFolder<Model: ReadModel>: ModelFolding {
     private var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
     private var strayEvents: [StateKey: [DomainEvent]] = [:]
 
-    mutating func apply(_ event: DomainEvent, stream: Substring) {
+    package init() {}
+
+    package mutating func apply(_ event: DomainEvent, stream: Substring) {
         for key in Set(Model.Reducer.keys(for: event)) {
             let stateKey = StateKey(appID: event.appID, key: key)
             guard Model.ownStream(of: key) == stream else {
@@ -124,7 +251,7 @@ struct ModelFolder<Model: ReadModel>: ModelFolding {
         }
     }
 
-    mutating func flush(into output: inout TableOutput, tableOffset: Int, foldStates: Bool) throws {
+    package mutating func flush(into output: inout TableOutput, tableOffset: Int, foldStates: Bool) throws {
         for (key, entry) in states {
             for (index, rows) in Model.rows(appID: key.appID, state: entry.state, position: entry.position, foldState: foldStates).enumerated() {
                 for row in rows { try output.write(row, table: tableOffset + index) }
@@ -133,15 +260,15 @@ struct ModelFolder<Model: ReadModel>: ModelFolding {
         states.removeAll(keepingCapacity: true)
     }
 
-    var strays: any StrayFold { Strays<Model>(events: strayEvents) }
+    package var strays: any StrayFold { Strays<Model>(events: strayEvents) }
 }
 
-struct Strays<Model: ReadModel>: StrayFold {
+package struct Strays<Model: ReadModel>: StrayFold {
     let events: [StateKey: [DomainEvent]]
 
-    var isEmpty: Bool { events.isEmpty }
+    package var isEmpty: Bool { events.isEmpty }
 
-    func finish(cut: UInt64, schema: String, on connection: PostgresConnection) throws {
+    package func finish(cut: UInt64, schema: String, on connection: PostgresConnection) throws {
         var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
         for (key, aside) in events {
             let own = try EventColumns.decode(connection.query("""
@@ -157,12 +284,19 @@ struct Strays<Model: ReadModel>: StrayFold {
     }
 }
 
-extension ReadModel {
-    static func folder() -> any ModelFolding { ModelFolder<Self>() }
-}
 
 /// PostgreSQL's COPY text format, read.
 enum CopyText {
+    /// The first `count` fields of a row, escaped as they are: enough to tell two rows' streams apart.
+    static func leadingFields(_ line: [UInt8], count: Int) -> ArraySlice<UInt8> {
+        var seen = 0
+        for (index, byte) in line.enumerated() where byte == 0x09 {
+            seen += 1
+            if seen == count { return line[..<index] }
+        }
+        return line[...]
+    }
+
     /// The fields of one row (its trailing newline dropped), unescaped; `\N` (NULL) reads as empty.
     static func fields(_ line: [UInt8]) -> [Substring] {
         var end = line.count

@@ -16,6 +16,8 @@ package enum PurchasesReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
     ]
 
+    package static func folder() -> any ModelFolding { ModelFolder<Self>() }
+
     package static func rows(appID: String, state p: PurchaseRecord, position: Int64, foldState: Bool) -> [[[String?]]] {
         let d = p.details
         let source: String? = d.map {

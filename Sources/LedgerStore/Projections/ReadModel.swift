@@ -28,6 +28,9 @@ package protocol ReadModel: Sendable {
     /// rebuild wrote and no event has touched since.
     static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection)
         throws -> [StateKey: Reducer.State]
+    /// A rebuild's folder of this model: `ModelFolder<Self>()`, made where `Self` is concrete so that the compiler
+    /// specializes the fold loop for it (a rebuild runs it once per event).
+    static func folder() -> any ModelFolding
 }
 
 extension ReadModel {

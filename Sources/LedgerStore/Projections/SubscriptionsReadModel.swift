@@ -17,6 +17,8 @@ package enum SubscriptionsReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
     ]
 
+    package static func folder() -> any ModelFolding { ModelFolder<Self>() }
+
     package static func rows(appID: String, state s: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
         [[[
             appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
