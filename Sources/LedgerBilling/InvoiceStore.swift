@@ -70,17 +70,46 @@ public struct InvoiceStore: Sendable {
     }
 
     /// Finalizes `month` for every account; idempotent. `progress` hears (accounts done, accounts) as it goes.
-    public func finalizeAll(month: CalendarMonth,
+    ///
+    /// Accounts go in chunks of `chunkSize`, each chunk one transaction: one count of the paying users of all its
+    /// apps, one read of the plans, existing and prior invoices, then one insert per invoice.
+    public func finalizeAll(month: CalendarMonth, chunkSize: Int = 100,
                             progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> [(invoice: Invoice, created: Bool)] {
         let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }
         try await catchUp()
         var results: [(invoice: Invoice, created: Bool)] = []
         progress(0, accounts.count)
-        for account in accounts {
-            results.append(try await finalizeCaughtUp(account: account, month: month))
+        for start in stride(from: 0, to: accounts.count, by: max(1, chunkSize)) {
+            let chunk = Array(accounts[start..<min(accounts.count, start + max(1, chunkSize))])
+            results += try await pool.transaction { connection in try Self.finalize(accounts: chunk, month: month, on: connection) }
             progress(results.count, accounts.count)
         }
         return results
+    }
+
+    /// Finalizes `month` for `accounts` (sorted) in the caller's transaction.
+    static func finalize(accounts: [String], month: CalendarMonth, on connection: PostgresConnection) throws -> [(invoice: Invoice, created: Bool)] {
+        // Every account's lock first, in one statement and in order, so concurrent finalizations cannot deadlock.
+        try connection.query("""
+            SELECT pg_advisory_xact_lock(hashtext('ledger.invoice.' || id)) FROM unnest(\(TextArray(accounts))) AS id ORDER BY id
+            """)
+        let apps = try Self.apps(of: accounts, on: connection)
+        let (usage, snapshot) = try InvoiceUsage.counted(on: connection, apps: apps.values.flatMap { $0 })
+        let plans = try PlanBook.load(accounts: accounts, on: connection)
+        var finalized: [String: [Invoice]] = [:]
+        for invoice in try connection.query("""
+            SELECT \(unescaped: Invoice.columns) FROM ledger.invoices WHERE account_id = ANY(\(TextArray(accounts))) AND status = 'finalized'
+            """).map(Invoice.decode) {
+            finalized[invoice.accountID, default: []].append(invoice)
+        }
+        return try accounts.map { account in
+            let prior = finalized[account] ?? []
+            if let existing = prior.first(where: { $0.month == month.description }) { return (existing, false) }
+            let content = InvoiceCalculator.compute(
+                account: account, month: month, apps: apps[account] ?? [], usage: usage,
+                billed: InvoiceCalculator.billed(by: prior.map(\.content)), plan: plans.plan(for: account))
+            return (try Self.insert(content, snapshot: snapshot, replaces: nil, on: connection), true)
+        }
     }
 
     /// The paying users counted from the read model, which includes every event committed before the call: a
@@ -91,13 +120,10 @@ public struct InvoiceStore: Sendable {
 
     private func finalizeCaughtUp(account: String, month: CalendarMonth) async throws -> (invoice: Invoice, created: Bool) {
         try await pool.transaction { connection in
-            try Self.lock(account: account, on: connection)
-            if let existing = try Self.live(account: account, month: month, on: connection) { return (existing, false) }
-            let apps = try Self.apps(of: account, on: connection)
-            let (usage, snapshot) = try InvoiceUsage.counted(on: connection, apps: apps)
-            let content = try Self.compute(account: account, month: month, apps: apps, usage: usage,
-                                           prior: try Self.finalized(account: account, on: connection), on: connection)
-            return (try Self.insert(content, snapshot: snapshot, replaces: nil, on: connection), true)
+            guard try !connection.query("SELECT 1 FROM ledger.accounts WHERE id = \(account)").isEmpty else {
+                throw InvoiceError.unknownAccount(account)
+            }
+            return try Self.finalize(accounts: [account], month: month, on: connection)[0]
         }
     }
 
@@ -185,18 +211,20 @@ public struct InvoiceStore: Sendable {
 
     static func compute(account: String, month: CalendarMonth, apps: [String], usage: [String: [String: Int]], prior: [Invoice],
                         on connection: PostgresConnection, appsAsOf: [String]? = nil) throws -> InvoiceContent {
-        let assignments = try connection.query("""
-            SELECT from_month, plan_id FROM ledger.account_plans WHERE account_id = \(account) ORDER BY from_month
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
-        var plans: [String: PricePlan] = [:]
-        for id in Set(assignments.map(\.1) + ["standard"]) { plans[id] = try plan(id: id, on: connection) }
-        let planFor: (CalendarMonth) -> PricePlan = { m in
-            let id = assignments.last(where: { $0.0 <= m.description })?.1 ?? "standard"
-            return plans[id] ?? .standard
+        InvoiceCalculator.compute(account: account, month: month, apps: appsAsOf ?? apps, usage: usage,
+                                  billed: InvoiceCalculator.billed(by: prior.filter { $0.month != month.description }.map(\.content)),
+                                  plan: try PlanBook.load(accounts: [account], on: connection).plan(for: account))
+    }
+
+    /// Apps by account (every account of `accounts`, with no app an empty list).
+    static func apps(of accounts: [String], on connection: PostgresConnection) throws -> [String: [String]] {
+        var apps = Dictionary(uniqueKeysWithValues: accounts.map { ($0, [String]()) })
+        for row in try connection.query("""
+            SELECT account_id, id FROM ledger.apps WHERE account_id = ANY(\(TextArray(accounts))) ORDER BY account_id, id
+            """) {
+            apps[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
         }
-        return InvoiceCalculator.compute(account: account, month: month, apps: appsAsOf ?? apps, usage: usage,
-                                         billed: InvoiceCalculator.billed(by: prior.filter { $0.month != month.description }.map(\.content)),
-                                         plan: planFor)
+        return apps
     }
 
     static func insert(_ content: InvoiceContent, snapshot: String, replaces: String?, id: String? = nil,
@@ -249,5 +277,34 @@ public struct InvoiceStore: Sendable {
         guard let row = try connection.query("SELECT currency, tiers::text FROM ledger.price_plans WHERE id = \(id)").first else { return nil }
         let tiers = try JSONDecoder().decode([PricePlan.Tier].self, from: Data(try row.decode(String.self, at: 1).utf8))
         return PricePlan(id: id, currency: try row.decode(String.self, at: 0), tiers: tiers)
+    }
+}
+
+/// The price plans of some accounts, read once: which plan each account is on from which month (`account_plans`,
+/// `standard` without a row) and the plans themselves.
+struct PlanBook {
+    var assignments: [String: [(from: String, planID: String)]]
+    var plans: [String: PricePlan]
+
+    static func load(accounts: [String], on connection: PostgresConnection) throws -> PlanBook {
+        var assignments: [String: [(from: String, planID: String)]] = [:]
+        for row in try connection.query("""
+            SELECT account_id, from_month, plan_id FROM ledger.account_plans WHERE account_id = ANY(\(TextArray(accounts)))
+            ORDER BY account_id, from_month
+            """) {
+            assignments[try row.decode(String.self, at: 0), default: []].append((try row.decode(String.self, at: 1), try row.decode(String.self, at: 2)))
+        }
+        var plans: [String: PricePlan] = [:]
+        for id in Set(assignments.values.flatMap { $0.map(\.planID) } + ["standard"]) { plans[id] = try InvoiceStore.plan(id: id, on: connection) }
+        return PlanBook(assignments: assignments, plans: plans)
+    }
+
+    /// The account's plan in a month.
+    func plan(for account: String) -> (CalendarMonth) -> PricePlan {
+        let assigned = assignments[account] ?? []
+        return { month in
+            let id = assigned.last(where: { $0.from <= month.description })?.planID ?? "standard"
+            return plans[id] ?? .standard
+        }
     }
 }
