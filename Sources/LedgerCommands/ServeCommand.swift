@@ -4,6 +4,7 @@ import Foundation
 import LedgerServer
 import LedgerStore
 import Logging
+import PostgresClient
 import ServiceLifecycle
 
 /// `ledger serve`: the HTTP service. Stops gracefully on SIGINT / SIGTERM (and then stops the embedded PostgreSQL
@@ -96,7 +97,8 @@ extension ServeCommand {
     }
 }
 
-/// `ledger migrate`: applies pending migrations and says what it did.
+/// `ledger migrate`: applies pending migrations, builds the read models that have never been built (a database
+/// upgraded from the JSON states of schema 6, or a read model this version adds) from the log, and says what it did.
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Apply pending schema migrations.")
 
@@ -110,6 +112,17 @@ struct MigrateCommand: AsyncParsableCommand {
             let applied = try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
             print(applied.isEmpty ? "database is up to date (\(migrations.count) migrations)" : "applied \(applied.count) migration(s): " +
                 "\(applied.map(String.init).joined(separator: ", "))")
+            // As `serve` would at its start (`LedgerDatabase.open`): the upgrade is done when `migrate` returns.
+            let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1, logger: logger)
+            let built: [String]
+            do {
+                built = try await ProjectionReplay.rebuildMissing(pool: pool, logger: logger)
+                await pool.shutdown()
+            } catch {
+                await pool.shutdown()
+                throw error
+            }
+            if !built.isEmpty { print("built \(built.joined(separator: ", ")) from the log") }
         }
     }
 }
