@@ -16,7 +16,8 @@ import X509
 
 /// A clock the tests move (cookie expiry, "now" of the per-user views).
 package final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_767_225_600 + 5 * 86_400)) // 2026-01-06
+    private let current: Mutex<Date>
+    package init(now: Date = Date(timeIntervalSince1970: 1_767_225_600 + 5 * 86_400)) { current = Mutex(now) } // 2026-01-06
     package var now: Date { current.withLock { $0 } }
     package func advance(seconds: TimeInterval) { current.withLock { $0 += seconds } }
 }
@@ -30,13 +31,14 @@ package struct APIHarness: Sendable {
     package let api: LedgerAPI
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
-    /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired).
+    /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
+    /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
     package static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
-                            extraRoots: [Certificate] = []) async throws -> APIHarness {
-        let pool = try await LedgerDatabase.open(connectionString: try await TestDatabase.makeDatabase(prefix: "api"),
-                                                 migrations: try SchemaLocation.migrations())
+                            extraRoots: [Certificate] = [], database: String? = nil, now: Date? = nil) async throws -> APIHarness {
+        let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "api") }
+        let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
-        let clock = TestClock()
+        let clock = now.map { TestClock(now: $0) } ?? TestClock()
         let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
             requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }), logger: .init(label: "test"))
