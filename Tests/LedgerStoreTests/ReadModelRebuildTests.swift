@@ -29,11 +29,14 @@ import Testing
                             superuser: PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2))
     }
 
-    /// Every row of every read model table as JSON, table by table, in a fixed order.
+    /// Every row of every read model table as JSON without its fold state (see `foldStates`), table by table, in a
+    /// fixed order.
     static func rows(pool: PostgresPool) async throws -> [String: [String]] {
         var rows: [String: [String]] = [:]
         for table in tables {
-            rows[table] = try await pool.query(PostgresQuery(unsafeSQL: "SELECT to_jsonb(t)::text FROM ledger.\(table) t ORDER BY 1"))
+            rows[table] = try await pool.query(PostgresQuery(unsafeSQL: """
+                SELECT (to_jsonb(t) - 'fold_state')::text FROM ledger.\(table) t ORDER BY 1
+                """))
                 .map { try $0.decode(String.self, at: 0) }
         }
         return rows
@@ -55,13 +58,73 @@ import Testing
         let planned = Set(plan.compactMap(\.event).map(caseIndex))
         #expect(planned == Set(0..<caseCount), "seed \(seed): cases never generated: \(Set(0..<caseCount).subtracting(planned).sorted())")
 
-        // Delivery: every write 1–2 times, shuffled (a consume or a restore may come before its purchase).
-        var pending = plan.flatMap { write in Array(repeating: write, count: Int.random(in: 1...2, using: &random)) }
-        pending.shuffle(using: &random)
-        let writer = HistoryWriter(store: fixture.store)
+        // Delivery: every write 1–2 times, shuffled (a consume or a restore may come before its purchase); two thirds
+        // before a rebuild, the rest after it, onto the rows it wrote.
+        var deliveries = plan.flatMap { write in Array(repeating: write, count: Int.random(in: 1...2, using: &random)) }
+        deliveries.shuffle(using: &random)
+        var before = Array(deliveries.prefix(deliveries.count * 2 / 3))
+        var after = Array(deliveries.dropFirst(before.count))
+        var counts = DeliveryCounts()
+        try await Self.deliver(&before, to: fixture, using: &random, counts: &counts, seed: seed)
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        try await Self.expectLiveEqualsTheLog(fixture, seed: seed, "before the rebuild")
+
+        // The rebuild writes the rows the live workers wrote. It leaves fold states out, but for keys that events
+        // outside their own streams touched (they cannot be folded again from their stream alone).
+        let live = try await Self.rows(pool: fixture.superuser)
+        for table in Self.tables { #expect(live[table]?.isEmpty == false, "seed \(seed): \(table) is empty") }
+        let liveStates = try await Self.foldStates(pool: fixture.superuser)
+        try await ProjectionReplay.rebuild(pool: fixture.store.pool)
+        let rebuilt = try await Self.rows(pool: fixture.superuser)
+        for table in Self.tables {
+            #expect(rebuilt[table] == live[table], "seed \(seed): \(table) rebuilt differs from live")
+        }
+        let rebuiltStates = try await Self.foldStates(pool: fixture.superuser)
+        #expect(rebuiltStates.values.contains(nil), "seed \(seed): the rebuild wrote every fold state")
+        for (key, state) in rebuiltStates {
+            guard let state else { continue }
+            #expect(state == liveStates[key] ?? nil, "seed \(seed): \(key)")
+        }
+        // The rebuilt tables carry the live tables' indexes and grants: the service keeps reading and writing them.
+        let indexes = try await fixture.superuser.query("""
+            SELECT count(*) FROM pg_indexes WHERE schemaname = 'ledger'
+              AND indexname IN ('subscriptions_pkey', 'subscriptions_owner', 'purchases_pkey', 'purchases_owner',
+                                'paying_purchases_pkey', 'paying_users_pkey', 'paying_users_user')
+            """).first?.decode(Int64.self, at: 0)
+        #expect(indexes == 7)
+        #expect(try await fixture.superuser.query("SELECT count(*) FROM pg_namespace WHERE nspname = 'ledger_rebuild'")
+            .first?.decode(Int64.self, at: 0) == 0)
+
+        // The rest of the history, folded onto the rebuilt rows (their states folded again from the log).
+        try await Self.deliver(&after, to: fixture, using: &random, counts: &counts, seed: seed)
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        try await Self.expectLiveEqualsTheLog(fixture, seed: seed, "after the rebuild")
+        #expect(counts.lateCommits > 0, "seed \(seed): no late commit happened")
+
+        // Everything planned reached the log: every event type, and stray events outside their keys' own streams.
+        let types = Set(try await fixture.superuser.query("SELECT DISTINCT event_type FROM ledger.events").map { try $0.decode(String.self, at: 0) })
+        #expect(types == Set(plan.compactMap(\.event).map { $0.encoded().type }), "seed \(seed)")
+        let strays = try await fixture.superuser.query("""
+            SELECT count(*) FROM ledger.events
+            WHERE stream_id LIKE 'legacy:%' OR stream_id LIKE 'otx:foreign-%'
+               OR jsonb_array_length(coalesce(payload -> 'originalTransactionIDs', '[]'::jsonb)) > 1
+               OR stream_id <> 'otx:' || (payload #>> '{transaction,originalTransactionID}')
+            """).first?.decode(Int64.self, at: 0) ?? 0
+        #expect(strays > 0, "seed \(seed): no stray event in a foreign stream")
+        await fixture.close()
+    }
+
+    struct DeliveryCounts {
         var lateCommits = 0
         var checksMidway = 0
         var rebuildsMidway = 0
+    }
+
+    /// Makes the writes in random steps: bursts through the recorder (restores and consumes on their own), late
+    /// commits, projection batches of random sizes, and now and then a check (which must find nothing) or a rebuild.
+    static func deliver(_ pending: inout [HistoryWrite], to fixture: StoreFixture, using random: inout SeededGenerator,
+                        counts: inout DeliveryCounts, seed: UInt64) async throws {
+        let writer = HistoryWriter(store: fixture.store)
         while !pending.isEmpty {
             switch Int.random(in: 0...11, using: &random) {
             case 0...5:
@@ -87,66 +150,46 @@ import Testing
                 try late.append(third)
                 pending.insert(contentsOf: third.filter { $0.event == nil }, at: 0)
                 try await Self.project(fixture, using: &random)
-                if checksMidway < 2, Bool.random(using: &random) {
-                    checksMidway += 1
+                if counts.checksMidway < 2, Bool.random(using: &random) {
+                    counts.checksMidway += 1
                     let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
                     #expect(differences.isEmpty, "seed \(seed), a transaction open: \(differences)")
-                } else if rebuildsMidway < 1, Int.random(in: 0...3, using: &random) == 0 {
-                    rebuildsMidway += 1
+                } else if counts.rebuildsMidway < 2, Int.random(in: 0...2, using: &random) == 0 {
+                    counts.rebuildsMidway += 1
                     try await ProjectionReplay.rebuild(pool: fixture.store.pool)
                 }
                 try late.commit()
-                lateCommits += 1
+                counts.lateCommits += 1
             case 9...10:
                 try await Self.project(fixture, using: &random)
             default:
-                if rebuildsMidway < 2, Int.random(in: 0...2, using: &random) == 0 {
-                    rebuildsMidway += 1
+                if counts.rebuildsMidway < 3, Int.random(in: 0...2, using: &random) == 0 {
+                    counts.rebuildsMidway += 1
                     try await ProjectionReplay.rebuild(pool: fixture.store.pool)
                 }
             }
         }
-        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
-        #expect(lateCommits > 0, "seed \(seed): no late commit happened")
+    }
 
-        // Everything planned reached the log: every event type, and stray events outside their keys' own streams.
-        let types = Set(try await fixture.superuser.query("SELECT DISTINCT event_type FROM ledger.events").map { try $0.decode(String.self, at: 0) })
-        #expect(types == Set(plan.compactMap(\.event).map { $0.encoded().type }), "seed \(seed)")
-        let strays = try await fixture.superuser.query("""
-            SELECT count(*) FROM ledger.events
-            WHERE stream_id LIKE 'legacy:%' OR stream_id LIKE 'otx:foreign-%'
-               OR jsonb_array_length(coalesce(payload -> 'originalTransactionIDs', '[]'::jsonb)) > 1
-               OR stream_id <> 'otx:' || (payload #>> '{transaction,originalTransactionID}')
-            """).first?.decode(Int64.self, at: 0) ?? 0
-        #expect(strays > 0, "seed \(seed): no stray event in a foreign stream")
-
-        let live = try await Self.rows(pool: fixture.superuser)
-        for table in Self.tables { #expect(live[table]?.isEmpty == false, "seed \(seed): \(table) is empty") }
-        try await Self.expectLiveEqualsAPureFold(fixture, seed: seed)
-
-        let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
-        #expect(differences.isEmpty, "seed \(seed): \(differences)")
-        try await ProjectionReplay.rebuild(pool: fixture.store.pool)
-        let rebuilt = try await Self.rows(pool: fixture.superuser)
-        for table in Self.tables {
-            #expect(rebuilt[table] == live[table], "seed \(seed): \(table) rebuilt differs from live")
+    /// Every fold state stored, by `table|app|key` (nil: left out by a rebuild).
+    static func foldStates(pool: PostgresPool) async throws -> [String: String?] {
+        var states: [String: String?] = [:]
+        for table in ["subscriptions", "purchases"] {
+            for row in try await pool.query(PostgresQuery(unsafeSQL: """
+                SELECT '\(table)|' || app_id || '|' || original_transaction_id, fold_state::text FROM ledger.\(table)
+                """)) {
+                states[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
+            }
         }
-        // The rebuilt tables carry the live tables' indexes and grants: the service keeps reading and writing them.
-        let indexes = try await fixture.superuser.query("""
-            SELECT count(*) FROM pg_indexes WHERE schemaname = 'ledger'
-              AND indexname IN ('subscriptions_pkey', 'subscriptions_owner', 'purchases_pkey', 'purchases_owner',
-                                'paying_purchases_pkey', 'paying_users_pkey', 'paying_users_user')
-            """).first?.decode(Int64.self, at: 0)
-        #expect(indexes == 7)
-        #expect(try await fixture.superuser.query("SELECT count(*) FROM pg_namespace WHERE nspname = 'ledger_rebuild'")
-            .first?.decode(Int64.self, at: 0) == 0)
-        let more = try await writer.write([.append(app: "app-a", stream: "otx:after-rebuild", event: .purchaseConsumable(Purchase(
-            transaction: TransactionFacts(appUserID: "u0", productID: "coins", transactionID: "after-rebuild",
-                                          originalTransactionID: "after-rebuild", purchaseDate: onDay(200), signedDate: onDay(200)))))])
-        #expect(more == 1)
-        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
-        #expect(try await ProjectionReplay.check(pool: fixture.store.pool).isEmpty, "seed \(seed): after the rebuild")
-        await fixture.close()
+        return states
+    }
+
+    /// Live equals the log two ways: `check` finds no row differing from a rebuild, and every state equals the
+    /// reducers' fold of the app's whole log.
+    static func expectLiveEqualsTheLog(_ fixture: StoreFixture, seed: UInt64, _ when: String) async throws {
+        let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
+        #expect(differences.isEmpty, "seed \(seed), \(when): \(differences)")
+        try await expectLiveEqualsAPureFold(fixture, seed: seed, when)
     }
 
     /// The late commit at its sharpest: a transaction appends (position p1), another appends to a second purchase and
@@ -209,23 +252,18 @@ import Testing
     }
 
     /// The live rows equal the reducers' fold of each app's whole log (so live and rebuild cannot agree on a wrong
-    /// answer): subscriptions' and purchases' states, and who counts in which month.
-    static func expectLiveEqualsAPureFold(_ fixture: StoreFixture, seed: UInt64) async throws {
+    /// answer): subscriptions' and purchases' states (a row without its fold state folded from its stream, as reads
+    /// do), and who counts in which month.
+    static func expectLiveEqualsAPureFold(_ fixture: StoreFixture, seed: UInt64, _ when: String) async throws {
         for app in apps {
             let events = try await fixture.store.pool.withConnection { try ProjectionReplay.events(app: app, asOf: nil, on: $0) }
             let subscriptions = foldAll(SubscriptionStatusReducer.self, events: events, asOf: nil)
-            let storedSubscriptions = try await fixture.superuser.query("""
-                SELECT original_transaction_id, fold_state::text FROM ledger.subscriptions WHERE app_id = \(app)
-                """).map { row in
-                    (try row.decode(String.self, at: 0), try StateCodec.decode(SubscriptionStatus.self, from: try row.decode(String.self, at: 1)))
-                }
-            #expect(Dictionary(uniqueKeysWithValues: storedSubscriptions) == subscriptions, "seed \(seed) \(app): subscriptions")
+            let storedSubscriptions = try await storedStates(SubscriptionsReadModel.self, app: app, fixture: fixture)
+            #expect(storedSubscriptions == subscriptions, "seed \(seed) \(app) \(when): subscriptions")
 
             let purchases = foldAll(PurchaseRecordReducer.self, events: events, asOf: nil)
-            let storedPurchases = try await fixture.superuser.query("""
-                SELECT original_transaction_id, fold_state::text FROM ledger.purchases WHERE app_id = \(app)
-                """).map { (try $0.decode(String.self, at: 0), try StateCodec.decode(PurchaseRecord.self, from: try $0.decode(String.self, at: 1))) }
-            #expect(Dictionary(uniqueKeysWithValues: storedPurchases) == purchases, "seed \(seed) \(app): purchases")
+            let storedPurchases = try await storedStates(PurchasesReadModel.self, app: app, fixture: fixture)
+            #expect(storedPurchases == purchases, "seed \(seed) \(app) \(when): purchases")
 
             let paying = foldAll(PayingUsersReducer.self, events: events, asOf: nil)
             let expected = Set(paying.values.flatMap { purchase in
@@ -234,11 +272,33 @@ import Testing
             let stored = Set(try await fixture.superuser.query("""
                 SELECT month || '|' || original_transaction_id || '|' || app_user_id FROM ledger.paying_users WHERE app_id = \(app)
                 """).map { try $0.decode(String.self, at: 0) })
-            #expect(stored == expected, "seed \(seed) \(app): paying users")
+            #expect(stored == expected, "seed \(seed) \(app) \(when): paying users")
             let owners = Set(try await fixture.superuser.query("""
                 SELECT original_transaction_id || '|' || coalesce(owner_app_user_id, '-') FROM ledger.paying_purchases WHERE app_id = \(app)
                 """).map { try $0.decode(String.self, at: 0) })
-            #expect(owners == Set(paying.values.map { "\($0.originalTransactionID)|\($0.owner?.appUserID ?? "-")" }), "seed \(seed) \(app)")
+            #expect(owners == Set(paying.values.map { "\($0.originalTransactionID)|\($0.owner?.appUserID ?? "-")" }), "seed \(seed) \(app) \(when)")
+        }
+    }
+
+    /// The states of one read model's rows of `app`: the stored fold state, or for a row a rebuild wrote without it,
+    /// the state folded from its stream.
+    static func storedStates<Model: ReadModel>(_ model: Model.Type, app: String, fixture: StoreFixture) async throws
+        -> [String: Model.Reducer.State] {
+        try await fixture.superuser.withConnection { connection in
+            var states: [String: Model.Reducer.State] = [:]
+            var unfolded: [StateKey] = []
+            for row in try connection.query(PostgresQuery(unsafeSQL: """
+                SELECT original_transaction_id, fold_state::text FROM ledger.\(Model.tables[0].name) WHERE app_id = $1
+                """, bindings: [app.postgresValue])) {
+                let key = try row.decode(String.self, at: 0)
+                if let text = try row.decode(String?.self, at: 1) {
+                    states[key] = try StateCodec.decode(Model.Reducer.State.self, from: text)
+                } else {
+                    unfolded.append(StateKey(appID: app, key: key))
+                }
+            }
+            for (key, state) in try Model.foldFromLog(unfolded, through: nil, on: connection) { states[key.key] = state }
+            return states
         }
     }
 
