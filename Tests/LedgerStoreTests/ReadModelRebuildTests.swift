@@ -309,6 +309,9 @@ import Testing
         // A backlog the fold reports progress on (every 10,000 events), so the test can hold the fold midway.
         let backlog = 25_000
         try await SyntheticPayingUsers.insert(on: fixture.superuser, app: "app-a", prefix: "bulk-", users: backlog, day: onDay(3))
+        // Below the server-wide commit horizon (another test's open transaction may hold it back), so every rebuild's
+        // cut includes the backlog.
+        try await TestDatabase.waitForHorizon(fixture.connectionString)
         try await ProjectionReplay.rebuild(pool: fixture.store.pool)
 
         let recorder = EventRecorder(store: fixture.store)

@@ -43,6 +43,8 @@ import Testing
             ], occurredAt: { _ in Self.day(34) }, metadata: EventMetadata(source: "test"))
         }
         let events = try inspection.eventCount()
+        // A rebuild folds the transactions below the server-wide commit horizon: wait until it has passed them all.
+        try await TestDatabase.waitForHorizon(databaseURL)
 
         // The read models built once by a rebuild that runs to its end.
         let first = try await LedgerBinary.run(["replay"], databaseURL: databaseURL)
