@@ -128,8 +128,27 @@ public actor TestServer {
         TestClusterRegistry.register(cluster)
         let info = Info(adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
                         isURL: false, unixSocketDirectory: directory + "/pgdata")
+        try Self.prepareServiceRole(info)
         self.info = info
         return info
+    }
+
+    /// Migration 001 creates the role `ledger_service` and grants it to the migrating user. On a fresh cluster, two
+    /// databases migrating at the same moment both find the grant missing and both insert it: one fails with a
+    /// unique violation in `pg_auth_members` (seen when several tests migrate their first databases at once). Done
+    /// here once, before any test migrates, every migration finds the role and the grant in place.
+    static func prepareServiceRole(_ info: Info) throws {
+        let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: info.adminConnectionString + " dbname=postgres"))
+        try connection.execute("""
+            DO $$
+            BEGIN
+                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'ledger_service') THEN
+                    CREATE ROLE ledger_service NOLOGIN;
+                END IF;
+                EXECUTE format('GRANT ledger_service TO %I', current_user);
+            END
+            $$;
+            """)
     }
 }
 
