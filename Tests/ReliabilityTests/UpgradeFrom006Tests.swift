@@ -90,6 +90,39 @@ import Testing
         }
         #expect(fixture.requests.count >= 50)
     }
+
+    /// A deployment upgrading: `ledger migrate` and several instances opening the database (as each `serve` does at its
+    /// start) at the same moment. One builds the read models; the others wait for it rather than fail.
+    @Test func processesUpgradingAtOnceAllSucceed() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "upgrade006_together", on: .faults)
+        try UpgradeFixture.restore(into: url)
+        try UpgradeFixture.advanceTransactionIDs(on: try PostgresConnection.connect(PostgresConfiguration(connectionString: url)))
+        try await TestDatabase.waitForHorizon(url)
+
+        let migrations = try SchemaLocation.migrations()
+        let failures = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    let result = try await LedgerBinary.run(["migrate"], databaseURL: url)
+                    return result.status == 0 ? nil : "ledger migrate exited \(result.status): \(result.output)"
+                }
+            }
+            for _ in 0..<3 {
+                group.addTask {
+                    do {
+                        try await LedgerDatabase.open(connectionString: url, poolSize: 1, migrations: migrations).shutdown()
+                        return nil
+                    } catch {
+                        return "LedgerDatabase.open: \(error)"
+                    }
+                }
+            }
+            return try await group.reduce(into: [String]()) { failures, failure in failure.map { failures.append($0) } }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        let check = try await LedgerBinary.run(["replay", "--check"], databaseURL: url)
+        #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
+    }
 }
 
 /// `Tests/Fixtures/upgrade-006/`: the dump of a version-6 database and the answers its API gave.

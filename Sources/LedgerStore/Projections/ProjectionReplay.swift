@@ -64,18 +64,42 @@ public enum ProjectionReplay {
     }
 
     /// Rebuilds, before the service starts, every read model that has no checkpoint while the log has events: a
-    /// database upgraded from the JSON states, or a read model added by this version. Returns their names.
+    /// database upgraded from the JSON states, or a read model added by this version. Returns the names it built.
+    ///
+    /// Every instance of a deployment does this when it opens the database, and `ledger migrate` too, so several may
+    /// find the same read models missing at once: one builds them, the others wait for its rebuild to end and then
+    /// build only what is still missing (nothing, usually) rather than fail.
     @discardableResult
     public static func rebuildMissing(pool: PostgresPool, logger: Logger) async throws -> [String] {
-        let missing = try await pool.withConnection { connection -> [String] in
-            guard try !connection.query("SELECT 1 FROM ledger.events LIMIT 1").isEmpty else { return [] }
-            return try ProjectionCatalog.names.filter { try !ProjectionCheckpoints.exists($0, on: connection) }
+        while true {
+            let missing = try await pool.withConnection { connection -> [String] in
+                guard try !connection.query("SELECT 1 FROM ledger.events LIMIT 1").isEmpty else { return [] }
+                return try ProjectionCatalog.names.filter { try !ProjectionCheckpoints.exists($0, on: connection) }
+            }
+            guard !missing.isEmpty else { return [] }
+            logger.info("building read models from the log", metadata: ["projections": "\(missing.joined(separator: ", "))"])
+            do {
+                let events = try await rebuild(missing, pool: pool)
+                logger.info("built read models from the log", metadata: ["events": "\(events)"])
+                return missing
+            } catch let error as PostgresError where error.sqlState == rebuildRunning {
+                logger.info("another process is rebuilding read models; waiting for it")
+                try await waitForRebuild(pool: pool)
+            }
         }
-        guard !missing.isEmpty else { return [] }
-        logger.info("building read models from the log", metadata: ["projections": "\(missing.joined(separator: ", "))"])
-        let events = try await rebuild(missing, pool: pool)
-        logger.info("built read models from the log", metadata: ["events": "\(events)"])
-        return missing
+    }
+
+    /// The SQL state of `lockRebuild`'s refusal.
+    static let rebuildRunning = "55P03"
+
+    /// Returns once no rebuild or check holds the rebuild lock (taking it, then letting it go).
+    private static func waitForRebuild(pool: PostgresPool) async throws {
+        let configuration = ownerConfiguration(pool)
+        try await onOwnThread {
+            let connection = try PostgresConnection.connect(configuration)
+            try connection.query("SELECT pg_advisory_lock(hashtext('ledger.rebuild'))")
+            try connection.query("SELECT pg_advisory_unlock(hashtext('ledger.rebuild'))")
+        }
     }
 
     /// Rebuilds the named projections into scratch tables and lists every row that differs from the live tables,
@@ -106,7 +130,7 @@ public enum ProjectionReplay {
     /// One rebuild or check at a time per database.
     private static func lockRebuild(on connection: PostgresConnection) throws {
         guard try connection.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true else {
-            throw PostgresError.server(ServerError(sqlState: "55P03", message: "another rebuild or check is running; wait for it and retry"))
+            throw PostgresError.server(ServerError(sqlState: rebuildRunning, message: "another rebuild or check is running; wait for it and retry"))
         }
     }
 
