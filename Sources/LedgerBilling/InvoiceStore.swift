@@ -292,7 +292,8 @@ struct PlanBook {
             SELECT account_id, from_month, plan_id FROM ledger.account_plans WHERE account_id = ANY(\(TextArray(accounts)))
             ORDER BY account_id, from_month
             """) {
-            assignments[try row.decode(String.self, at: 0), default: []].append((try row.decode(String.self, at: 1), try row.decode(String.self, at: 2)))
+            let assignment = (from: try row.decode(String.self, at: 1), planID: try row.decode(String.self, at: 2))
+            assignments[try row.decode(String.self, at: 0), default: []].append(assignment)
         }
         var plans: [String: PricePlan] = [:]
         for id in Set(assignments.values.flatMap { $0.map(\.planID) } + ["standard"]) { plans[id] = try InvoiceStore.plan(id: id, on: connection) }

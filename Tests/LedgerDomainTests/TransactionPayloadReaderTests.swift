@@ -22,11 +22,14 @@ import Testing
     static func facts(_ random: inout SplitMix) -> TransactionFacts {
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &random) ? value() : nil }
         func text() -> String { texts.randomElement(using: &random)! }
-        func instant() -> Instant { Instant(microsecondsSinceEpoch: Int64.random(in: -5_000_000_000_000_000...5_000_000_000_000_000, using: &random)) }
+        func instant() -> Instant {
+            Instant(microsecondsSinceEpoch: Int64.random(in: -5_000_000_000_000_000...5_000_000_000_000_000, using: &random))
+        }
         func money() -> Money { Money(milliunits: Int64.random(in: Int64.min...Int64.max, using: &random), currency: text()) }
         return TransactionFacts(
             appUserID: maybe(text()), productID: text(), transactionID: text(), originalTransactionID: text(),
-            subscriptionGroupID: maybe(text()), environment: [.production, .sandbox, StoreEnvironment(rawValue: text())].randomElement(using: &random)!,
+            subscriptionGroupID: maybe(text()),
+            environment: [.production, .sandbox, StoreEnvironment(rawValue: text())].randomElement(using: &random)!,
             purchaseDate: instant(), originalPurchaseDate: maybe(instant()), expiresDate: maybe(instant()), signedDate: instant(),
             price: maybe(money()),
             offer: maybe(Offer(type: OfferType.allCases.randomElement(using: &random)!, identifier: maybe(text()), paymentMode: maybe(text()),

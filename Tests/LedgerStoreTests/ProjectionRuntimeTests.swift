@@ -167,7 +167,8 @@ import Testing
         let history = ProjectionRuntimeTests.history(users: 2)
         func record(_ events: [LedgerEvent]) async throws {
             let appends = events.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey) }
-            _ = try await recorder.record(app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start }, metadata: EventMetadata(source: "test"))
+            _ = try await recorder.record(app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start },
+                                          metadata: EventMetadata(source: "test"))
         }
         try await record(Array(history.prefix(3)))
         try await ProjectionReplay.rebuild(pool: fixture.store.pool)

@@ -28,7 +28,8 @@ public enum PayingUsersQueries {
             ) AS users
             GROUP BY app_id, month
             """).map {
-            MonthCount(month: try $0.decode(String.self, at: 0), appID: try $0.decode(String.self, at: 1), payingUsers: try $0.decode(Int.self, at: 2))
+            MonthCount(month: try $0.decode(String.self, at: 0), appID: try $0.decode(String.self, at: 1),
+                       payingUsers: try $0.decode(Int.self, at: 2))
         }
     }
 }

@@ -184,7 +184,8 @@ public enum ProjectionReplay {
             SELECT coalesce(l.app_id, r.app_id), \(key), to_jsonb(l)::text, to_jsonb(r)::text
             FROM \(table.qualified("ledger")) l FULL JOIN \(table.qualified(checkSchema)) r ON \(join)
             WHERE \(table.hasFoldState
-                ? "to_jsonb(l) - 'fold_state' IS DISTINCT FROM to_jsonb(r) - 'fold_state' OR (l.fold_state IS NOT NULL AND l.fold_state IS DISTINCT FROM r.fold_state)"
+                ? "to_jsonb(l) - 'fold_state' IS DISTINCT FROM to_jsonb(r) - 'fold_state' "
+                    + "OR (l.fold_state IS NOT NULL AND l.fold_state IS DISTINCT FROM r.fold_state)"
                 : "to_jsonb(l) IS DISTINCT FROM to_jsonb(r)")
             ORDER BY 1, 2
             """)).map { row in
