@@ -47,11 +47,12 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Migrates and opens the service pool, plus an owner pool for operator work.
-    func withLedger<T>(logger: Logger, poolSize: Int = 4,
+    func withLedger<T>(logger: Logger, poolSize: Int = 4, buildingReadModels: Bool = true,
                        _ body: (_ service: PostgresPool, _ owner: PostgresPool, _ migrations: [Migration]) async throws -> T) async throws -> T {
         try await withDatabase(logger: logger) { url in
             let migrations = try SchemaLocation.migrations()
-            let service = try await LedgerDatabase.open(connectionString: url, poolSize: poolSize, migrations: migrations, logger: logger)
+            let service = try await LedgerDatabase.open(connectionString: url, poolSize: poolSize, migrations: migrations,
+                                                        buildingReadModels: buildingReadModels, logger: logger)
             let owner = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1, logger: logger)
             do {
                 let value = try await body(service, owner, migrations)

@@ -40,7 +40,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let logger = CommandLogging.logger("ledger.replay")
         let selected = projection.map { [$0] } ?? ProjectionCatalog.names
         let (check, asOf, app, key, user) = (check, asOf, app, key, user)
-        try await database.withLedger(logger: logger) { service, _, _ in
+        // Not at open: a rebuild is what this command does (and --check must see the live tables as they are).
+        try await database.withLedger(logger: logger, buildingReadModels: false) { service, _, _ in
             if let asOf, let app, let instant = Instant(rfc3339: asOf) {
                 let events = try await service.withConnection { try ProjectionReplay.events(app: app, asOf: instant, on: $0) }
                 if let user {

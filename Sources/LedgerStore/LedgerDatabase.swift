@@ -8,7 +8,8 @@ public enum LedgerDatabase {
 
     /// Migrates, builds the read models that have never been built (after an upgrade) from the log, then returns the
     /// service's pool.
-    public static func open(connectionString: String, poolSize: Int = 4, migrations: [Migration],
+    /// `buildingReadModels: false` leaves unbuilt read models to the caller (`ledger replay`, which rebuilds anyway).
+    public static func open(connectionString: String, poolSize: Int = 4, migrations: [Migration], buildingReadModels: Bool = true,
                             logger: Logger = Logger(label: "ledger.database")) async throws -> PostgresPool {
         let base = PostgresConfiguration(connectionString: connectionString)
         let admin = PostgresPool(configuration: base, size: 1, logger: logger)
@@ -37,7 +38,7 @@ public enum LedgerDatabase {
         }
         let pool = PostgresPool(configuration: configuration, size: poolSize, logger: logger)
         do {
-            try await ProjectionReplay.rebuildMissing(pool: pool, logger: logger)
+            if buildingReadModels { try await ProjectionReplay.rebuildMissing(pool: pool, logger: logger) }
         } catch {
             await pool.shutdown()
             throw error

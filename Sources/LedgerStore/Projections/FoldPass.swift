@@ -7,7 +7,9 @@ import PostgresClient
 /// reader), so memory holds a few streams' states at a time.
 ///
 /// The reader only cuts the COPY into chunks of whole streams; worker threads (one per core) decode, fold and render
-/// rows, each stream wholly in one worker, and send them to the shared writers.
+/// rows, each stream wholly in one worker, and send them to the shared writers. Every event below the cut is read
+/// (so the count is the log's), but not the payloads of notification records: every fact in them is also a typed
+/// event of its own.
 ///
 /// Every read model is keyed by original transaction id, and every event about one lies in its stream
 /// (`StreamNaming`). An event that names a key outside its own stream (written by another writer) is kept aside;
@@ -54,10 +56,11 @@ struct FoldPass: Sendable {
             var chunk: [[UInt8]] = []
             var stream: [UInt8] = []
             try reader.copyOut("""
-                COPY (SELECT app_id, stream_id, position, event_type, schema_version, payload,
+                COPY (SELECT app_id, stream_id, position, event_type, schema_version,
+                             CASE WHEN event_type = 'appstore.notification' THEN '{}'::jsonb ELSE payload END,
                              (extract(epoch FROM occurred_at) * 1000000)::bigint, (extract(epoch FROM recorded_at) * 1000000)::bigint
                       FROM ledger.events
-                      WHERE transaction_id < '\(cut)'::xid8 AND event_type <> 'appstore.notification'
+                      WHERE transaction_id < '\(cut)'::xid8
                       ORDER BY app_id, stream_id, stream_version) TO STDOUT
                 """) { line in
                 let key = CopyText.leadingFields(line, count: 2)
