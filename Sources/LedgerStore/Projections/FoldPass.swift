@@ -12,8 +12,8 @@ import PostgresClient
 /// event of its own.
 ///
 /// Every read model is keyed by original transaction id, and every event about one lies in its stream
-/// (`StreamNaming`). An event that names a key outside its own stream (written by another writer) is kept aside;
-/// `finish` folds each such key again from its own stream and those events, and upserts it.
+/// (`StreamNaming`). An event that names a key outside its own stream (written by another writer) is kept aside (its
+/// position); `finish` folds each such key again from its own stream and those events, and upserts it.
 struct FoldPass: Sendable {
     let models: [any ReadModel.Type]
     let schema: String
@@ -238,7 +238,8 @@ package protocol StrayFold: Sendable {
 
 package struct ModelFolder<Model: ReadModel>: ModelFolding {
     private var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
-    private var strayEvents: [StateKey: [DomainEvent]] = [:]
+    /// Only the positions: a writer that puts many events outside their streams must not fill memory.
+    private var strayPositions: [StateKey: [Int64]] = [:]
 
     package init() {}
 
@@ -246,7 +247,7 @@ package struct ModelFolder<Model: ReadModel>: ModelFolding {
         for key in Set(Model.Reducer.keys(for: event)) {
             let stateKey = StateKey(appID: event.appID, key: key)
             guard Model.ownStream(of: key) == stream else {
-                strayEvents[stateKey, default: []].append(event)
+                strayPositions[stateKey, default: []].append(event.position)
                 continue
             }
             let current = states[stateKey]?.state ?? Model.Reducer.initial(key: key)
@@ -263,25 +264,25 @@ package struct ModelFolder<Model: ReadModel>: ModelFolding {
         states.removeAll(keepingCapacity: true)
     }
 
-    package var strays: any StrayFold { Strays<Model>(events: strayEvents) }
+    package var strays: any StrayFold { Strays<Model>(positions: strayPositions) }
 }
 
 package struct Strays<Model: ReadModel>: StrayFold {
-    let events: [StateKey: [DomainEvent]]
+    let positions: [StateKey: [Int64]]
 
-    package var isEmpty: Bool { events.isEmpty }
+    package var isEmpty: Bool { positions.isEmpty }
 
     package func finish(cut: UInt64, schema: String, on connection: PostgresConnection) throws {
         var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
-        for (key, aside) in events {
-            let own = try EventColumns.decode(connection.query("""
+        for (key, aside) in positions {
+            // The key's own stream below the cut, and the events outside it (read again, by position).
+            let events = try EventColumns.decode(connection.query("""
                 SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                WHERE app_id = \(key.appID) AND stream_id = \(Model.ownStream(of: key.key))
-                  AND transaction_id < \(TransactionIDValue(value: cut))
+                WHERE app_id = \(key.appID) AND transaction_id < \(TransactionIDValue(value: cut))
+                  AND (stream_id = \(Model.ownStream(of: key.key)) OR position = ANY(\(Int64Array(aside))))
                 ORDER BY position
-                """)).compactMap(DomainEventDecoding.decode)
-            let all = (own + aside).filter { Model.Reducer.keys(for: $0).contains(key.key) }.sorted { $0.position < $1.position }
-            states[key] = (fold(Model.Reducer.self, key: key.key, events: all, asOf: nil), all.last?.position ?? 0)
+                """)).compactMap(DomainEventDecoding.decode).filter { Model.Reducer.keys(for: $0).contains(key.key) }
+            states[key] = (fold(Model.Reducer.self, key: key.key, events: events, asOf: nil), events.last?.position ?? 0)
         }
         try Model.save(states, schema: schema, on: connection)
     }
