@@ -1,6 +1,7 @@
 import Foundation
 import LedgerDomain
 import PostgresClient
+import Synchronization
 
 /// The fold of a rebuild: the log streamed out with one COPY in stream order, each stream's keys folded in memory,
 /// each final state written once with COPY into `schema`'s tables (one connection per table, side by side with the
@@ -124,8 +125,11 @@ struct FoldPass: Sendable {
 
 /// Chunks of whole streams from the reader to the workers; `put` waits while `capacity` chunks are queued, so memory
 /// stays bounded however fast the log streams out.
+///
+/// Sendable, unchecked: `chunks` and `closed` are read and written only in `put`, `take` and `close`, each between
+/// `condition.lock()` and `condition.unlock()`; `capacity` and `condition` are immutable (`NSCondition` is itself
+/// thread-safe). A mutex alone would not do: the threads wait on the condition.
 final class ChunkQueue: @unchecked Sendable {
-    // Every stored property is read and written only while `condition` is locked.
     private let condition = NSCondition()
     private var chunks: [[[UInt8]]] = []
     private var closed = false
@@ -163,29 +167,29 @@ final class ChunkQueue: @unchecked Sendable {
 }
 
 /// The workers' results, and the first failure (which closes the queue so the reader stops).
-final class WorkerOutcomes: @unchecked Sendable {
-    // Every stored property is read and written only while `lock` is held.
-    private let lock = NSLock()
-    private var errors: [any Error] = []
-    private var folded: [any StrayFold] = []
+final class WorkerOutcomes: Sendable {
+    private let state = Mutex<(errors: [any Error], strays: [any StrayFold])>(([], []))
 
     func record(_ outcome: Result<[any StrayFold], any Error>) {
-        lock.withLock {
+        state.withLock {
             switch outcome {
-            case .success(let strays): folded += strays
-            case .failure(let error): errors.append(error)
+            case .success(let strays): $0.strays += strays
+            case .failure(let error): $0.errors.append(error)
             }
         }
     }
 
-    var firstError: (any Error)? { lock.withLock { errors.first } }
-    var strays: [any StrayFold] { lock.withLock { folded } }
+    var firstError: (any Error)? { state.withLock { $0.errors.first } }
+    var strays: [any StrayFold] { state.withLock { $0.strays } }
 }
 
 /// One writer's COPY shared by the workers: libpq allows one thread at a time on a connection, so each send holds
 /// the lock. The connection does nothing else while its COPY is open (the rebuild dedicates it).
+///
+/// Sendable, unchecked: the only mutable use of `writer` (a libpq connection handle, which is not Sendable) is
+/// `send`, which holds `lock` for the whole call, so no two threads use the connection at once; both properties are
+/// immutable. (`Mutex` cannot hold it: the writer comes from `copyIn`'s closure, not as a `sending` value.)
 package final class SharedSink: @unchecked Sendable {
-    // `writer` is used only while `lock` is held.
     private let lock = NSLock()
     private let writer: CopyInWriter
 
