@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import PostgresTestSupport
 import Testing
 
 /// The projection runtime against a real PostgreSQL: live tables equal a pure fold of the log, concurrent workers
@@ -98,6 +99,9 @@ import Testing
                 """)
         }
         let worker = ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners())
+        // The batch must see the events: past the server-wide commit horizon, which another test's open transaction
+        // (a rebuild's read, say) may hold back.
+        try await TestDatabase.waitForHorizon(fixture.connectionString)
         await #expect(throws: PostgresError.self) { try await worker.catchUp() }
         let leftovers = try await fixture.superuser.query("""
             SELECT (SELECT count(*) FROM ledger.subscriptions) + (SELECT count(*) FROM ledger.purchases)
@@ -171,6 +175,9 @@ import Testing
                                           metadata: EventMetadata(source: "test"))
         }
         try await record(Array(history.prefix(3)))
+        // Below the server-wide commit horizon (another test's open transaction may hold it back), so the rebuild's
+        // cut includes them.
+        try await TestDatabase.waitForHorizon(fixture.connectionString)
         try await ProjectionReplay.rebuild(pool: fixture.store.pool)
         let unfolded = try await fixture.superuser.query("SELECT count(*) FROM ledger.subscriptions WHERE fold_state IS NULL")
         #expect(try unfolded.first?.decode(Int64.self, at: 0) == 1)

@@ -297,7 +297,7 @@ import Testing
                     unfolded.append(StateKey(appID: app, key: key))
                 }
             }
-            for (key, state) in try Model.foldFromLog(unfolded, through: nil, on: connection) { states[key.key] = state }
+            for (key, state) in try Model.foldFromLog(unfolded, through: nil, on: connection) { states[key.key] = state.state }
             return states
         }
     }

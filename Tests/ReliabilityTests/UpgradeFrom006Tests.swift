@@ -271,7 +271,7 @@ enum UpgradeFixture {
                 unfolded.append(key)
             }
         }
-        for (key, state) in try Model.foldFromLog(unfolded, through: nil, on: connection) { states[key.appID + "|" + key.key] = state }
+        for (key, state) in try Model.foldFromLog(unfolded, through: nil, on: connection) { states[key.appID + "|" + key.key] = state.state }
         return states
     }
 

@@ -277,27 +277,8 @@ package struct Strays<Model: ReadModel>: StrayFold {
     package var isEmpty: Bool { positions.isEmpty }
 
     package func finish(cut: UInt64, schema: String, on connection: PostgresConnection) throws {
-        var states: [StateKey: (state: Model.Reducer.State, position: Int64)] = [:]
-        for (key, aside) in positions {
-            // The key's own stream below the cut, and the events outside it (read again by position), a page at a
-            // time in position order: a key with a great many events is folded without holding them all.
-            var state = Model.Reducer.initial(key: key.key)
-            var last: Int64 = 0
-            while true {
-                let page = try EventColumns.decode(connection.query("""
-                    SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                    WHERE app_id = \(key.appID) AND transaction_id < \(TransactionIDValue(value: cut)) AND position > \(last)
-                      AND (stream_id = \(Model.ownStream(of: key.key)) OR position = ANY(\(Int64Array(aside))))
-                    ORDER BY position LIMIT 5000
-                    """))
-                guard let end = page.last?.position else { break }
-                last = end
-                for event in page.compactMap(DomainEventDecoding.decode) where Model.Reducer.keys(for: event).contains(key.key) {
-                    state = Model.Reducer.apply(state, event)
-                    states[key] = (state, event.position)
-                }
-            }
-        }
+        let states = try Model.foldFromLog(Array(positions.keys), outside: positions, through: ProjectionCheckpoints.through(cut: cut),
+                                           on: connection)
         try Model.save(states, schema: schema, on: connection)
     }
 }

@@ -53,27 +53,59 @@ extension ReadModel {
         for (table, tableRows) in zip(tables, rows) { try table.upsert(tableRows, schema: schema, on: connection) }
     }
 
-    /// The states of `keys` folded from their own streams: every event at or before `through` in commit order (all
-    /// when nil). Exact for a key no event outside its stream has touched, which is every key whose row lacks its
-    /// fold state (see `FoldPass`).
-    package static func foldFromLog(_ keys: [StateKey], through: LogCheckpoint?, on connection: PostgresConnection) throws
-        -> [StateKey: Reducer.State] {
+    /// The states of `keys` folded from the log: their own streams and the events at `outside` (per key, positions of
+    /// events in other streams), every event at or before `through` in commit order (all when nil), with the
+    /// greatest position folded into each. Read a page at a time, so a key with a great many events is folded
+    /// without holding them all. Exact for a key whose events all lie in its stream or in `outside`: every key whose
+    /// row lacks its fold state, and every key a rebuild found events about outside its stream (see `FoldPass`).
+    package static func foldFromLog(_ keys: [StateKey], outside: [StateKey: [Int64]] = [:], through: LogCheckpoint?,
+                                    on connection: PostgresConnection) throws -> [StateKey: (state: Reducer.State, position: Int64)] {
         guard !keys.isEmpty else { return [:] }
         let bound = through.map { TransactionIDValue(value: $0.transactionID) }
-        let events = try EventColumns.decode(connection.query("""
-            SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-            WHERE (app_id, stream_id) IN (SELECT * FROM unnest(\(TextArray(keys.map(\.appID))), \(TextArray(keys.map { ownStream(of: $0.key) }))))
-              AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
-            ORDER BY position
-            """)).compactMap(DomainEventDecoding.decode)
-        var states: [StateKey: Reducer.State] = [:]
-        for key in keys { states[key] = Reducer.initial(key: key.key) }
-        for event in events {
-            for key in Set(Reducer.keys(for: event)) {
-                let stateKey = StateKey(appID: event.appID, key: key)
-                if let state = states[stateKey] { states[stateKey] = Reducer.apply(state, event) }
+        let streams = (apps: TextArray(keys.map(\.appID)), ids: TextArray(keys.map { ownStream(of: $0.key) }))
+        let elsewhere = outside.flatMap { key, positions in positions.map { (key.appID, $0) } }
+        let wanted = Set(keys).union(outside.keys)
+        var states: [StateKey: (state: Reducer.State, position: Int64)] = [:]
+        var after: Int64 = 0
+        while true {
+            let page = try EventColumns.decode(connection.query("""
+                SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                WHERE ((app_id, stream_id) IN (SELECT * FROM unnest(\(streams.apps), \(streams.ids)))
+                       OR (app_id, position) IN (SELECT * FROM unnest(\(TextArray(elsewhere.map(\.0))), \(Int64Array(elsewhere.map(\.1))))))
+                  AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
+                  AND position > \(after)
+                ORDER BY position LIMIT 5000
+                """))
+            guard let last = page.last?.position else { break }
+            after = last
+            for event in page.compactMap(DomainEventDecoding.decode) {
+                for key in Set(Reducer.keys(for: event)) {
+                    let stateKey = StateKey(appID: event.appID, key: key)
+                    guard wanted.contains(stateKey) else { continue }
+                    states[stateKey] = (Reducer.apply(states[stateKey]?.state ?? Reducer.initial(key: key), event), event.position)
+                }
             }
         }
+        return states
+    }
+
+    /// `load` for a model whose one table keeps the state as JSON in `fold_state` (NULL after a rebuild: folded
+    /// from the log).
+    package static func loadFoldStates(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection)
+        throws -> [StateKey: Reducer.State] {
+        guard !keys.isEmpty else { return [:] }
+        var states: [StateKey: Reducer.State] = [:]
+        var unfolded: [StateKey] = []
+        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
+                            on: connection) {
+            let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
+            guard let text = try row.decode(String?.self, at: 2) else {
+                unfolded.append(key)
+                continue
+            }
+            states[key] = try StateCodec.decode(Reducer.State.self, from: text)
+        }
+        for (key, folded) in try foldFromLog(unfolded, through: through, on: connection) { states[key] = folded.state }
         return states
     }
 

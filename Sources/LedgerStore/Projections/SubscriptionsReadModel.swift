@@ -31,18 +31,6 @@ package enum SubscriptionsReadModel: ReadModel {
 
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
         -> [StateKey: SubscriptionStatus] {
-        guard !keys.isEmpty else { return [:] }
-        var states: [StateKey: SubscriptionStatus] = [:]
-        var unfolded: [StateKey] = []
-        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
-                            on: connection) {
-            let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
-            guard let text = try row.decode(String?.self, at: 2) else {
-                unfolded.append(key)
-                continue
-            }
-            states[key] = try StateCodec.decode(SubscriptionStatus.self, from: text)
-        }
-        return states.merging(try foldFromLog(unfolded, through: through, on: connection)) { stored, _ in stored }
+        try loadFoldStates(keys, schema: schema, through: through, on: connection)
     }
 }

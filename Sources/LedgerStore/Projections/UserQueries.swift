@@ -39,8 +39,8 @@ public struct UserQueries: Sendable {
                     purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))
                 }
             }
-            subscriptions += try SubscriptionsReadModel.foldFromLog(unfolded.subscriptions, through: nil, on: connection).values
-            purchases += try PurchasesReadModel.foldFromLog(unfolded.purchases, through: nil, on: connection).values
+            subscriptions += try SubscriptionsReadModel.foldFromLog(unfolded.subscriptions, through: nil, on: connection).values.map(\.state)
+            purchases += try PurchasesReadModel.foldFromLog(unfolded.purchases, through: nil, on: connection).values.map(\.state)
             subscriptions.sort { $0.originalTransactionID < $1.originalTransactionID }
             purchases.sort { $0.originalTransactionID < $1.originalTransactionID }
             return (subscriptions, purchases)
