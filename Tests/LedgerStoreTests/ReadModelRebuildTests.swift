@@ -99,6 +99,7 @@ import Testing
         try await Self.deliver(&after, to: fixture, using: &random, counts: &counts, seed: seed)
         try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
         try await Self.expectLiveEqualsTheLog(fixture, seed: seed, "after the rebuild")
+        try await Self.expectFoldsFromTheLogAgree(fixture, seed: seed)
         #expect(counts.lateCommits > 0, "seed \(seed): no late commit happened")
 
         // Everything planned reached the log: every event type, and stray events outside their keys' own streams.
@@ -190,6 +191,37 @@ import Testing
         let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
         #expect(differences.isEmpty, "seed \(seed), \(when): \(differences)")
         try await expectLiveEqualsAPureFold(fixture, seed: seed, when)
+    }
+
+    /// `foldFromLog` of every subscription key, with the events about it outside its stream, equals the reducer's
+    /// fold of those events in log order, whether it reads the log in pages of two events or all at once.
+    static func expectFoldsFromTheLogAgree(_ fixture: StoreFixture, seed: UInt64) async throws {
+        try await fixture.superuser.withConnection { connection in
+            let streams = Dictionary(uniqueKeysWithValues: try connection.query("SELECT position, stream_id FROM ledger.events").map {
+                (try $0.decode(Int64.self, at: 0), try $0.decode(String.self, at: 1))
+            })
+            var expected: [StateKey: (state: SubscriptionStatus, position: Int64)] = [:]
+            var outside: [StateKey: [Int64]] = [:]
+            for app in try connection.query("SELECT DISTINCT app_id FROM ledger.events").map({ try $0.decode(String.self, at: 0) }) {
+                for event in try ProjectionReplay.events(app: app, asOf: nil, on: connection) {
+                    for key in Set(SubscriptionStatusReducer.keys(for: event)) {
+                        let stateKey = StateKey(appID: app, key: key)
+                        if streams[event.position] != SubscriptionsReadModel.ownStream(of: key) {
+                            outside[stateKey, default: []].append(event.position)
+                        }
+                        let state = expected[stateKey]?.state ?? SubscriptionStatusReducer.initial(key: key)
+                        expected[stateKey] = (SubscriptionStatusReducer.apply(state, event), event.position)
+                    }
+                }
+            }
+            #expect(!outside.isEmpty, "seed \(seed): no key with events outside its stream")
+            for pageSize in [2, 5_000] {
+                let folded = try SubscriptionsReadModel.foldFromLog(Array(expected.keys), outside: outside, through: nil, pageSize: pageSize,
+                                                                    on: connection)
+                #expect(folded.mapValues(\.state) == expected.mapValues(\.state), "seed \(seed), pages of \(pageSize)")
+                #expect(folded.mapValues(\.position) == expected.mapValues(\.position), "seed \(seed), pages of \(pageSize)")
+            }
+        }
     }
 
     /// The late commit at its sharpest: a transaction appends (position p1), another appends to a second purchase and

@@ -2,7 +2,16 @@
 public enum LedgerStreams {
     /// Every fact about one purchase: folding it gives the purchase's exact state, and appending with its version
     /// guards decisions taken on that state.
-    public static func purchase(originalTransactionID: String) -> String { "otx:" + originalTransactionID }
+    public static func purchase(originalTransactionID: String) -> String { purchasePrefix + originalTransactionID }
+
+    /// Whether `stream` is the purchase stream of `originalTransactionID`, without building the stream's name.
+    public static func isPurchase(_ stream: Substring, originalTransactionID: String) -> Bool {
+        stream.utf8.count == purchasePrefix.utf8.count + originalTransactionID.utf8.count
+            && stream.utf8.starts(with: purchasePrefix.utf8)
+            && stream.utf8.dropFirst(purchasePrefix.utf8.count).elementsEqual(originalTransactionID.utf8)
+    }
+
+    private static let purchasePrefix = "otx:"
 
     /// A notification that names no transaction (TEST, summaries, external purchase tokens, app-level ones).
     public static func notification(uuid: String) -> String { "notification:" + uuid }

@@ -40,51 +40,62 @@ struct TransactionPayloadReader {
     // MARK: Values
 
     private mutating func transaction() -> TransactionFacts? {
-        var strings: [String: String] = [:]
-        var instants: [String: Instant] = [:]
-        var price: Money?, offer: Offer?, commitment: Commitment?, familyShared: Bool?, quantity: Int?
+        // One variable per field (outer nil: not seen yet), not a dictionary: no hashing per member.
+        var appUserID, productID, transactionID, originalTransactionID, subscriptionGroupID, environment, developerPayload,
+            storefront, webOrderLineItemID, appTransactionID, billingPlanType: String??
+        var purchaseDate, originalPurchaseDate, expiresDate, signedDate: Int64??
+        var price: Money??, offer: Offer??, commitment: Commitment??, familyShared: Bool??, quantity: Int64??
         guard object({ reader, key in
             switch key {
-            case "appUserID", "productID", "transactionID", "originalTransactionID", "subscriptionGroupID", "environment",
-                "developerPayload", "storefront", "webOrderLineItemID", "appTransactionID", "billingPlanType":
-                guard strings[key] == nil, let value = reader.optionalString() else { return false }
-                if let value { strings[key] = value }
-            case "purchaseDate", "originalPurchaseDate", "expiresDate", "signedDate":
-                guard instants[key] == nil, let value = reader.optionalInteger() else { return false }
-                if let value { instants[key] = Instant(microsecondsSinceEpoch: value) }
-            case "price":
-                guard price == nil, let value = reader.optional({ $0.money() }) else { return false }
-                price = value
-            case "offer":
-                guard offer == nil, let value = reader.optional({ $0.offer() }) else { return false }
-                offer = value
-            case "commitment":
-                guard commitment == nil, let value = reader.optional({ $0.commitment() }) else { return false }
-                commitment = value
-            case "familyShared":
-                guard familyShared == nil, let value = reader.optional({ $0.bool() }) else { return false }
-                familyShared = value
-            case "quantity":
-                guard quantity == nil, let value = reader.optionalInteger() else { return false }
-                guard let value else { return true }
-                guard let exact = Int(exactly: value) else { return false }
-                quantity = exact
-            default:
-                return false
+            case "appUserID": Self.once(&appUserID, reader.optionalString())
+            case "productID": Self.once(&productID, reader.optionalString())
+            case "transactionID": Self.once(&transactionID, reader.optionalString())
+            case "originalTransactionID": Self.once(&originalTransactionID, reader.optionalString())
+            case "subscriptionGroupID": Self.once(&subscriptionGroupID, reader.optionalString())
+            case "environment": Self.once(&environment, reader.optionalString())
+            case "developerPayload": Self.once(&developerPayload, reader.optionalString())
+            case "storefront": Self.once(&storefront, reader.optionalString())
+            case "webOrderLineItemID": Self.once(&webOrderLineItemID, reader.optionalString())
+            case "appTransactionID": Self.once(&appTransactionID, reader.optionalString())
+            case "billingPlanType": Self.once(&billingPlanType, reader.optionalString())
+            case "purchaseDate": Self.once(&purchaseDate, reader.optionalInteger())
+            case "originalPurchaseDate": Self.once(&originalPurchaseDate, reader.optionalInteger())
+            case "expiresDate": Self.once(&expiresDate, reader.optionalInteger())
+            case "signedDate": Self.once(&signedDate, reader.optionalInteger())
+            case "price": Self.once(&price, reader.optional { $0.money() })
+            case "offer": Self.once(&offer, reader.optional { $0.offer() })
+            case "commitment": Self.once(&commitment, reader.optional { $0.commitment() })
+            case "familyShared": Self.once(&familyShared, reader.optional { $0.bool() })
+            case "quantity": Self.once(&quantity, reader.optionalInteger())
+            default: false
             }
-            return true
         }) else { return nil }
-        guard let productID = strings["productID"], let transactionID = strings["transactionID"],
-              let originalTransactionID = strings["originalTransactionID"], let purchaseDate = instants["purchaseDate"] else { return nil }
+        guard let productID = productID ?? nil, let transactionID = transactionID ?? nil,
+              let originalTransactionID = originalTransactionID ?? nil, let purchase = purchaseDate ?? nil else { return nil }
+        var count = 1
+        if let value = quantity ?? nil {
+            guard let exact = Int(exactly: value) else { return nil }
+            count = exact
+        }
+        let instant = { (value: Int64??) in (value ?? nil).map(Instant.init(microsecondsSinceEpoch:)) }
+        let purchaseInstant = Instant(microsecondsSinceEpoch: purchase)
         return TransactionFacts(
-            appUserID: strings["appUserID"], productID: productID, transactionID: transactionID,
-            originalTransactionID: originalTransactionID, subscriptionGroupID: strings["subscriptionGroupID"],
-            environment: strings["environment"].map(StoreEnvironment.init(rawValue:)) ?? .production, purchaseDate: purchaseDate,
-            originalPurchaseDate: instants["originalPurchaseDate"], expiresDate: instants["expiresDate"],
-            signedDate: instants["signedDate"] ?? purchaseDate, price: price, offer: offer, familyShared: familyShared ?? false,
-            developerPayload: strings["developerPayload"], quantity: quantity ?? 1, storefront: strings["storefront"],
-            webOrderLineItemID: strings["webOrderLineItemID"], appTransactionID: strings["appTransactionID"],
-            billingPlanType: strings["billingPlanType"], commitment: commitment)
+            appUserID: appUserID ?? nil, productID: productID, transactionID: transactionID,
+            originalTransactionID: originalTransactionID, subscriptionGroupID: subscriptionGroupID ?? nil,
+            environment: (environment ?? nil).map(StoreEnvironment.init(rawValue:)) ?? .production, purchaseDate: purchaseInstant,
+            originalPurchaseDate: instant(originalPurchaseDate), expiresDate: instant(expiresDate),
+            signedDate: instant(signedDate) ?? purchaseInstant, price: price ?? nil, offer: offer ?? nil,
+            familyShared: (familyShared ?? nil) ?? false, developerPayload: developerPayload ?? nil, quantity: count,
+            storefront: storefront ?? nil, webOrderLineItemID: webOrderLineItemID ?? nil, appTransactionID: appTransactionID ?? nil,
+            billingPlanType: billingPlanType ?? nil, commitment: commitment ?? nil)
+    }
+
+    /// Stores a member's value (`.some(nil)` for null) in its slot; false when the value did not read or the member
+    /// came twice.
+    private static func once<T>(_ slot: inout T??, _ value: T??) -> Bool {
+        guard case .none = slot, let value else { return false }
+        slot = .some(value)
+        return true
     }
 
     private mutating func money() -> Money? {
@@ -203,7 +214,9 @@ struct TransactionPayloadReader {
             index += 1
         }
         guard index > start, !(bytes[start] == UInt8(ascii: "0") && index - start > 1) else { return nil }
-        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            return nil
+        }
         return value
     }
 

@@ -18,7 +18,9 @@ package enum PayingUsersReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id", "month"]),
     ]
 
-    package static func folder() -> any ModelFolding { ModelFolder<Self>() }
+    package static func folder() -> any ModelFolding { Folder() }
+
+    package struct Folder: ConcreteFolder { package var folder = ModelFolder<PayingUsersReadModel>() }
 
     package static func rows(appID: String, state p: PayingPurchase, position: Int64, foldState: Bool) -> [[[String?]]] {
         let owner = p.owner

@@ -11,6 +11,9 @@ public enum ProjectionCatalog {
 
     public static var names: [String] { models.map { $0.name } }
 
+    /// Every read model's tables, in the `ledger` schema (the benchmarks measure PostgreSQL writing the same rows).
+    public static var tableNames: [String] { models.flatMap { $0.tables.map(\.name) } }
+
     /// The read models of the named projections (all when `names` is nil).
     static func models(_ names: [String]?) -> [any ReadModel.Type] {
         models.filter { names?.contains($0.name) ?? true }

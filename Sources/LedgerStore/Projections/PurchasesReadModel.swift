@@ -16,7 +16,9 @@ package enum PurchasesReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
     ]
 
-    package static func folder() -> any ModelFolding { ModelFolder<Self>() }
+    package static func folder() -> any ModelFolding { Folder() }
+
+    package struct Folder: ConcreteFolder { package var folder = ModelFolder<PurchasesReadModel>() }
 
     package static func rows(appID: String, state p: PurchaseRecord, position: Int64, foldState: Bool) -> [[[String?]]] {
         let d = p.details

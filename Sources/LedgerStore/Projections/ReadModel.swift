@@ -28,8 +28,7 @@ package protocol ReadModel: Sendable {
     /// rebuild wrote and no event has touched since.
     static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection)
         throws -> [StateKey: Reducer.State]
-    /// A rebuild's folder of this model: `ModelFolder<Self>()`, made where `Self` is concrete so that the compiler
-    /// specializes the fold loop for it (a rebuild runs it once per event).
+    /// A rebuild's folder of this model: its `Folder`, a `ConcreteFolder` (see there why not `ModelFolder<Self>`).
     static func folder() -> any ModelFolding
 }
 
@@ -37,7 +36,8 @@ extension ReadModel {
     package static var name: String { Reducer.name }
 
     /// Every read model's key is an original transaction id, whose events all lie in its purchase stream
-    /// (`StreamNaming`): the rebuild folds stream by stream and writes a state once its stream has ended.
+    /// (`StreamNaming`): the rebuild folds stream by stream and writes a state once its stream has ended (and checks
+    /// a key's stream with `LedgerStreams.isPurchase`, the same rule).
     package static func ownStream(of key: String) -> String { LedgerStreams.purchase(originalTransactionID: key) }
 
     /// Writes the states with one statement per table.
@@ -59,32 +59,47 @@ extension ReadModel {
     /// without holding them all. Exact for a key whose events all lie in its stream or in `outside`: every key whose
     /// row lacks its fold state, and every key a rebuild found events about outside its stream (see `FoldPass`).
     package static func foldFromLog(_ keys: [StateKey], outside: [StateKey: [Int64]] = [:], through: LogCheckpoint?,
-                                    on connection: PostgresConnection) throws -> [StateKey: (state: Reducer.State, position: Int64)] {
+                                    pageSize: Int = 5_000, on connection: PostgresConnection)
+        throws -> [StateKey: (state: Reducer.State, position: Int64)] {
         guard !keys.isEmpty else { return [:] }
         let bound = through.map { TransactionIDValue(value: $0.transactionID) }
         let streams = (apps: TextArray(keys.map(\.appID)), ids: TextArray(keys.map { ownStream(of: $0.key) }))
-        let elsewhere = outside.flatMap { key, positions in positions.map { (key.appID, $0) } }
+        let elsewhere = outside.flatMap { key, positions in positions.map { (app: key.appID, position: $0) } }
+            .sorted { $0.position < $1.position }
         let wanted = Set(keys).union(outside.keys)
         var states: [StateKey: (state: Reducer.State, position: Int64)] = [:]
         var after: Int64 = 0
+        var nextElsewhere = 0
         while true {
+            // A page is the first `pageSize` events after `after` of the streams' events and of the next `pageSize`
+            // positions outside them, each side read by its own index (an `OR` of the two would scan the log).
+            // `outside` positions come from a pass below `through`, so they need no bound of their own.
+            while nextElsewhere < elsewhere.count, elsewhere[nextElsewhere].position <= after { nextElsewhere += 1 }
+            let slice = elsewhere[nextElsewhere..<min(elsewhere.count, nextElsewhere + pageSize)]
             let page = try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                WHERE ((app_id, stream_id) IN (SELECT * FROM unnest(\(streams.apps), \(streams.ids)))
-                       OR (app_id, position) IN (SELECT * FROM unnest(\(TextArray(elsewhere.map(\.0))), \(Int64Array(elsewhere.map(\.1))))))
-                  AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
-                  AND position > \(after)
-                ORDER BY position LIMIT 5000
+                SELECT * FROM (
+                    (SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                     WHERE (app_id, stream_id) IN (SELECT * FROM unnest(\(streams.apps), \(streams.ids)))
+                       AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
+                       AND position > \(after)
+                     ORDER BY position LIMIT \(pageSize))
+                    UNION ALL
+                    SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                    WHERE (app_id, position) IN (SELECT * FROM unnest(\(TextArray(slice.map(\.app))), \(Int64Array(slice.map(\.position)))))
+                ) page ORDER BY position LIMIT \(pageSize)
                 """))
-            guard let last = page.last?.position else { break }
-            after = last
-            for event in page.compactMap(DomainEventDecoding.decode) {
+            guard let last = page.last?.position, last > after else { break }
+            // An event of one key's stream may also lie outside another's: read twice, folded once.
+            var previous: Int64 = after
+            for event in page.compactMap(DomainEventDecoding.decode) where event.position != previous {
+                previous = event.position
                 for key in Set(Reducer.keys(for: event)) {
                     let stateKey = StateKey(appID: event.appID, key: key)
                     guard wanted.contains(stateKey) else { continue }
                     states[stateKey] = (Reducer.apply(states[stateKey]?.state ?? Reducer.initial(key: key), event), event.position)
                 }
             }
+            after = last
         }
         return states
     }

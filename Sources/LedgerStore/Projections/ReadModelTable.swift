@@ -64,18 +64,25 @@ package struct ReadModelTable: Sendable {
     package static func copyLine(_ row: [String?], into buffer: inout [UInt8]) {
         for (index, cell) in row.enumerated() {
             if index > 0 { buffer.append(0x09) }
-            guard let cell else {
+            guard var cell else {
                 buffer.append(0x5C)
                 buffer.append(UInt8(ascii: "N"))
                 continue
             }
-            for byte in cell.utf8 {
-                switch byte {
-                case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
-                case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
-                case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))
-                case 0x0D: buffer.append(0x5C); buffer.append(UInt8(ascii: "r"))
-                default: buffer.append(byte)
+            cell.withUTF8 { bytes in
+                // Most cells need no escape: copied whole, not byte by byte.
+                guard bytes.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                    buffer.append(contentsOf: bytes)
+                    return
+                }
+                for byte in bytes {
+                    switch byte {
+                    case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
+                    case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
+                    case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))
+                    case 0x0D: buffer.append(0x5C); buffer.append(UInt8(ascii: "r"))
+                    default: buffer.append(byte)
+                    }
                 }
             }
         }

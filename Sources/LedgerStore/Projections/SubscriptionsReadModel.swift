@@ -17,7 +17,9 @@ package enum SubscriptionsReadModel: ReadModel {
         ], key: ["app_id", "original_transaction_id"]),
     ]
 
-    package static func folder() -> any ModelFolding { ModelFolder<Self>() }
+    package static func folder() -> any ModelFolding { Folder() }
+
+    package struct Folder: ConcreteFolder { package var folder = ModelFolder<SubscriptionsReadModel>() }
 
     package static func rows(appID: String, state s: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
         [[[
