@@ -72,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
                 runners: ProjectionCatalog.runners(batchSize: batchSize), logger: logger))]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
             let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, logger: logger)
+            services.append(TenancyCacheService(api: api, logger: logger))
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),

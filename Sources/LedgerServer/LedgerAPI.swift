@@ -42,7 +42,7 @@ package struct LedgerAPI: Sendable {
     let pool: PostgresPool
     let store: EventStore
     let tenancy: TenancyStore
-    let directory: AppDirectory
+    package let tenancyCache: TenancyCache
     let auth: Authenticator
     let cookie: UserCookie
     let body: RequestBodyReader
@@ -62,9 +62,9 @@ package struct LedgerAPI: Sendable {
         self.pool = pool
         self.store = EventStore(pool: pool, logger: logger)
         self.tenancy = tenancy
-        self.directory = AppDirectory(tenancy: tenancy)
+        self.tenancyCache = TenancyCache(tenancy: tenancy)
         self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
-        self.auth = Authenticator(tenancy: tenancy, directory: directory, adminToken: configuration.adminToken,
+        self.auth = Authenticator(cache: tenancyCache, adminToken: configuration.adminToken,
                                   cookie: cookie, clock: configuration.clock)
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)

@@ -30,12 +30,12 @@ package enum LedgerApplication {
         OperationalRoutes(readiness: readiness).register(on: routes)
         guard let api else { return router }
         let clock = api.configuration.clock
-        SeedRoutes(recorder: api.recorder, users: api.users, tenancy: api.tenancy, cookie: api.cookie, body: api.body,
+        SeedRoutes(recorder: api.recorder, users: api.users, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
                    readYourWrites: api.readYourWrites, clock: clock).register(on: routes, auth: api.auth)
-        AdminRoutes(tenancy: api.tenancy, directory: api.directory, body: api.body).register(on: routes, auth: api.auth)
-        AppRoutes(tenancy: api.tenancy, directory: api.directory, body: api.body, recorder: api.recorder,
+        AdminRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body).register(on: routes, auth: api.auth)
+        AppRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
                   readYourWrites: api.readYourWrites).register(on: routes, auth: api.auth)
-        UserRoutes(users: api.users, tenancy: api.tenancy, clock: clock).register(on: routes, auth: api.auth)
+        UserRoutes(users: api.users, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
         InvoiceRoutes(invoices: InvoiceStore(pool: api.pool), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)

@@ -15,17 +15,14 @@ struct AppCaller: Sendable {
 /// Who may do what: the admin token (operators and finance), app keys (`Authorization: Bearer <key>` or the
 /// seed's `APIKey` header), and for public keys the signed `uid` cookie naming the one user they may act for.
 struct Authenticator: Sendable {
-    let tenancy: TenancyStore
-    let directory: AppDirectory
+    let cache: TenancyCache
     /// SHA-256 of `LEDGER_ADMIN_TOKEN`; nil disables the admin API.
     let adminTokenDigest: [UInt8]?
     let cookie: UserCookie
     let clock: LedgerClock
 
-    init(tenancy: TenancyStore, directory: AppDirectory, adminToken: String?, cookie: UserCookie,
-         clock: LedgerClock) {
-        self.tenancy = tenancy
-        self.directory = directory
+    init(cache: TenancyCache, adminToken: String?, cookie: UserCookie, clock: LedgerClock) {
+        self.cache = cache
         self.adminTokenDigest = adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.cookie = cookie
         self.clock = clock
@@ -53,8 +50,8 @@ struct Authenticator: Sendable {
         guard let presented = request.headers[Self.apiKeyHeader] ?? Self.bearer(request) else {
             throw APIError.unauthorized("send an app key as `Authorization: Bearer <key>` or in the `APIKey` header")
         }
-        guard let key = try await tenancy.authenticate(key: presented.trimmingCharacters(in: .whitespaces)),
-              let app = try await directory.app(id: key.appID)
+        guard let key = try await cache.key(presented.trimmingCharacters(in: .whitespaces)),
+              let app = try await cache.app(id: key.appID)
         else { throw APIError.unauthorized("the app key is not valid (unknown or revoked); create one with POST /v1/admin/apps/{app_id}/keys") }
         let caller = AppCaller(key: key, app: app)
         if secretOnly && !caller.isSecret {

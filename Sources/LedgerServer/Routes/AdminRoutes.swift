@@ -5,7 +5,7 @@ import LedgerStore
 /// `/v1/admin/…`: accounts, apps and their keys, for operators (admin token).
 struct AdminRoutes {
     let tenancy: TenancyStore
-    let directory: AppDirectory
+    let cache: TenancyCache
     let body: RequestBodyReader
 
     struct NewAccount: StrictBody {
@@ -43,7 +43,7 @@ struct AdminRoutes {
 
     func register(on routes: RouteTable, auth: Authenticator) {
         let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth))
-        let (tenancy, directory, body) = (tenancy, directory, body)
+        let (tenancy, cache, body) = (tenancy, cache, body)
         admin.on(.post, "/v1/admin/accounts") { request, _ in
             let input = try await body.json(NewAccount.self, from: request)
             let account = try await tenancy.createAccount(name: try Check.text(input.name, "name", max: 200))
@@ -60,10 +60,10 @@ struct AdminRoutes {
             return try JSONResponse.make(status: .created, body: AppBody(app))
         }
         admin.on(.get, "/v1/admin/apps/{app_id}") { request, context in
-            return try JSONResponse.make(status: .ok, body: AppBody(try await Self.app(directory, context)))
+            return try JSONResponse.make(status: .ok, body: AppBody(try await Self.app(cache, context)))
         }
         admin.on(.post, "/v1/admin/apps/{app_id}/keys") { request, context in
-            let app = try await Self.app(directory, context)
+            let app = try await Self.app(cache, context)
             let input = try await body.json(NewKey.self, from: request)
             guard let kind = APIKeyKind(rawValue: input.kind) else {
                 throw APIError.badRequest("`kind` must be \"public\" (for the app) or \"secret\" (for your backend)")
@@ -73,22 +73,23 @@ struct AdminRoutes {
             return try JSONResponse.make(status: .created, body: KeyBody(created.record, key: created.key))
         }
         admin.on(.get, "/v1/admin/apps/{app_id}/keys") { request, context in
-            let app = try await Self.app(directory, context)
+            let app = try await Self.app(cache, context)
             return try JSONResponse.make(status: .ok, body: ["keys": try await tenancy.keys(app: app.id).map { KeyBody($0) }])
         }
         admin.on(.delete, "/v1/admin/apps/{app_id}/keys/{key_id}") { request, context in
-            let app = try await Self.app(directory, context)
+            let app = try await Self.app(cache, context)
             let keyID = try context.path("key_id")
             guard let key = try await tenancy.revokeKey(app: app.id, keyID: keyID) else {
                 throw APIError.notFound("app \(app.id) has no key \(keyID)")
             }
+            cache.invalidate(.apiKeys)
             return try JSONResponse.make(status: .ok, body: KeyBody(key))
         }
     }
 
-    static func app(_ directory: AppDirectory, _ context: LedgerRequestContext) async throws -> AppRecord {
+    static func app(_ cache: TenancyCache, _ context: LedgerRequestContext) async throws -> AppRecord {
         let id = try context.path("app_id")
-        guard let app = try await directory.app(id: id) else { throw APIError.notFound("there is no app \(id)") }
+        guard let app = try await cache.app(id: id) else { throw APIError.notFound("there is no app \(id)") }
         return app
     }
 

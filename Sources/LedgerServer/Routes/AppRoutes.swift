@@ -6,7 +6,7 @@ import LedgerStore
 /// `/v1/apps/{app_id}/…`: the app's product catalog (secret key) and Apple's notification endpoint.
 struct AppRoutes {
     let tenancy: TenancyStore
-    let directory: AppDirectory
+    let cache: TenancyCache
     let body: RequestBodyReader
     let recorder: LedgerRecorder
     let readYourWrites: ReadYourWrites
@@ -39,13 +39,14 @@ struct AppRoutes {
     }
 
     func register(on routes: RouteTable, auth: Authenticator) {
-        let (tenancy, directory, body, recorder, readYourWrites) = (tenancy, directory, body, recorder, readYourWrites)
+        let (tenancy, cache, body, recorder, readYourWrites) = (tenancy, cache, body, recorder, readYourWrites)
         let catalog = routes.group("/v1/apps/{app_id}/products", AppKeyAuthentication(auth: auth, timeout: routes.timeout, appFromPath: true))
         catalog.on(.put, "/v1/apps/{app_id}/products/{product_id}") { request, context in
             let caller = try context.caller()
             let productID = try Check.text(try context.path("product_id"), "product_id", max: 200)
             let input = try await body.json(ProductInput.self, from: request)
             let product = try await tenancy.putProduct(app: caller.app.id, try Self.validate(input, productID: productID))
+            cache.invalidate(.products)
             return try JSONResponse.make(status: .ok, body: ProductBody(product))
         }
         catalog.on(.get, "/v1/apps/{app_id}/products") { _, context in
@@ -56,7 +57,7 @@ struct AppRoutes {
         // A duplicate delivery answers 200 too, or Apple would retry it for days.
         routes.on(.post, "/v1/apps/{app_id}/notifications") { request, context in
             let appID = try context.path("app_id")
-            guard let app = try await directory.app(id: appID) else {
+            guard let app = try await cache.app(id: appID) else {
                 throw APIError.notFound("there is no app \(appID); use the notification_url POST /v1/admin/apps returned")
             }
             let input = try await body.json(NotificationInput.self, from: request)

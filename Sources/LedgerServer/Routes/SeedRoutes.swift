@@ -16,7 +16,7 @@ import LedgerStore
 struct SeedRoutes {
     let recorder: LedgerRecorder
     let users: UserQueries
-    let tenancy: TenancyStore
+    let cache: TenancyCache
     let cookie: UserCookie
     let body: RequestBodyReader
     let readYourWrites: ReadYourWrites
@@ -81,7 +81,7 @@ struct SeedRoutes {
             } else {
                 user = try auth.user(request, caller: caller, claimed: named.first)
             }
-            let catalog = try await seed.tenancy.products(app: caller.app.id)
+            let catalog = try await seed.cache.products(app: caller.app.id)
             let snapshot = try await seed.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: seed.clock.now())
             return try JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
                 embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))

@@ -8,17 +8,17 @@ import LedgerStore
 /// any user of its app; a public key only the user of its signed `uid` cookie (`UserAuthentication`).
 struct UserRoutes {
     let users: UserQueries
-    let tenancy: TenancyStore
+    let cache: TenancyCache
     let clock: LedgerClock
 
     func register(on routes: RouteTable, auth: Authenticator) {
-        let (users, tenancy, clock) = (users, tenancy, clock)
+        let (users, cache, clock) = (users, cache, clock)
         let perUser = routes.group("/v1/users/{user_id}", UserAuthentication(auth: auth, timeout: routes.timeout))
         perUser.on(.get, "/v1/users/{user_id}") { _, context in
             let (caller, user) = try context.actor()
             let app = caller.app
             let owned = try await users.ownedStates(app: app.id, owners: [user])
-            let catalog = try await tenancy.products(app: app.id)
+            let catalog = try await cache.products(app: app.id)
             let now = clock.now()
             let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
                                         catalog: catalog.catalog, at: now)
@@ -35,7 +35,7 @@ struct UserRoutes {
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { _, context in
             let (caller, user) = try context.actor()
             let snapshot = try await users.snapshot(
-                app: caller.app.id, user: user, catalog: try await tenancy.products(app: caller.app.id).catalog, at: clock.now())
+                app: caller.app.id, user: user, catalog: try await cache.products(app: caller.app.id).catalog, at: clock.now())
             return try JSONResponse.make(status: .ok, body: EntitlementsAnswer(
                 appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements)))
         }

@@ -1,0 +1,83 @@
+import LedgerStore
+import PostgresClient
+import Synchronization
+
+/// API keys, apps and catalogs, which every request looks up, kept in memory so that a status read needs one
+/// query (the user's states) and one trip to the database's threads.
+///
+/// A change reaches every instance at once: triggers on `ledger.api_keys`, `ledger.apps` and `ledger.products`
+/// (`schema/008_tenancy_notify.sql`) NOTIFY `ledger_tenancy` with the table's name, whoever wrote it (this instance,
+/// another one, the CLI), and `follow` drops what that table cached. Values also expire after `timeToLive` (one
+/// second): a notification lost while the listener reconnects leaves nothing stale for longer. A change made
+/// through this instance is dropped before its answer goes out, so the next read sees it.
+package final class TenancyCache: Sendable {
+    /// The NOTIFY channel of tenancy changes; the payload names the table.
+    package static let channel = "ledger_tenancy"
+
+    package enum Table: String, CaseIterable {
+        case apiKeys = "api_keys"
+        case apps
+        case products
+    }
+
+    private let tenancy: TenancyStore
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let keys: Mutex<ExpiringCache<String, APIKeyRecord>>
+    private let apps: Mutex<ExpiringCache<String, AppRecord>>
+    private let catalogs: Mutex<ExpiringCache<String, [ProductRecord]>>
+
+    package init(tenancy: TenancyStore, timeToLive: Duration = .seconds(1), capacity: Int = 10_000,
+         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.tenancy = tenancy
+        self.now = now
+        keys = Mutex(ExpiringCache(timeToLive: timeToLive, capacity: capacity))
+        apps = Mutex(ExpiringCache(timeToLive: timeToLive, capacity: capacity))
+        catalogs = Mutex(ExpiringCache(timeToLive: timeToLive, capacity: capacity))
+    }
+
+    /// The live (unrevoked) key record of a presented key, or nil. Unknown keys are not cached: they are looked up
+    /// each time, so a key created on another instance works at once.
+    package func key(_ presented: String) async throws -> APIKeyRecord? {
+        try await cached(presented, in: keys) { try await tenancy.authenticate(key: presented) }
+    }
+
+    package func app(id: String) async throws -> AppRecord? {
+        try await cached(id, in: apps) { try await tenancy.app(id: id) }
+    }
+
+    /// The app's products (its catalog).
+    package func products(app appID: String) async throws -> [ProductRecord] {
+        try await cached(appID, in: catalogs) { try await tenancy.products(app: appID) } ?? []
+    }
+
+    /// Drops what `table` cached (unknown names: everything).
+    package func invalidate(_ table: Table?) {
+        switch table {
+        case .apiKeys: keys.withLock { $0.invalidate() }
+        case .apps: apps.withLock { $0.invalidate() }
+        case .products: catalogs.withLock { $0.invalidate() }
+        case nil: Table.allCases.forEach(invalidate)
+        }
+    }
+
+    /// Applies a listener's events until it stops: a notification drops its table, a (re)connection everything
+    /// (notifications sent meanwhile were lost). `observe` sees each event once applied.
+    package func follow(_ events: AsyncStream<ListenerEvent>, observe: @Sendable (ListenerEvent) -> Void = { _ in }) async {
+        for await event in events {
+            switch event {
+            case .connected: invalidate(nil)
+            case .notification(_, let table): invalidate(Table(rawValue: table))
+            }
+            observe(event)
+        }
+    }
+
+    private func cached<Value: Sendable>(_ key: String, in cache: borrowing Mutex<ExpiringCache<String, Value>>,
+                                         read: () async throws -> Value?) async throws -> Value? {
+        let (hit, generation) = cache.withLock { ($0.value(for: key, now: now()), $0.generation) }
+        if let hit { return hit }
+        guard let value = try await read() else { return nil }
+        cache.withLock { $0.store(value, for: key, readAt: generation, now: now()) }
+        return value
+    }
+}
