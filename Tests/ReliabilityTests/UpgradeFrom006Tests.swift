@@ -38,10 +38,12 @@ import Testing
 
         let migrate = try await LedgerBinary.run(["migrate"], databaseURL: url)
         #expect(migrate.status == 0, "\(migrate.output)")
-        #expect(migrate.output.contains("applied 2 migration(s): 7, 8"), "\(migrate.output)")
+        let latest = try SchemaLocation.migrations().map(\.version).max() ?? 0
+        let applied = (7...latest).map(String.init).joined(separator: ", ")
+        #expect(migrate.output.contains("applied \(latest - 6) migration(s): \(applied)"), "\(migrate.output)")
 
         // After: the latest version, the JSON states gone, every event as it was (payloads, hashes, chain).
-        #expect(try value("SELECT max(version) FROM ledger.schema_migrations", Int64.self) == 8)
+        #expect(try value("SELECT max(version) FROM ledger.schema_migrations", Int64.self) == Int64(latest))
         #expect(try value("SELECT to_regclass('ledger.projection_state') IS NULL", Bool.self) == true)
         #expect(try UpgradeFixture.events(on: connection) == events)
 

@@ -1,0 +1,46 @@
+import LedgerDomain
+import LedgerStore
+import PostgresClient
+import PostgresTestSupport
+import Testing
+
+/// A connection that first appended to an empty log must not keep a plan made for an empty log: every later
+/// append's lookups (idempotency keys, the stream's head, the chain's previous hash) use the indexes made for them,
+/// however large the log has grown (schema/009).
+@Suite struct AppendPlanTests {
+    @Test func appendsOnAConnectionThatStartedOnAnEmptyLogUseTheirIndexes() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "append_plans")
+        let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 1, migrations: try SchemaLocation.migrations())
+        let store = EventStore(pool: pool)
+        func append(_ count: Int, from start: Int) async throws {
+            for n in start..<(start + count) {
+                _ = try await store.append(app: "app-a", stream: "s\(n % 50)", events: [
+                    NewEvent(type: "test.happened", payload: #"{"n":\#(n)}"#, idempotencyKey: "k\(n)", occurredAt: Instant(microsecondsSinceEpoch: 0)),
+                ])
+            }
+        }
+        // An appending session's statistics reach the shared counters when it ends a transaction after asking.
+        func flushStatistics() async throws {
+            try await pool.withConnection { connection in
+                try connection.query("SELECT pg_stat_force_next_flush()")
+                try connection.query("SELECT 1")
+            }
+        }
+        // The pool's one connection makes its plans while the log is (nearly) empty, then the log grows.
+        try await append(1_000, from: 0)
+        try await flushStatistics()
+        let superuser = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)
+        try await superuser.query("SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass")
+        try await append(100, from: 1_000)
+        try await flushStatistics()
+        let scans = Dictionary(uniqueKeysWithValues: try await superuser.query("""
+            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
+            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        #expect(scans["events_idempotency_key"] ?? 0 >= 100, "\(scans)")
+        #expect(scans["events_stream_version_key"] ?? 0 >= 200, "\(scans)") // the head, and the previous hash
+        #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
+        #expect(scans["events_pkey"] == 0, "\(scans)")
+        await superuser.shutdown()
+        await pool.shutdown()
+    }
+}
