@@ -15,7 +15,8 @@ import Testing
         func append(_ count: Int, from start: Int) async throws {
             for n in start..<(start + count) {
                 _ = try await store.append(app: "app-a", stream: "s\(n % 50)", events: [
-                    NewEvent(type: "test.happened", payload: #"{"n":\#(n)}"#, idempotencyKey: "k\(n)", occurredAt: Instant(microsecondsSinceEpoch: 0)),
+                    NewEvent(type: "test.happened", payload: #"{"n":\#(n)}"#, idempotencyKey: "k\(n)",
+                             occurredAt: Instant(microsecondsSinceEpoch: 0)),
                 ])
             }
         }
