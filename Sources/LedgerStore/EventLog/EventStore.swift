@@ -19,31 +19,32 @@ public struct EventStore: Sendable {
     /// kept: a metric made before the metrics backend is bootstrapped would stay a no-op forever.
     static var appendedCounter: Counter { Counter(label: "ledger_events_appended_total") }
 
+    let announcer: AppendAnnouncer
+
     public init(pool: PostgresPool, logger: Logger = Logger(label: "ledger.events")) {
         self.pool = pool
         self.logger = logger
+        self.announcer = AppendAnnouncer(pool: pool)
     }
 
     /// Appends `events` to one stream in one transaction, then notifies listeners.
     public func append(app appID: String, stream streamID: String, expected: ExpectedVersion = .any,
                        events: [NewEvent]) async throws -> AppendResult {
         try EventValidation.check(appID: appID, streamID: streamID, events: events)
-        return try await pool.withConnection { connection in
-            let result = try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
-            Self.announce(app: appID, appended: result.appendedCount, on: connection)
-            return result
+        let result = try await pool.withConnection { connection in
+            try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
         }
+        announce(app: appID, appended: result.appendedCount)
+        return result
     }
 
-    /// Wakes projection workers and subscriptions, and counts the events. After the commit, not inside the
-    /// appending transaction, where NOTIFY would serialise every commit. A notifying transaction gets an xid and
-    /// so a commit record: committed asynchronously here (`synchronous_commit` off for that one statement), or it
-    /// would wait for a second WAL flush per append — the append benchmark ran at half speed. A lost notification
+    /// Wakes projection workers and subscriptions (`AppendAnnouncer`: after the commit, coalesced, never inside the
+    /// appending transaction, where NOTIFY would serialise every commit), and counts the events. A lost notification
     /// only delays readers until they poll.
-    static func announce(app appID: String, appended: Int, on connection: PostgresConnection) {
+    func announce(app appID: String, appended: Int) {
         guard appended > 0 else { return }
-        _ = try? connection.query("SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(notificationChannel), \(appID))")
-        appendedCounter.increment(by: appended)
+        announcer.appended(app: appID)
+        Self.appendedCounter.increment(by: appended)
     }
 
     /// One stream's part of an atomic multi-stream append.
@@ -62,21 +63,21 @@ public struct EventStore: Sendable {
     /// purchases). A conflict on any stream fails the whole append with `versionConflict`.
     public func appendAtomically(app appID: String, _ appends: [StreamAppend]) async throws -> [AppendResult] {
         for append in appends { try EventValidation.check(appID: appID, streamID: append.streamID, events: append.events) }
-        return try await pool.withConnection { connection in
+        let results = try await pool.withConnection { connection in
             for _ in 0..<Self.maximumAttempts {
                 do {
-                    let results = try connection.transaction { connection in
+                    return try connection.transaction { connection in
                         try appends.map { try Self.appendOnce(on: connection, app: appID, stream: $0.streamID, expected: $0.expected,
                             events: $0.events) }
                     }
-                    Self.announce(app: appID, appended: results.reduce(0) { $0 + $1.appendedCount }, on: connection)
-                    return results
                 } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
                     continue
                 }
             }
             throw EventStoreError.contention(appID: appID, streamID: appends.map(\.streamID).joined(separator: ","))
         }
+        announce(app: appID, appended: results.reduce(0) { $0 + $1.appendedCount })
+        return results
     }
 
     /// The synchronous append, for callers that already hold a connection (import, tests).
