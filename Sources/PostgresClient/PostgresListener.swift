@@ -5,11 +5,12 @@ import Logging
 import NIOPosix
 import Synchronization
 
-/// What a listener reports: a notification, or that it (re)connected, after which notifications sent while it
-/// was away are lost and the consumer should re-read what it watches.
+/// What a listener reports: a notification, that it (re)connected, after which notifications sent while it
+/// was away are lost and the consumer should re-read what it watches, or that its connection failed (it retries).
 public enum ListenerEvent: Sendable, Equatable {
     case connected
     case notification(channel: String, payload: String)
+    case disconnected
 }
 
 /// LISTEN on one dedicated connection, on a thread of its own that waits for the socket to become readable.
@@ -46,6 +47,7 @@ public final class PostgresListener: Sendable {
                         }
                     }
                 } catch {
+                    continuation.yield(.disconnected)
                     logger.warning("LISTEN connection failed; retrying", metadata: ["error": "\(error)"])
                     var slice = pollfd()
                     _ = poll(&slice, 0, retryIntervalMilliseconds) // a pause between reconnection attempts

@@ -105,14 +105,46 @@ import Testing
         }
     }
 
-    /// Without its listener (a lost notification), a cached key is still refused once its time to live is over.
+    /// While the listener is connected values live longer (notifications drop them); when its connection fails,
+    /// everything cached is dropped at once and values live a second again.
+    @Test func aFailedListenerDropsTheCacheAndShortensItsLifetimes() async throws {
+        let harness = try await APIHarness.make()
+        let pool = harness.pool
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let clock = Mutex(ContinuousClock.now)
+            let cache = TenancyCache(tenancy: TenancyStore(pool: pool), timeToLive: .seconds(10), fallbackTimeToLive: .seconds(1),
+                                     now: { clock.withLock { $0 } })
+            // A listener of the test's own making, so no notification reaches this cache unless the test sends it.
+            let (events, listener) = AsyncStream<ListenerEvent>.makeStream()
+            let (applied, observer) = AsyncStream<ListenerEvent>.makeStream()
+            let following = Task { await cache.follow(events) { observer.yield($0) } }
+            var appliedEvents = applied.makeAsyncIterator()
+            listener.yield(.connected)
+            #expect(await appliedEvents.next() == .connected)
+            #expect(try await cache.key(tenant.secretKey) != nil)
+            let keys = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)/keys", headers: APIClient.admin).array("keys")
+            let secretID = try #require(keys.first { $0["kind"] as? String == "secret" }?["id"] as? String)
+            #expect(try await api.send(.delete, "/v1/admin/apps/\(tenant.appID)/keys/\(secretID)", headers: APIClient.admin).status == .ok)
+            clock.withLock { $0 += .seconds(5) }
+            #expect(try await cache.key(tenant.secretKey) != nil) // still cached: no notification came
+            listener.yield(.disconnected)
+            #expect(await appliedEvents.next() == .disconnected)
+            #expect(try await cache.key(tenant.secretKey) == nil) // dropped with everything else
+            listener.finish()
+            await following.value
+        }
+    }
+
+    /// Without its listener (a lost notification), a cached key is still refused once its fallback time to live (a
+    /// second) is over.
     @Test func aCachedKeyOutlivesItsRevocationByAtMostItsTimeToLive() async throws {
         let harness = try await APIHarness.make()
         let pool = harness.pool
         try await harness.test { api in
             let tenant = try await api.tenant()
             let clock = Mutex(ContinuousClock.now)
-            let cache = TenancyCache(tenancy: TenancyStore(pool: pool), timeToLive: .seconds(1), now: { clock.withLock { $0 } })
+            let cache = TenancyCache(tenancy: TenancyStore(pool: pool), fallbackTimeToLive: .seconds(1), now: { clock.withLock { $0 } })
             #expect(try await cache.key(tenant.secretKey)?.appID == tenant.appID)
             let keys = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)/keys", headers: APIClient.admin).array("keys")
             let secretID = try #require(keys.first { $0["kind"] as? String == "secret" }?["id"] as? String)

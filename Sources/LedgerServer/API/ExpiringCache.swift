@@ -1,10 +1,9 @@
-/// Values read from the database, kept for `timeToLive` and dropped at once by `invalidate()` when the database
-/// says they changed. A pure state machine (the caller passes the time), tested directly; `TenancyCache` drives it.
+/// Values read from the database, each kept for the time to live given when it was stored, and dropped at once by
+/// `invalidate()` when the database says they changed. A pure state machine (the caller passes the time), tested directly; `TenancyCache` drives it.
 ///
 /// A read that began before an invalidation may have read the old value, so it must not be kept: `generation`
 /// is taken when the read begins, and `store` keeps the value only if no invalidation came in between.
 package struct ExpiringCache<Key: Hashable, Value> {
-    let timeToLive: Duration
     /// At most this many values; when full, expired ones go first, then all (a flood of distinct keys must not
     /// grow memory).
     let capacity: Int
@@ -12,19 +11,19 @@ package struct ExpiringCache<Key: Hashable, Value> {
     /// Counts invalidations.
     package private(set) var generation: UInt64 = 0
 
-    package init(timeToLive: Duration, capacity: Int) {
-        self.timeToLive = timeToLive
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
-    /// The value of `key` if it was stored less than `timeToLive` before `now`.
+    /// The value of `key` if it was stored less than its time to live before `now`.
     package func value(for key: Key, now: ContinuousClock.Instant) -> Value? {
         guard let entry = entries[key], now < entry.expires else { return nil }
         return entry.value
     }
 
     /// Keeps `value`, read by a lookup that began at `generation`, unless an invalidation came since.
-    package mutating func store(_ value: Value, for key: Key, readAt generation: UInt64, now: ContinuousClock.Instant) {
+    package mutating func store(_ value: Value, for key: Key, readAt generation: UInt64, now: ContinuousClock.Instant,
+                                timeToLive: Duration) {
         guard generation == self.generation else { return }
         if entries.count >= capacity, entries[key] == nil {
             entries = entries.filter { now < $0.value.expires }

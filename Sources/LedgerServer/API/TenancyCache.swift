@@ -7,9 +7,11 @@ import Synchronization
 ///
 /// A change reaches every instance at once: triggers on `ledger.api_keys`, `ledger.apps` and `ledger.products`
 /// (`schema/008_tenancy_notify.sql`) NOTIFY `ledger_tenancy` with the table's name, whoever wrote it (this instance,
-/// another one, the CLI), and `follow` drops what that table cached. Values also expire after `timeToLive` (one
-/// second): a notification lost while the listener reconnects leaves nothing stale for longer. A change made
-/// through this instance is dropped before its answer goes out, so the next read sees it.
+/// another one, the CLI), and `follow` drops what that table cached. While the listener is connected, values live
+/// `timeToLive` (10 s); without it (not started, or its connection failed: everything is dropped then) they live
+/// `fallbackTimeToLive` (1 s), so a notification lost while the listener reconnects leaves a revoked key usable
+/// for at most a second. (A connection that dies without the listener noticing is bounded by `timeToLive`.) A
+/// change made through this instance is dropped before its answer goes out, so the next read sees it.
 package final class TenancyCache: Sendable {
     /// The NOTIFY channel of tenancy changes; the payload names the table.
     package static let channel = "ledger_tenancy"
@@ -25,14 +27,20 @@ package final class TenancyCache: Sendable {
     private let keys: Mutex<ExpiringCache<String, APIKeyRecord>>
     private let apps: Mutex<ExpiringCache<String, AppRecord>>
     private let catalogs: Mutex<ExpiringCache<String, [ProductRecord]>>
+    private let timeToLive: Duration
+    private let fallbackTimeToLive: Duration
+    /// Whether the listener is connected (`follow`): notifications then arrive as changes commit.
+    private let listening = Atomic<Bool>(false)
 
-    package init(tenancy: TenancyStore, timeToLive: Duration = .seconds(1), capacity: Int = 10_000,
-         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    package init(tenancy: TenancyStore, timeToLive: Duration = .seconds(10), fallbackTimeToLive: Duration = .seconds(1),
+                 capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
         self.tenancy = tenancy
         self.now = now
-        keys = Mutex(ExpiringCache(timeToLive: timeToLive, capacity: capacity))
-        apps = Mutex(ExpiringCache(timeToLive: timeToLive, capacity: capacity))
-        catalogs = Mutex(ExpiringCache(timeToLive: timeToLive, capacity: capacity))
+        self.timeToLive = timeToLive
+        self.fallbackTimeToLive = fallbackTimeToLive
+        keys = Mutex(ExpiringCache(capacity: capacity))
+        apps = Mutex(ExpiringCache(capacity: capacity))
+        catalogs = Mutex(ExpiringCache(capacity: capacity))
     }
 
     /// The live (unrevoked) key record of a presented key, or nil. Unknown keys are not cached: they are looked up
@@ -60,16 +68,25 @@ package final class TenancyCache: Sendable {
         }
     }
 
-    /// Applies a listener's events until it stops: a notification drops its table, a (re)connection everything
-    /// (notifications sent meanwhile were lost). `observe` sees each event once applied.
+    /// Applies a listener's events until it stops: a notification drops its table; a (re)connection drops
+    /// everything (notifications sent meanwhile were lost) and values live `timeToLive` again; a failed connection
+    /// drops everything and values live `fallbackTimeToLive` until it is back. `observe` sees each event once applied.
     package func follow(_ events: AsyncStream<ListenerEvent>, observe: @Sendable (ListenerEvent) -> Void = { _ in }) async {
         for await event in events {
             switch event {
-            case .connected: invalidate(nil)
-            case .notification(_, let table): invalidate(Table(rawValue: table))
+            case .connected:
+                listening.store(true, ordering: .sequentiallyConsistent)
+                invalidate(nil)
+            case .notification(_, let table):
+                invalidate(Table(rawValue: table))
+            case .disconnected:
+                listening.store(false, ordering: .sequentiallyConsistent)
+                invalidate(nil)
             }
             observe(event)
         }
+        listening.store(false, ordering: .sequentiallyConsistent)
+        invalidate(nil)
     }
 
     private func cached<Value: Sendable>(_ key: String, in cache: borrowing Mutex<ExpiringCache<String, Value>>,
@@ -77,7 +94,8 @@ package final class TenancyCache: Sendable {
         let (hit, generation) = cache.withLock { ($0.value(for: key, now: now()), $0.generation) }
         if let hit { return hit }
         guard let value = try await read() else { return nil }
-        cache.withLock { $0.store(value, for: key, readAt: generation, now: now()) }
+        let lifetime = listening.load(ordering: .sequentiallyConsistent) ? timeToLive : fallbackTimeToLive
+        cache.withLock { $0.store(value, for: key, readAt: generation, now: now(), timeToLive: lifetime) }
         return value
     }
 }
