@@ -59,6 +59,13 @@ import Testing
         while let event = await events.next(), event != .notification(channel: TenancyCache.channel, payload: table) {}
     }
 
+    /// Revokes the tenant's secret key through the admin API.
+    static func revokeSecretKey(of tenant: APIClient.Tenant, through api: APIClient) async throws {
+        let keys = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)/keys", headers: APIClient.admin).array("keys")
+        let secretID = try #require(keys.first { $0["kind"] as? String == "secret" }?["id"] as? String)
+        #expect(try await api.send(.delete, "/v1/admin/apps/\(tenant.appID)/keys/\(secretID)", headers: APIClient.admin).status == .ok)
+    }
+
     @Test(.timeLimit(.minutes(1))) func aKeyRevokedOnOneInstanceIsRefusedOnAnother() async throws {
         let instances = try await TwoInstances.make()
         let pool = instances.first.pool
@@ -66,12 +73,8 @@ import Testing
             let tenant = try await a.tenant()
             let products = "/v1/apps/\(tenant.appID)/products"
             #expect(try await b.send(.get, products, headers: tenant.secret).status == .ok) // cached by the second
-            let keys = try await a.send(.get, "/v1/admin/apps/\(tenant.appID)/keys", headers: APIClient.admin).array("keys")
-            let secretID = try #require(keys.first { $0["kind"] as? String == "secret" }?["id"] as? String)
-            try await Self.waitForNotification(of: "api_keys", after: {
-                let revoked = try await a.send(.delete, "/v1/admin/apps/\(tenant.appID)/keys/\(secretID)", headers: APIClient.admin)
-                #expect(revoked.status == .ok)
-            }, pool: pool, events: &events)
+            try await Self.waitForNotification(of: "api_keys", after: { try await Self.revokeSecretKey(of: tenant, through: a) },
+                                               pool: pool, events: &events)
             let refused = try await b.send(.get, products, headers: tenant.secret)
             #expect(refused.status == .unauthorized)
         }
@@ -123,9 +126,7 @@ import Testing
             listener.yield(.connected)
             #expect(await appliedEvents.next() == .connected)
             #expect(try await cache.key(tenant.secretKey) != nil)
-            let keys = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)/keys", headers: APIClient.admin).array("keys")
-            let secretID = try #require(keys.first { $0["kind"] as? String == "secret" }?["id"] as? String)
-            #expect(try await api.send(.delete, "/v1/admin/apps/\(tenant.appID)/keys/\(secretID)", headers: APIClient.admin).status == .ok)
+            try await Self.revokeSecretKey(of: tenant, through: api)
             clock.withLock { $0 += .seconds(5) }
             #expect(try await cache.key(tenant.secretKey) != nil) // still cached: no notification came
             listener.yield(.disconnected)
@@ -146,9 +147,7 @@ import Testing
             let clock = Mutex(ContinuousClock.now)
             let cache = TenancyCache(tenancy: TenancyStore(pool: pool), fallbackTimeToLive: .seconds(1), now: { clock.withLock { $0 } })
             #expect(try await cache.key(tenant.secretKey)?.appID == tenant.appID)
-            let keys = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)/keys", headers: APIClient.admin).array("keys")
-            let secretID = try #require(keys.first { $0["kind"] as? String == "secret" }?["id"] as? String)
-            #expect(try await api.send(.delete, "/v1/admin/apps/\(tenant.appID)/keys/\(secretID)", headers: APIClient.admin).status == .ok)
+            try await Self.revokeSecretKey(of: tenant, through: api)
             #expect(try await cache.key(tenant.secretKey) != nil) // answered from memory, not the database
             clock.withLock { $0 += .milliseconds(999) }
             #expect(try await cache.key(tenant.secretKey) != nil)
