@@ -197,3 +197,63 @@ extension UUID: PostgresDecodable {
         self = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
     }
 }
+
+extension TextArray: PostgresDecodable {
+    /// A one-dimensional `text[]` without NULL elements, in binary format (`ArrayEncoding`'s layout).
+    public init(postgresBytes bytes: ArraySlice<UInt8>?, type: PostgresType) throws(PostgresDecodingError) {
+        let bytes = try Self.nonNull(bytes)
+        guard type == .textArray else { throw PostgresDecodingError("cannot read type OID \(type.rawValue) as text[]") }
+        var reader = BigEndianReader(bytes)
+        let dimensions = try reader.int32()
+        _ = try reader.int32() // has-null flag: NULL elements are refused one by one below
+        _ = try reader.int32() // element type
+        guard dimensions <= 1 else { throw PostgresDecodingError("a \(dimensions)-dimensional array is not a text[] list") }
+        guard dimensions == 1 else { self.init([]); return }
+        let count = try reader.int32()
+        _ = try reader.int32() // lower bound
+        guard count >= 0 else { throw PostgresDecodingError("negative array length") }
+        var elements: [String] = []
+        elements.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let length = try reader.int32()
+            guard length >= 0 else { throw PostgresDecodingError("NULL element in a text[] read as [String]") }
+            elements.append(String(decoding: try reader.bytes(Int(length)), as: UTF8.self))
+        }
+        self.init(elements)
+    }
+}
+
+/// Reads big-endian fields off the front of a binary value, refusing to read past its end.
+struct BigEndianReader {
+    private var bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+
+    mutating func int32() throws(PostgresDecodingError) -> Int32 {
+        let field = try self.bytes(4)
+        return BigEndian.integer(Int32.self, from: field) ?? 0
+    }
+
+    mutating func bytes(_ count: Int) throws(PostgresDecodingError) -> ArraySlice<UInt8> {
+        guard count <= bytes.count else { throw PostgresDecodingError("a binary value ends early") }
+        let field = bytes.prefix(count)
+        bytes = bytes.dropFirst(count)
+        return field
+    }
+}
+
+/// Decodes a row's cells one after another, for a result read in column order.
+public struct PostgresRowCursor {
+    public let row: PostgresRow
+    public private(set) var column: Int
+
+    public init(_ row: PostgresRow, from column: Int = 0) {
+        self.row = row
+        self.column = column
+    }
+
+    public mutating func next<T: PostgresDecodable>(_ type: T.Type = T.self) throws(PostgresError) -> T {
+        defer { column += 1 }
+        return try row.decode(type, at: column)
+    }
+}

@@ -13,8 +13,8 @@ struct ExpiringSoonTests {
         log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("grace", user: "u4", purchased: day(-30), expires: day(0)))))
         log.append(.billingFailed(BillingFailure(subscription: ref("grace", signed: day(0)), gracePeriodExpiresAt: day(27))))
         let week: Int64 = 7 * 86_400_000_000
-        let soon = ExpiringSoon.query(log.statuses, at: day(24), windowMicroseconds: week)
+        let soon = ExpiringSoon.query(log.statuses.map(\.summary), at: day(24), windowMicroseconds: week)
         #expect(soon.map(\.originalTransactionID) == ["grace", "cancelled"])
-        #expect(ExpiringSoon.query(log.statuses, at: day(31), windowMicroseconds: week).isEmpty)
+        #expect(ExpiringSoon.query(log.statuses.map(\.summary), at: day(31), windowMicroseconds: week).isEmpty)
     }
 }

@@ -57,6 +57,6 @@ struct Log {
     }
 
     func user(_ id: String) -> UserView {
-        UserView(appUserID: id, subscriptions: statuses, purchases: purchases)
+        UserView(appUserID: id, subscriptions: statuses.map(\.summary), purchases: purchases.map(\.summary))
     }
 }

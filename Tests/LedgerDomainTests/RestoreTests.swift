@@ -16,7 +16,8 @@ struct RestoreTests {
 
     func restore(_ log: Log, _ ids: [String], _ policy: TransferPolicy) -> Result<[LedgerEvent], RestoreRefusal> {
         RestoreRules.restore(
-            originalTransactionIDs: ids, to: "u2", policy: policy, subscriptions: log.statuses, purchases: log.purchases, at: day(10))
+            originalTransactionIDs: ids, to: "u2", policy: policy, subscriptions: log.statuses.map(\.summary),
+            purchases: log.purchases.map(\.summary), at: day(10))
     }
 
     @Test func transferMovesEverythingAndLinksUnowned() throws {
@@ -59,8 +60,8 @@ struct RestoreTests {
     @Test func restoringOwnPurchasesRecordsNothing() throws {
         let log = history()
         let events = try RestoreRules.restore(
-            originalTransactionIDs: ["s1"], to: "u1", policy: .keepAndRefuse, subscriptions: log.statuses,
-            purchases: log.purchases, at: day(10)
+            originalTransactionIDs: ["s1"], to: "u1", policy: .keepAndRefuse, subscriptions: log.statuses.map(\.summary),
+            purchases: log.purchases.map(\.summary), at: day(10)
         ).get()
         #expect(events.isEmpty)
     }

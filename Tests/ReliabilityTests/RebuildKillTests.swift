@@ -63,7 +63,7 @@ import Testing
             let child = try RebuildProcess.start(databaseURL: databaseURL)
             let reached = try await child.waitForProgress(atLeast: threshold, timeout: .seconds(300))
             // Reads answer while the rebuild holds its snapshot open and copies.
-            let owned = try await UserQueries(pool: pool).ownedStates(app: Self.app, owners: ["user-k1", "user-k2"])
+            let owned = try await UserQueries(pool: pool).summaries(app: Self.app, owners: ["user-k1", "user-k2"])
             #expect(Set(owned.subscriptions.filter(\.isKnown).map(\.originalTransactionID)) == ["k1", "k2"])
             let status = child.kill()
             #expect(reached, "the rebuild exited before it reported \(threshold) events: \(child.output)")
@@ -73,7 +73,7 @@ import Testing
 
             // The live tables are exactly as before, their checkpoints too; the leftovers are the scratch schema.
             #expect(try Self.snapshot(inspection) == before, "threshold \(threshold), seed \(seed)")
-            let answer = try await UserQueries(pool: pool).ownedStates(app: Self.app, owners: ["user-k2"])
+            let answer = try await UserQueries(pool: pool).summaries(app: Self.app, owners: ["user-k2"])
             #expect(answer.subscriptions.filter(\.isKnown).map(\.originalTransactionID) == ["k2"])
             #expect(answer.purchases.filter { $0.details != nil }.map(\.originalTransactionID) == ["c2"])
             try await Self.waitUntilTheRebuildLockIsFree(databaseURL)

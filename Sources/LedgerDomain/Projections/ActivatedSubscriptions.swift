@@ -2,7 +2,7 @@
 /// they expire.
 public enum ActivatedSubscriptions {
     /// The user's entitled subscriptions at `instant`, by original transaction id.
-    public static func list(_ user: UserView, at instant: Instant) -> [SubscriptionStatus] {
+    public static func list(_ user: UserView, at instant: Instant) -> [SubscriptionSummary] {
         user.subscriptions.filter { $0.isEntitled(at: instant) }
     }
 }

@@ -40,7 +40,7 @@ public struct Entitlement: Sendable, Hashable, Codable {
 /// Among several grants of one entitlement, an active one wins over an inactive one, then the one lasting
 /// longest (no expiry beats any expiry), then the smaller product id, so the answer is deterministic.
 public func entitlements(
-    statuses: [SubscriptionStatus], purchases: [PurchaseRecord], catalog: Catalog, at instant: Instant
+    statuses: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog, at instant: Instant
 ) -> [String: Entitlement] {
     var grants: [Entitlement] = []
     for status in statuses where status.isKnown {

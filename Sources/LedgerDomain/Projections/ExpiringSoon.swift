@@ -6,15 +6,15 @@ public enum ExpiringSoon {
     /// Statuses entitled at `instant` whose access ends in `(instant, instant + windowMicroseconds]` and that will
     /// not renew on their own, soonest first.
     public static func query(
-        _ statuses: [SubscriptionStatus], at instant: Instant, windowMicroseconds: Int64
-    ) -> [SubscriptionStatus] {
+        _ statuses: [SubscriptionSummary], at instant: Instant, windowMicroseconds: Int64
+    ) -> [SubscriptionSummary] {
         let horizon = instant.adding(microseconds: windowMicroseconds)
         return statuses.filter { status in
             guard status.isKnown, status.isEntitled(at: instant), let end = status.accessEndsAt else { return false }
             let wontRenew: Bool =
                 switch status.state {
                 case .inGracePeriod?: true
-                case .active?: status.autoRenew?.value == false
+                case .active?: status.autoRenew == false
                 case .inBillingRetry?, .expired?, .revoked?, .refunded?, nil: false
                 }
             return wontRenew && end > instant && end <= horizon

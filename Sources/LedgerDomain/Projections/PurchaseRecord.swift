@@ -61,21 +61,10 @@ public struct PurchaseRecord: Sendable, Codable, Equatable {
     public var details: Details? { purchase?.value }
     public var ownerUserID: String? { owner?.appUserID }
     public var isConsumed: Bool { consumedAt != nil }
-    /// Refunded or revoked, and not reversed.
-    public var isWithdrawn: Bool {
-        switch standing?.value {
-        case .refunded?, .revoked?: true
-        case .valid?, nil: false
-        }
-    }
-
-    /// Whether the purchase gives access at `instant`: known, not refunded or revoked, not consumed, and (for
-    /// non-renewing or external subscriptions) not past its expiry.
-    public func isActive(at instant: Instant) -> Bool {
-        guard let details, !isWithdrawn, !isConsumed else { return false }
-        if let expiresAt = details.expiresAt { return expiresAt > instant }
-        return true
-    }
+    /// See `PurchaseSummary.isWithdrawn`.
+    public var isWithdrawn: Bool { summary.isWithdrawn }
+    /// See `PurchaseSummary.isActive(at:)`.
+    public func isActive(at instant: Instant) -> Bool { summary.isActive(at: instant) }
 }
 
 /// Reducer of `PurchaseRecord`, keyed by original transaction id. Table / checkpoint name `purchases`.

@@ -95,34 +95,12 @@ public struct SubscriptionStatus: Sendable, Codable, Equatable {
         return lifecycle.value.state
     }
 
-    /// The state judged against the clock at `instant`: an active subscription past its expiry has lapsed (the
-    /// `EXPIRED` notification may come late, or never for a lost delivery), and a grace period past its end is
-    /// billing retry, as Apple goes on to retry billing without access.
-    public func state(at instant: Instant) -> SubscriptionState? {
-        switch state {
-        case .active?:
-            guard let end = expiresAt, end <= instant else { return .active }
-            return .expired(autoRenew?.value == false ? .voluntary : .lapsed)
-        case .inGracePeriod?:
-            guard let end = lifecycle?.value.graceExpiresAt ?? expiresAt, end > instant else { return .inBillingRetry }
-            return .inGracePeriod
-        case let other:
-            return other
-        }
-    }
+    /// See `SubscriptionSummary.state(at:)`.
+    public func state(at instant: Instant) -> SubscriptionState? { summary.state(at: instant) }
 
-    /// Whether the subscription gives access at `instant`: active and not past its expiry, or in a grace period
-    /// that has not ended.
-    public func isEntitled(at instant: Instant) -> Bool {
-        switch state(at: instant) {
-        case .active?, .inGracePeriod?: return true
-        case .inBillingRetry?, .expired?, .revoked?, .refunded?, nil: return false
-        }
-    }
+    /// See `SubscriptionSummary.isEntitled(at:)`.
+    public func isEntitled(at instant: Instant) -> Bool { summary.isEntitled(at: instant) }
 
-    /// When access ends if nothing else happens: the grace end in a grace period, else `expiresAt`.
-    public var accessEndsAt: Instant? {
-        if case .inGracePeriod? = state { return lifecycle?.value.graceExpiresAt ?? expiresAt }
-        return expiresAt
-    }
+    /// See `SubscriptionSummary.accessEndsAt`.
+    public var accessEndsAt: Instant? { summary.accessEndsAt }
 }

@@ -12,7 +12,7 @@ public struct UserSnapshot: Sendable, Codable, Equatable {
 
     /// Computes the snapshot from per-transaction states (any owners; only the user's are used).
     public init(
-        appUserID: String, subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord], catalog: Catalog,
+        appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog,
         at instant: Instant
     ) {
         let user = UserView(appUserID: appUserID, subscriptions: subscriptions, purchases: purchases)
@@ -28,8 +28,8 @@ public struct UserSnapshot: Sendable, Codable, Equatable {
     public init(appUserID: String, events: [DomainEvent], asOf: Instant?, catalog: Catalog, at instant: Instant) {
         self.init(
             appUserID: appUserID,
-            subscriptions: Array(foldAll(SubscriptionStatusReducer.self, events: events, asOf: asOf).values),
-            purchases: Array(foldAll(PurchaseRecordReducer.self, events: events, asOf: asOf).values),
+            subscriptions: foldAll(SubscriptionStatusReducer.self, events: events, asOf: asOf).values.map(\.summary),
+            purchases: foldAll(PurchaseRecordReducer.self, events: events, asOf: asOf).values.map(\.summary),
             catalog: catalog, at: instant)
     }
 }

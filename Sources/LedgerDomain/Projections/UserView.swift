@@ -8,11 +8,11 @@
 /// `purchases` tables with an indexed owner column and calls these functions on the rows of one owner.
 public struct UserView: Sendable, Equatable {
     public var appUserID: String
-    public var subscriptions: [SubscriptionStatus]
-    public var purchases: [PurchaseRecord]
+    public var subscriptions: [SubscriptionSummary]
+    public var purchases: [PurchaseSummary]
 
     /// Selects the states owned by `appUserID` (states of other owners are dropped, unknown ones too).
-    public init(appUserID: String, subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
+    public init(appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
         self.appUserID = appUserID
         self.subscriptions = subscriptions
             .filter { $0.isKnown && $0.ownerUserID == appUserID }

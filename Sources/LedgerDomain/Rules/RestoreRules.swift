@@ -48,7 +48,7 @@ public enum RestoreRules {
     /// transaction of their current owners (needed for the "has active" test).
     public static func restore(
         originalTransactionIDs: [String], to appUserID: String, policy: TransferPolicy,
-        subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord], at instant: Instant
+        subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], at instant: Instant
     ) -> Result<[LedgerEvent], RestoreRefusal> {
         var owners: [String: String] = [:]
         for s in subscriptions { if let o = s.ownerUserID { owners[s.originalTransactionID] = o } }

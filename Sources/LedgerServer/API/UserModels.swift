@@ -7,7 +7,7 @@ struct SubscriptionBody: Encodable {
     var originalTransactionID: String
     var productID: Nullable<String>
     var subscriptionGroup: Nullable<String>
-    /// Judged against the clock at read time (see `SubscriptionStatus.state(at:)`).
+    /// Judged against the clock at read time (see `SubscriptionSummary.state(at:)`).
     var status: String
     /// Why it expired, for `status == "expired"`.
     var expirationReason: Nullable<String>
@@ -49,9 +49,8 @@ struct SubscriptionBody: Encodable {
         case commitment
     }
 
-    init(_ s: SubscriptionStatus, at instant: Instant) {
+    init(_ s: SubscriptionSummary, at instant: Instant) {
         let state = s.state(at: instant)
-        let latest = s.latestTransaction?.value
         originalTransactionID = s.originalTransactionID
         productID = Nullable(s.productID)
         subscriptionGroup = Nullable(s.subscriptionGroupID)
@@ -60,16 +59,16 @@ struct SubscriptionBody: Encodable {
         isEntitled = s.isEntitled(at: instant)
         expiresAt = Nullable(s.accessEndsAt.map(\.rfc3339))
         gracePeriodExpiresAt = Nullable(s.graceExpiresAt.map(\.rfc3339))
-        autoRenew = Nullable(s.autoRenew?.value)
+        autoRenew = Nullable(s.autoRenew)
         nextProductID = Nullable(s.nextProductID)
-        priceIncrease = Nullable(s.priceIncrease?.value.rawValue)
-        offer = Nullable(s.offerInEffect.map(OfferBody.init))
+        priceIncrease = Nullable(s.priceIncrease?.rawValue)
+        offer = Nullable(s.offer.map(OfferBody.init))
         environment = Nullable(s.environment?.rawValue)
         familyShared = s.familyShared
         latestTransactionID = Nullable(s.latestTransactionID)
-        appTransactionID = Nullable(latest?.appTransactionID)
-        billingPlanType = Nullable(latest?.billingPlanType)
-        commitment = Nullable(latest?.commitment.map(CommitmentBody.init))
+        appTransactionID = Nullable(s.appTransactionID)
+        billingPlanType = Nullable(s.billingPlanType)
+        commitment = Nullable(s.commitment.map(CommitmentBody.init))
     }
 
     static func name(_ state: SubscriptionState?) -> String {
@@ -217,7 +216,7 @@ struct PurchaseBody: Encodable {
         case environment
     }
 
-    init?(_ record: PurchaseRecord, at instant: Instant) {
+    init?(_ record: PurchaseSummary, at instant: Instant) {
         guard let d = record.details else { return nil }
         originalTransactionID = record.originalTransactionID
         transactionID = d.transactionID

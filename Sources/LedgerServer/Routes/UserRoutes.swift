@@ -17,7 +17,7 @@ struct UserRoutes {
         perUser.on(.get, "/v1/users/{user_id}") { _, context in
             let (caller, user) = try context.actor()
             let app = caller.app
-            let owned = try await users.ownedStates(app: app.id, owners: [user])
+            let owned = try await users.summaries(app: app.id, owners: [user])
             let catalog = try await cache.products(app: app.id)
             let now = clock.now()
             let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,

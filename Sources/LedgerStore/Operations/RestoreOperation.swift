@@ -21,17 +21,17 @@ public struct RestoreOperation: Sendable {
         let ids = Array(Set(originalTransactionIDs)).sorted()
         for _ in 0..<Self.attempts {
             var versions: [String: Int64] = [:]
-            var subscriptions: [SubscriptionStatus] = []
-            var purchases: [PurchaseRecord] = []
+            var subscriptions: [SubscriptionSummary] = []
+            var purchases: [PurchaseSummary] = []
             for id in ids {
                 let recorded = try await store.readStream(app: appID, stream: LedgerStreams.purchase(originalTransactionID: id))
                 let events = recorded.compactMap(DomainEventDecoding.decode)
                 versions[id] = recorded.last?.streamVersion ?? 0
-                subscriptions.append(fold(SubscriptionStatusReducer.self, key: id, events: events, asOf: nil))
-                purchases.append(fold(PurchaseRecordReducer.self, key: id, events: events, asOf: nil))
+                subscriptions.append(fold(SubscriptionStatusReducer.self, key: id, events: events, asOf: nil).summary)
+                purchases.append(fold(PurchaseRecordReducer.self, key: id, events: events, asOf: nil).summary)
             }
             let owners = Set((subscriptions.compactMap(\.ownerUserID) + purchases.compactMap(\.ownerUserID)).filter { $0 != appUserID })
-            let others = try await UserQueries(pool: store.pool).ownedStates(app: appID, owners: owners, excluding: Set(ids))
+            let others = try await UserQueries(pool: store.pool).summaries(app: appID, owners: owners, excluding: Set(ids))
             let events = try RestoreRules.restore(originalTransactionIDs: ids, to: appUserID, policy: policy,
                                                   subscriptions: subscriptions + others.subscriptions,
                                                   purchases: purchases + others.purchases, at: instant).get()

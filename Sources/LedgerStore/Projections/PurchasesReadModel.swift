@@ -11,7 +11,7 @@ package enum PurchasesReadModel: ReadModel {
             .init("product_id", "text"), .init("product_type", "text"), .init("transaction_id", "text"),
             .init("purchased_at", "timestamptz"), .init("expires_at", "timestamptz"), .init("environment", "text"),
             .init("price_milliunits", "bigint"), .init("price_currency", "text"), .init("developer_payload", "text"),
-            .init("quantity", "integer"), .init("source", "text"), .init("consumed_at", "timestamptz"),
+            .init("family_shared", "boolean"), .init("quantity", "integer"), .init("source", "text"), .init("consumed_at", "timestamptz"),
             .init("standing", "text"), .init("fold_state", "jsonb"), .init("last_position", "bigint", keepsGreatest: true),
         ], key: ["app_id", "original_transaction_id"]),
     ]
@@ -22,16 +22,12 @@ package enum PurchasesReadModel: ReadModel {
 
     package static func rows(appID: String, state p: PurchaseRecord, position: Int64, foldState: Bool) -> [[[String?]]] {
         let d = p.details
-        let source: String? = d.map {
-            switch $0.source {
-            case .appStore: "appStore"
-            case .external(let provider): "external:" + provider
-            }
-        }
+        let source = d?.source.storedValue
         return [[[
             appID, p.originalTransactionID, p.ownerUserID, d?.productID, d?.productType.rawValue, d?.transactionID,
             Cell.instant(d?.purchasedAt), Cell.instant(d?.expiresAt), d?.environment.rawValue, Cell.integer(d?.price?.milliunits),
-            d?.price?.currency, d?.developerPayload, Cell.integer(d?.quantity), source, Cell.instant(p.consumedAt),
+            d?.price?.currency, d?.developerPayload, Cell.bool(d?.familyShared ?? false), Cell.integer(d?.quantity), source,
+            Cell.instant(p.consumedAt),
             p.standing?.value.rawValue, foldState ? StateCodec.encode(p) : nil, Cell.integer(position),
         ]]]
     }
@@ -39,5 +35,59 @@ package enum PurchasesReadModel: ReadModel {
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
         -> [StateKey: PurchaseRecord] {
         try loadFoldStates(keys, schema: schema, through: through, on: connection)
+    }
+
+    /// The columns `summary(_:)` reads, in its order.
+    package static let summaryColumns = [
+        "original_transaction_id", "owner_app_user_id", "product_id", "product_type", "transaction_id", "purchased_at",
+        "expires_at", "environment", "price_milliunits", "price_currency", "developer_payload", "family_shared",
+        "quantity", "source", "consumed_at", "standing",
+    ]
+
+    /// A summary from `summaryColumns`, read from the cursor's column on.
+    package static func summary(_ cells: inout PostgresRowCursor) throws -> PurchaseSummary {
+        var p = PurchaseSummary(originalTransactionID: try cells.next())
+        p.ownerUserID = try cells.next()
+        let productID: String? = try cells.next()
+        let productType = try Cell.parse(cells.next(), "product_type", ProductType.init(rawValue:))
+        let transactionID: String? = try cells.next()
+        let purchasedAt: Instant? = try cells.next()
+        let expiresAt: Instant? = try cells.next()
+        let environment: String? = try cells.next()
+        let (milliunits, currency): (Int64?, String?) = (try cells.next(), try cells.next())
+        let developerPayload: String? = try cells.next()
+        let familyShared: Bool = try cells.next()
+        let quantity: Int? = try cells.next()
+        let source = try Cell.parse(cells.next(), "source", PurchaseSource.init(storedValue:))
+        p.consumedAt = try cells.next()
+        p.standing = try Cell.parse(cells.next(), "standing", TransactionStanding.init(rawValue:))
+        if let productID, let productType, let transactionID, let purchasedAt, let environment, let quantity, let source {
+            p.details = PurchaseRecord.Details(
+                productID: productID, productType: productType, transactionID: transactionID, purchasedAt: purchasedAt,
+                expiresAt: expiresAt, environment: StoreEnvironment(rawValue: environment),
+                price: milliunits.flatMap { amount in currency.map { Money(milliunits: amount, currency: $0) } }, developerPayload: developerPayload,
+                familyShared: familyShared, quantity: quantity, source: source)
+        }
+        return p
+    }
+}
+
+extension PurchaseSource {
+    /// As the `source` column keeps it: `appStore` or `external:<provider>`.
+    var storedValue: String {
+        switch self {
+        case .appStore: "appStore"
+        case .external(let provider): "external:" + provider
+        }
+    }
+
+    init?(storedValue: String) {
+        if storedValue == "appStore" {
+            self = .appStore
+        } else if storedValue.hasPrefix("external:") {
+            self = .external(provider: String(storedValue.dropFirst("external:".count)))
+        } else {
+            return nil
+        }
     }
 }

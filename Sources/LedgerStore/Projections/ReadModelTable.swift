@@ -97,4 +97,26 @@ package enum Cell {
     package static func bool(_ value: Bool?) -> String? { value.map { $0 ? "t" : "f" } }
     package static func integer(_ value: Int64?) -> String? { value.map { String($0) } }
     package static func integer(_ value: Int?) -> String? { value.map { String($0) } }
+
+    /// A `text[]` literal: every element quoted, `"` and `\` escaped within.
+    package static func textArray(_ values: [String]) -> String {
+        "{" + values.map { value in
+            var quoted = "\""
+            for character in value {
+                if character == "\"" || character == "\\" { quoted.append("\\") }
+                quoted.append(character)
+            }
+            return quoted + "\""
+        }.joined(separator: ",") + "}"
+    }
+
+    /// A stored text read back with `parse`, NULL as nil; text this version never writes is an error that names
+    /// the column (a row of a newer version).
+    package static func parse<T>(_ text: String?, _ column: String, _ parse: (String) -> T?) throws(PostgresError) -> T? {
+        guard let text else { return nil }
+        guard let value = parse(text) else {
+            throw .decoding(column: column, message: "`\(text)` is not a value this version writes")
+        }
+        return value
+    }
 }

@@ -1,7 +1,9 @@
 import LedgerDomain
 import PostgresClient
 
-/// `ledger.subscriptions`: the `subscription_status` projection, one row per auto-renewable subscription.
+/// `ledger.subscriptions`: the `subscription_status` projection, one row per auto-renewable subscription. Its typed
+/// columns are the subscription's `SubscriptionSummary`, what every per-user view reads; `fold_state` is what the
+/// next event folds from.
 package enum SubscriptionsReadModel: ReadModel {
     package typealias Reducer = SubscriptionStatusReducer
 
@@ -11,7 +13,10 @@ package enum SubscriptionsReadModel: ReadModel {
             .init("product_id", "text"), .init("subscription_group_id", "text"), .init("status", "text"),
             .init("expires_at", "timestamptz"), .init("grace_expires_at", "timestamptz"), .init("auto_renew", "boolean"),
             .init("next_product_id", "text"), .init("offer_type", "text"), .init("offer_id", "text"),
+            .init("offer_payment_mode", "text"), .init("offer_period", "text"),
             .init("environment", "text"), .init("price_increase", "text"), .init("latest_transaction_id", "text"),
+            .init("app_transaction_id", "text"), .init("billing_plan_type", "text"), .init("commitment", "jsonb"),
+            .init("products_ever_purchased", "text[]"),
             .init("activated_at", "timestamptz"), .init("family_shared", "boolean"), .init("fold_state", "jsonb"),
             .init("last_position", "bigint", keepsGreatest: true),
         ], key: ["app_id", "original_transaction_id"]),
@@ -21,18 +26,55 @@ package enum SubscriptionsReadModel: ReadModel {
 
     package struct Folder: ConcreteFolder { package var folder = ModelFolder<SubscriptionsReadModel>() }
 
-    package static func rows(appID: String, state s: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
-        [[[
+    package static func rows(appID: String, state: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
+        let s = state.summary
+        return [[[
             appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
-            Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew?.value), s.nextProductID,
-            s.offerInEffect?.type.rawValue, s.offerInEffect?.identifier, s.environment?.rawValue,
-            s.priceIncrease?.value.rawValue, s.latestTransactionID, Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
-            foldState ? StateCodec.encode(s) : nil, Cell.integer(position),
+            Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew), s.nextProductID,
+            s.offer?.type.rawValue, s.offer?.identifier, s.offer?.paymentMode, s.offer?.period,
+            s.environment?.rawValue, s.priceIncrease?.rawValue, s.latestTransactionID,
+            s.appTransactionID, s.billingPlanType, s.commitment.map(StateCodec.encode), Cell.textArray(s.productsEverPurchased),
+            Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
+            foldState ? StateCodec.encode(state) : nil, Cell.integer(position),
         ]]]
     }
 
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
         -> [StateKey: SubscriptionStatus] {
         try loadFoldStates(keys, schema: schema, through: through, on: connection)
+    }
+
+    /// The columns `summary(_:)` reads, in its order.
+    package static let summaryColumns = [
+        "original_transaction_id", "owner_app_user_id", "product_id", "subscription_group_id", "status", "expires_at",
+        "grace_expires_at", "auto_renew", "next_product_id", "price_increase", "offer_type", "offer_id",
+        "offer_payment_mode", "offer_period", "environment", "family_shared", "latest_transaction_id",
+        "app_transaction_id", "billing_plan_type", "commitment", "products_ever_purchased", "activated_at",
+    ]
+
+    /// A summary from `summaryColumns`, read from the cursor's column on.
+    package static func summary(_ cells: inout PostgresRowCursor) throws -> SubscriptionSummary {
+        var s = SubscriptionSummary(originalTransactionID: try cells.next())
+        s.ownerUserID = try cells.next()
+        s.productID = try cells.next()
+        s.subscriptionGroupID = try cells.next()
+        s.state = try Cell.parse(cells.next(), "status", SubscriptionState.init(storedValue:))
+        s.expiresAt = try cells.next()
+        s.graceExpiresAt = try cells.next()
+        s.autoRenew = try cells.next()
+        s.nextProductID = try cells.next()
+        s.priceIncrease = try Cell.parse(cells.next(), "price_increase", PriceIncreaseConsent.init(rawValue:))
+        let offerType = try Cell.parse(cells.next(), "offer_type", OfferType.init(rawValue:))
+        let (offerID, paymentMode, period): (String?, String?, String?) = (try cells.next(), try cells.next(), try cells.next())
+        s.offer = offerType.map { Offer(type: $0, identifier: offerID, paymentMode: paymentMode, period: period) }
+        s.environment = try (cells.next() as String?).map(StoreEnvironment.init(rawValue:))
+        s.familyShared = try cells.next()
+        s.latestTransactionID = try cells.next()
+        s.appTransactionID = try cells.next()
+        s.billingPlanType = try cells.next()
+        s.commitment = try (cells.next() as String?).map { try StateCodec.decode(Commitment.self, from: $0) }
+        s.productsEverPurchased = try cells.next(TextArray.self).elements
+        s.activatedAt = try cells.next()
+        return s
     }
 }

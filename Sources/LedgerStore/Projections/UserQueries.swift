@@ -1,55 +1,58 @@
 import LedgerDomain
 import PostgresClient
 
-/// Reads for the per-user views: the per-transaction states an app user owns (from the read models, so they
-/// may lag the log by one batch) and the events of those transactions (the user's audit timeline).
+/// Reads for the per-user views: the summaries of the per-transaction states an app user owns (from the read
+/// models' typed columns, so they may lag the log by one batch) and the events of those transactions (the user's audit timeline).
 public struct UserQueries: Sendable {
     public let pool: PostgresPool
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    /// Subscriptions and purchases owned by any of `owners`, leaving out the original transaction ids in `excluding`.
-    public func ownedStates(app appID: String, owners: Set<String>, excluding: Set<String> = [])
-        async throws -> (subscriptions: [SubscriptionStatus], purchases: [PurchaseRecord]) {
+    /// What the per-user views read of the subscriptions and purchases owned by any of `owners`, leaving out the
+    /// original transaction ids in `excluding`: one statement on the typed columns (`ownedSummariesSQL`).
+    public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [])
+        async throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
         guard !owners.isEmpty else { return ([], []) }
         let users = TextArray(owners.sorted())
-        return try await pool.withConnection { connection in
-            let rows = try connection.query("""
-                SELECT true, original_transaction_id, fold_state::text FROM ledger.subscriptions
-                WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
-                UNION ALL
-                SELECT false, original_transaction_id, fold_state::text FROM ledger.purchases
-                WHERE app_id = \(appID) AND owner_app_user_id = ANY(\(users))
-                ORDER BY 2
-                """)
-            var subscriptions: [SubscriptionStatus] = []
-            var purchases: [PurchaseRecord] = []
-            // Rows a rebuild wrote carry no fold state until an event touches them: folded from their streams.
-            var unfolded: (subscriptions: [StateKey], purchases: [StateKey]) = ([], [])
-            for row in rows where !excluding.contains(try row.decode(String.self, at: 1)) {
-                let isSubscription = try row.decode(Bool.self, at: 0)
-                guard let state = try row.decode(String?.self, at: 2) else {
-                    let key = StateKey(appID: appID, key: try row.decode(String.self, at: 1))
-                    if isSubscription { unfolded.subscriptions.append(key) } else { unfolded.purchases.append(key) }
-                    continue
-                }
-                if isSubscription {
-                    subscriptions.append(try StateCodec.decode(SubscriptionStatus.self, from: state))
-                } else {
-                    purchases.append(try StateCodec.decode(PurchaseRecord.self, from: state))
-                }
-            }
-            subscriptions += try SubscriptionsReadModel.foldFromLog(unfolded.subscriptions, through: nil, on: connection).values.map(\.state)
-            purchases += try PurchasesReadModel.foldFromLog(unfolded.purchases, through: nil, on: connection).values.map(\.state)
-            subscriptions.sort { $0.originalTransactionID < $1.originalTransactionID }
-            purchases.sort { $0.originalTransactionID < $1.originalTransactionID }
-            return (subscriptions, purchases)
+        let rows = try await pool.withConnection { connection in
+            try connection.query(PostgresQuery(unsafeSQL: Self.ownedSummariesSQL, bindings: [appID.postgresValue, users.postgresValue]))
         }
+        var subscriptions: [SubscriptionSummary] = []
+        var purchases: [PurchaseSummary] = []
+        for row in rows {
+            var cells = PostgresRowCursor(row)
+            if try cells.next(Bool.self) {
+                let summary = try SubscriptionsReadModel.summary(&cells)
+                if !excluding.contains(summary.originalTransactionID) { subscriptions.append(summary) }
+            } else {
+                cells = PostgresRowCursor(row, from: 1 + SubscriptionsReadModel.summaryColumns.count)
+                let summary = try PurchasesReadModel.summary(&cells)
+                if !excluding.contains(summary.originalTransactionID) { purchases.append(summary) }
+            }
+        }
+        return (subscriptions, purchases)
     }
+
+    /// Both tables' owned rows in one result: a flag (true for a subscription), the subscription columns, then the
+    /// purchase columns; each side's columns are NULL on the other's rows.
+    static let ownedSummariesSQL: String = {
+        func nulls(_ table: ReadModelTable, _ names: [String]) -> String {
+            names.map { name in "NULL::" + (table.columns.first { $0.name == name }?.type ?? "text") }.joined(separator: ", ")
+        }
+        let (subscriptions, purchases) = (SubscriptionsReadModel.tables[0], PurchasesReadModel.tables[0])
+        let (subscriptionColumns, purchaseColumns) = (SubscriptionsReadModel.summaryColumns, PurchasesReadModel.summaryColumns)
+        return """
+            SELECT true, \(subscriptionColumns.joined(separator: ", ")), \(nulls(purchases, purchaseColumns))
+            FROM ledger.\(subscriptions.name) WHERE app_id = $1 AND owner_app_user_id = ANY($2)
+            UNION ALL
+            SELECT false, \(nulls(subscriptions, subscriptionColumns)), \(purchaseColumns.joined(separator: ", "))
+            FROM ledger.\(purchases.name) WHERE app_id = $1 AND owner_app_user_id = ANY($2)
+            """
+    }()
 
     /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
     public func snapshot(app appID: String, user appUserID: String, catalog: Catalog, at instant: Instant) async throws -> UserSnapshot {
-        let owned = try await ownedStates(app: appID, owners: [appUserID])
+        let owned = try await summaries(app: appID, owners: [appUserID])
         return UserSnapshot(appUserID: appUserID, subscriptions: owned.subscriptions, purchases: owned.purchases,
                             catalog: catalog, at: instant)
     }
@@ -57,7 +60,7 @@ public struct UserQueries: Sendable {
     /// The events of every transaction the user owns now, after log position `after`, in position order, at most
     /// `limit` of them.
     public func timeline(app appID: String, user appUserID: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
-        let owned = try await ownedStates(app: appID, owners: [appUserID])
+        let owned = try await summaries(app: appID, owners: [appUserID])
         let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
         guard !ids.isEmpty else { return [] }
         let streams = ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }
