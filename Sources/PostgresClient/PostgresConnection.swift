@@ -5,6 +5,10 @@ import Synchronization
 /// Owns one `PGconn`; `PQfinish` runs exactly once, when the owner goes away.
 struct ConnectionHandle: ~Copyable {
     let pointer: OpaquePointer
+    /// Statements prepared on this connection: SQL text → statement name (`query(prepared:)`).
+    var prepared: [String: String] = [:]
+    /// Names are never reused on a connection: a dropped entry's statement may still exist on the server.
+    var preparedSerial = 0
     deinit { PQfinish(pointer) }
 }
 
@@ -62,6 +66,27 @@ public final class PostgresConnection: Sendable {
         }
     }
 
+    /// Runs a statement the caller runs again and again (a status read, an append): prepared on this connection
+    /// the first time, then only bound and executed, so PostgreSQL parses and plans it once per connection.
+    ///
+    /// At most `preparedLimit` statements are kept per connection (all are dropped when it is reached, so SQL built
+    /// from data cannot grow a connection's memory). A statement the server no longer knows (`DISCARD ALL`) or
+    /// whose result columns changed under it (a migration) is prepared again, once.
+    @discardableResult
+    public func query(prepared query: PostgresQuery) throws(PostgresError) -> PostgresRows {
+        try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) -> PostgresRows in
+            do throws(PostgresError) {
+                return try Self.executePrepared(&handle, query)
+            } catch {
+                guard Self.isStalePreparedStatement(error) else { throw error }
+                handle.prepared[query.sql] = nil
+                return try Self.executePrepared(&handle, query)
+            }
+        }
+    }
+
+    static let preparedLimit = 64
+
     /// Runs SQL text with no parameters through the simple protocol (several statements allowed, e.g. a migration).
     public func execute(_ sql: String) throws(PostgresError) {
         try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) in
@@ -90,8 +115,46 @@ public final class PostgresConnection: Sendable {
 
     // MARK: - libpq plumbing
 
-    /// Keeps every parameter pointer inside the `withUnsafe…` scope of one contiguous buffer.
+    private static func executePrepared(_ handle: inout ConnectionHandle, _ query: PostgresQuery) throws(PostgresError) -> PostgresRows {
+        let name: String
+        if let known = handle.prepared[query.sql] {
+            name = known
+        } else {
+            if handle.prepared.count >= preparedLimit {
+                _ = try consume(PQexec(handle.pointer, "DEALLOCATE ALL"), connection: handle.pointer)
+                handle.prepared.removeAll()
+            }
+            handle.preparedSerial += 1
+            name = "ledger_\(handle.preparedSerial)"
+            let types = query.bindings.map { Oid($0.type.rawValue) }
+            _ = try consume(PQprepare(handle.pointer, name, query.sql, Int32(types.count), types), connection: handle.pointer)
+            handle.prepared[query.sql] = name
+        }
+        return try consume(withParameters(query) { count, values, lengths, formats in
+            PQexecPrepared(handle.pointer, name, count, values, lengths, formats, 1)
+        }, connection: handle.pointer)
+    }
+
+    /// `invalid_sql_statement_name` (the server dropped it) or `feature_not_supported` for "cached plan must not
+    /// change result type".
+    private static func isStalePreparedStatement(_ error: PostgresError) -> Bool {
+        guard case .server(let server) = error else { return false }
+        return server.sqlState == "26000" || (server.sqlState == "0A000" && server.message.contains("cached plan"))
+    }
+
     private static func execParams(_ connection: OpaquePointer, _ query: PostgresQuery) -> OpaquePointer? {
+        let types = query.bindings.map { Oid($0.type.rawValue) }
+        return withParameters(query) { count, values, lengths, formats in
+            PQexecParams(connection, query.sql, count, types, values, lengths, formats, 1)
+        }
+    }
+
+    /// Calls `body` with the parameters' values, lengths and formats, every pointer inside the `withUnsafe…` scope of
+    /// one contiguous buffer.
+    private static func withParameters(
+        _ query: PostgresQuery,
+        _ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> OpaquePointer?
+    ) -> OpaquePointer? {
         let bindings = query.bindings
         var storage: [UInt8] = []
         var offsets: [Int] = []
@@ -100,7 +163,6 @@ public final class PostgresConnection: Sendable {
             storage += binding.bytes ?? []
         }
         storage.append(0) // a non-nil base address even when every parameter is empty
-        let types = bindings.map { Oid($0.type.rawValue) }
         let lengths = bindings.map { Int32($0.bytes?.count ?? 0) }
         let formats = bindings.map { Int32($0.isBinary ? 1 : 0) }
         return storage.withUnsafeBufferPointer { buffer in
@@ -108,7 +170,7 @@ public final class PostgresConnection: Sendable {
             let values: [UnsafePointer<CChar>?] = bindings.indices.map { index in
                 bindings[index].bytes == nil ? nil : base + offsets[index]
             }
-            return PQexecParams(connection, query.sql, Int32(bindings.count), types, values, lengths, formats, 1)
+            return body(Int32(bindings.count), values, lengths, formats)
         }
     }
 

@@ -47,6 +47,45 @@ import Testing
         }
     }
 
+    @Test func textArraysDecodeWithQuotesEmptiesAndNoDimensions() async throws {
+        try await withFreshConnection { connection in
+            let elements = ["a", "", #"say "hi", \ {x}"#, "✓"]
+            let row = try #require(try connection.query("SELECT \(TextArray(elements)), '{}'::text[], ARRAY['x', NULL]").first)
+            #expect(try row.decode(TextArray.self, at: 0).elements == elements)
+            #expect(try row.decode(TextArray.self, at: 1).elements == [])
+            #expect(throws: PostgresError.self) { try row.decode(TextArray.self, at: 2) }
+            let typed = try #require(try connection.query("SELECT ARRAY[1, 2]").first)
+            #expect(throws: PostgresError.self) { try typed.decode(TextArray.self, at: 0) }
+        }
+    }
+
+    @Test func preparedStatementsArePreparedOncePerConnectionAndSurviveDiscardAndChangedColumns() async throws {
+        try await withFreshConnection { connection in
+            func prepared() throws -> [String] {
+                try connection.query("SELECT statement FROM pg_prepared_statements ORDER BY name").map { try $0.decode(String.self, at: 0) }
+            }
+            try connection.execute("CREATE TABLE t (id int, name text)")
+            try connection.query("INSERT INTO t VALUES (1, 'one'), (2, 'two')")
+            let byID = { (id: Int32) in PostgresQuery("SELECT * FROM t WHERE id = \(id)") }
+            for id: Int32 in [1, 2, 1] {
+                let row = try #require(try connection.query(prepared: byID(id)).first)
+                #expect(try row.decode(String.self, at: 1) == (id == 1 ? "one" : "two"))
+            }
+            #expect(try prepared() == [byID(1).sql], "one statement, prepared once for three calls")
+
+            try connection.execute("DISCARD ALL")
+            #expect(try connection.query(prepared: byID(2)).count == 1, "prepared again after the server forgot it")
+            try connection.execute("ALTER TABLE t ADD COLUMN extra text")
+            #expect(try connection.query(prepared: byID(2)).first?.decode(String?.self, at: 2) == nil, "prepared again for the new columns")
+
+            // A connection keeps a bounded number: SQL built from data cannot grow it without end.
+            for n in 0..<Int32(100) { try connection.query(prepared: PostgresQuery(unsafeSQL: "SELECT \(n) + $1", bindings: [n.postgresValue])) }
+            #expect(try prepared().count <= 64)
+            #expect(try connection.query(prepared: PostgresQuery(unsafeSQL: "SELECT 99 + $1", bindings: [Int32(1).postgresValue]))
+                .first?.decode(Int64.self, at: 0) == 100)
+        }
+    }
+
     @Test func serverErrorsCarrySQLStateAndConstraint() async throws {
         try await withFreshConnection { connection in
             try connection.execute("CREATE TABLE t (id int CONSTRAINT t_pk PRIMARY KEY)")

@@ -111,7 +111,7 @@ public struct EventStore: Sendable {
         var recordedVersion: Int64 = 0
         var appendedVersion: Int64 = 0
         var appended = 0
-        for row in try connection.query("""
+        for row in try connection.query(prepared: """
             SELECT out_key, out_position, out_version, out_appended FROM ledger.append_events(
                 \(appID), \(streamID), \(expectedHead)::bigint, \(TextArray(events.map(\.type))),
                 \(Int64Array(events.map { Int64($0.schemaVersion) })), \(TextArray(events.map(\.payload))),

@@ -15,7 +15,7 @@ public struct UserQueries: Sendable {
         guard !owners.isEmpty else { return ([], []) }
         let users = TextArray(owners.sorted())
         let rows = try await pool.withConnection { connection in
-            try connection.query(PostgresQuery(unsafeSQL: Self.ownedSummariesSQL, bindings: [appID.postgresValue, users.postgresValue]))
+            try connection.query(prepared: PostgresQuery(unsafeSQL: Self.ownedSummariesSQL, bindings: [appID.postgresValue, users.postgresValue]))
         }
         var subscriptions: [SubscriptionSummary] = []
         var purchases: [PurchaseSummary] = []
