@@ -68,10 +68,12 @@ struct ServeCommand: AsyncParsableCommand {
                      are taken
                     """)
             }
+            // The worker tells the API of each batch it commits: read-your-writes waits wake on it.
+            let progress = ProjectionProgress()
             var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service,
-                runners: ProjectionCatalog.runners(batchSize: batchSize), logger: logger))]
+                runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger))]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
-            let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, logger: logger)
+            let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, progress: progress, logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),

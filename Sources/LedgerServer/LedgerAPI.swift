@@ -51,13 +51,16 @@ package struct LedgerAPI: Sendable {
     let readYourWrites: ReadYourWrites
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
-    package static func make(pool: PostgresPool, configuration: Configuration, logger: Logger) async throws -> LedgerAPI {
+    /// `progress` is the one this process's projection worker advances (a fresh one: waits read the database).
+    package static func make(pool: PostgresPool, configuration: Configuration, progress: ProjectionProgress = ProjectionProgress(),
+                             logger: Logger) async throws -> LedgerAPI {
         let tenancy = TenancyStore(pool: pool)
         let secret = try await tenancy.serverSecret(named: "uid_cookie")
-        return LedgerAPI(configuration: configuration, pool: pool, tenancy: tenancy, cookieKey: secret, logger: logger)
+        return LedgerAPI(configuration: configuration, pool: pool, tenancy: tenancy, cookieKey: secret, progress: progress, logger: logger)
     }
 
-    init(configuration: Configuration, pool: PostgresPool, tenancy: TenancyStore, cookieKey: [UInt8], logger: Logger) {
+    init(configuration: Configuration, pool: PostgresPool, tenancy: TenancyStore, cookieKey: [UInt8], progress: ProjectionProgress,
+         logger: Logger) {
         self.configuration = configuration
         self.pool = pool
         self.store = EventStore(pool: pool, logger: logger)
@@ -69,6 +72,7 @@ package struct LedgerAPI: Sendable {
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
-        self.readYourWrites = ReadYourWrites(visibility: ProjectionVisibility(pool: pool), timeout: configuration.readYourWrites)
+        self.readYourWrites = ReadYourWrites(visibility: ProjectionVisibility(pool: pool, progress: progress),
+                                            timeout: configuration.readYourWrites)
     }
 }

@@ -3,10 +3,20 @@ import Glibc
 import Synchronization
 
 /// Owns one `PGconn`; `PQfinish` runs exactly once, when the owner goes away.
+struct PreparedKey: Hashable {
+    let sql: String
+    let types: [Oid]
+}
+
+extension PreparedKey {
+    init(_ query: PostgresQuery) { self.init(sql: query.sql, types: query.bindings.map { Oid($0.type.rawValue) }) }
+}
+
 struct ConnectionHandle: ~Copyable {
     let pointer: OpaquePointer
-    /// Statements prepared on this connection: SQL text → statement name (`query(prepared:)`).
-    var prepared: [String: String] = [:]
+    /// Statements prepared on this connection: SQL text and parameter types → statement name (`query(prepared:)`).
+    /// The types are part of the key: a NULL may be bound with another type than a value in the same place.
+    var prepared: [PreparedKey: String] = [:]
     /// Names are never reused on a connection: a dropped entry's statement may still exist on the server.
     var preparedSerial = 0
     deinit { PQfinish(pointer) }
@@ -79,7 +89,7 @@ public final class PostgresConnection: Sendable {
                 return try Self.executePrepared(&handle, query)
             } catch {
                 guard Self.isStalePreparedStatement(error) else { throw error }
-                handle.prepared[query.sql] = nil
+                handle.prepared[PreparedKey(query)] = nil
                 return try Self.executePrepared(&handle, query)
             }
         }
@@ -117,7 +127,8 @@ public final class PostgresConnection: Sendable {
 
     private static func executePrepared(_ handle: inout ConnectionHandle, _ query: PostgresQuery) throws(PostgresError) -> PostgresRows {
         let name: String
-        if let known = handle.prepared[query.sql] {
+        let key = PreparedKey(query)
+        if let known = handle.prepared[key] {
             name = known
         } else {
             if handle.prepared.count >= preparedLimit {
@@ -126,9 +137,8 @@ public final class PostgresConnection: Sendable {
             }
             handle.preparedSerial += 1
             name = "ledger_\(handle.preparedSerial)"
-            let types = query.bindings.map { Oid($0.type.rawValue) }
-            _ = try consume(PQprepare(handle.pointer, name, query.sql, Int32(types.count), types), connection: handle.pointer)
-            handle.prepared[query.sql] = name
+            _ = try consume(PQprepare(handle.pointer, name, query.sql, Int32(key.types.count), key.types), connection: handle.pointer)
+            handle.prepared[key] = name
         }
         return try consume(withParameters(query) { count, values, lengths, formats in
             PQexecPrepared(handle.pointer, name, count, values, lengths, formats, 1)

@@ -78,6 +78,11 @@ import Testing
             try connection.execute("ALTER TABLE t ADD COLUMN extra text")
             #expect(try connection.query(prepared: byID(2)).first?.decode(String?.self, at: 2) == nil, "prepared again for the new columns")
 
+            // The same text bound once with a NULL (typed otherwise) and once with a value: two statements.
+            let maybe = { (value: Int64?) in PostgresQuery("SELECT \(value)::int8 IS NULL") }
+            #expect(try connection.query(prepared: maybe(nil)).first?.decode(Bool.self, at: 0) == true)
+            #expect(try connection.query(prepared: maybe(0)).first?.decode(Bool.self, at: 0) == false)
+
             // A connection keeps a bounded number: SQL built from data cannot grow it without end.
             for n in 0..<Int32(100) { try connection.query(prepared: PostgresQuery(unsafeSQL: "SELECT \(n) + $1", bindings: [n.postgresValue])) }
             #expect(try prepared().count <= 64)

@@ -18,12 +18,12 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
         self.batchSize = batchSize
     }
 
-    package func runBatch(on connection: PostgresConnection, before cut: UInt64?) throws -> Int {
+    package func applyBatch(on connection: PostgresConnection, before cut: UInt64?) throws -> ProjectionBatch {
         try connection.transaction { connection in
-            guard try ProjectionCheckpoints.tryLock(name, on: connection) else { return 0 }
+            guard try ProjectionCheckpoints.tryLock(name, on: connection) else { return ProjectionBatch(events: 0, checkpoint: nil) }
             let checkpoint = try ProjectionCheckpoints.checkpoint(name, on: connection)
             let events = try Self.nextEvents(after: checkpoint, before: cut, limit: batchSize, on: connection)
-            guard let last = events.last else { return 0 }
+            guard let last = events.last else { return ProjectionBatch(events: 0, checkpoint: checkpoint) }
             // Decoded once: the payload's JSON is the costliest part of a batch after the state writes.
             let decoded = events.compactMap { DomainEventDecoding.decode($0) }
             let keys = Set(decoded.flatMap { event in Model.Reducer.keys(for: event).map { StateKey(appID: event.appID, key: $0) } })
@@ -38,7 +38,7 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
             }
             try Model.save(states, schema: "ledger", on: connection)
             try ProjectionCheckpoints.set(name, last.checkpoint, on: connection)
-            return events.count
+            return ProjectionBatch(events: events.count, checkpoint: last.checkpoint)
         }
     }
 
@@ -73,13 +73,23 @@ public protocol ProjectionRunning: Sendable {
     var name: String { get }
     /// The most events one batch reads (plus the rest of its last transaction); a batch that reads fewer has caught up.
     var batchSize: Int { get }
-    /// Applies one batch of events of transactions below `cut` (all when nil); returns how many it read (0: caught
-    /// up, or another instance is working).
-    func runBatch(on connection: PostgresConnection, before cut: UInt64?) throws -> Int
+    /// Applies one batch of events of transactions below `cut` (all when nil), in one transaction.
+    func applyBatch(on connection: PostgresConnection, before cut: UInt64?) throws -> ProjectionBatch
+}
+
+/// What one committed batch did.
+public struct ProjectionBatch: Sendable, Equatable {
+    /// How many events it read (0: caught up, or another instance is working).
+    public var events: Int
+    /// The projection's checkpoint after it; nil when another instance holds the projection.
+    public var checkpoint: LogCheckpoint?
 }
 
 extension ProjectionRunning {
-    public func runBatch(on connection: PostgresConnection) throws -> Int { try runBatch(on: connection, before: nil) }
+    /// Applies one batch; returns how many events it read (0: caught up, or another instance is working).
+    public func runBatch(on connection: PostgresConnection, before cut: UInt64? = nil) throws -> Int {
+        try applyBatch(on: connection, before: cut).events
+    }
 }
 
 /// Turns stored events into domain events. Events that are not domain events (other writers' types, or a newer

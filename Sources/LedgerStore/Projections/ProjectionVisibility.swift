@@ -7,38 +7,40 @@ import PostgresClient
 /// endpoints wait here — briefly, and never failing the write: past the timeout the answer goes out and the
 /// views catch up on their own.
 ///
-/// One instance serves the whole server: however many requests wait, the projections' checkpoints are read at most
-/// once per `interval` (`ProjectionFrontier`). A poll per waiting request used to starve the pool under load
-/// (the notification-ingest benchmark: 32 waiting requests, 8 connections).
+/// A wait is woken by `progress`, which this process's projection worker advances after each batch it commits. A
+/// worker in another process (another instance holds the projection's lock) reports nothing here, so a wait not
+/// woken within `fallbackInterval` reads the checkpoints from the database, one read per interval however many
+/// requests wait (`ProjectionFrontier`; a poll per waiting request used to starve the pool under load).
 public struct ProjectionVisibility: Sendable {
     public let pool: PostgresPool
-    public let projections: [String]
+    public let progress: ProjectionProgress
     private let frontier: ProjectionFrontier
 
-    public init(pool: PostgresPool, projections: [String] = ProjectionCatalog.names, interval: Duration = .milliseconds(2)) {
+    public init(pool: PostgresPool, progress: ProjectionProgress = ProjectionProgress(),
+                fallbackInterval: Duration = .milliseconds(20)) {
         self.pool = pool
-        self.projections = projections
-        self.frontier = ProjectionFrontier(pool: pool, projections: projections, interval: interval)
+        self.progress = progress
+        self.frontier = ProjectionFrontier(pool: pool, interval: fallbackInterval)
     }
 
-    /// Whether every projection's checkpoint has passed the events at `positions` of `appID`.
-    public func isVisible(app appID: String, positions: [Int64]) async throws -> Bool {
-        guard let target = try await newest(app: appID, positions: positions) else { return true }
-        return try await frontier.current().map { $0 >= target } ?? false
-    }
-
-    /// Waits (polling the shared frontier) until the events are visible or `timeout` passes; returns whether
-    /// they became visible.
+    /// Waits until the events are visible or `timeout` passes; returns whether they became visible.
     @discardableResult
     public func wait(app appID: String, positions: [Int64], timeout: Duration) async throws -> Bool {
         guard timeout > .zero else { return false }
         guard let target = try await newest(app: appID, positions: positions) else { return true }
         let deadline = ContinuousClock.now + timeout
+        if progress.frontier == nil { try await readCheckpoints() }
         while true {
-            if let reached = try await frontier.current(), reached >= target { return true }
-            if ContinuousClock.now >= deadline { return false }
-            try await Task.sleep(for: frontier.interval)
+            let left = deadline - .now
+            guard left > .zero else { return false }
+            if await progress.wait(for: target, timeout: min(left, frontier.interval)) { return true }
+            try await readCheckpoints()
         }
+    }
+
+    /// The database's checkpoints, into `progress` (which wakes the waits they reach).
+    private func readCheckpoints() async throws {
+        for (projection, checkpoint) in try await frontier.current() { progress.advanced(projection, to: checkpoint) }
     }
 
     /// The log order of the newest of the events (nil: none of them exists).
@@ -52,25 +54,22 @@ public struct ProjectionVisibility: Sendable {
     }
 }
 
-/// The oldest checkpoint among the projections: what every one of them has applied. Read at most once per
-/// `interval`; concurrent callers share one read.
+/// Every projection's checkpoint, read at most once per `interval`; concurrent callers share one read.
 actor ProjectionFrontier {
     let pool: PostgresPool
-    let projections: [String]
     nonisolated let interval: Duration
-    private var cached: (value: LogCheckpoint?, at: ContinuousClock.Instant)?
-    private var reading: Task<LogCheckpoint?, any Error>?
+    private var cached: (value: [String: LogCheckpoint], at: ContinuousClock.Instant)?
+    private var reading: Task<[String: LogCheckpoint], any Error>?
 
-    init(pool: PostgresPool, projections: [String], interval: Duration) {
+    init(pool: PostgresPool, interval: Duration) {
         self.pool = pool
-        self.projections = projections
         self.interval = interval
     }
 
-    func current() async throws -> LogCheckpoint? {
+    func current() async throws -> [String: LogCheckpoint] {
         if let cached, ContinuousClock.now - cached.at < interval { return cached.value }
         if let reading { return try await reading.value }
-        let task = Task { [pool, projections] in try await Self.read(pool: pool, projections: projections) }
+        let task = Task { [pool] in try await Self.read(pool: pool) }
         reading = task
         defer { reading = nil }
         let value = try await task.value
@@ -78,13 +77,12 @@ actor ProjectionFrontier {
         return value
     }
 
-    /// nil while some projection has no checkpoint yet.
-    private static func read(pool: PostgresPool, projections: [String]) async throws -> LogCheckpoint? {
-        guard let row = try await pool.query("""
-            SELECT transaction_id, position, count(*) OVER () FROM ledger.projection_checkpoints
-            WHERE projection = ANY(\(TextArray(projections)))
-            ORDER BY transaction_id, position LIMIT 1
-            """).first, try row.decode(Int64.self, at: 2) == Int64(projections.count) else { return nil }
-        return LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 0), position: try row.decode(Int64.self, at: 1))
+    private static func read(pool: PostgresPool) async throws -> [String: LogCheckpoint] {
+        var checkpoints: [String: LogCheckpoint] = [:]
+        for row in try await pool.query("SELECT projection, transaction_id, position FROM ledger.projection_checkpoints") {
+            checkpoints[try row.decode(String.self, at: 0)] = LogCheckpoint(
+                transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))
+        }
+        return checkpoints
     }
 }

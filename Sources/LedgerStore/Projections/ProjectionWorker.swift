@@ -11,10 +11,14 @@ public struct ProjectionWorker: Sendable {
     let pool: PostgresPool
     let runners: [any ProjectionRunning]
     let logger: Logger
+    /// Told of every committed batch: it wakes this process's read-your-writes waits.
+    let progress: ProjectionProgress?
 
-    public init(pool: PostgresPool, runners: [any ProjectionRunning], logger: Logger = Logger(label: "ledger.projections")) {
+    public init(pool: PostgresPool, runners: [any ProjectionRunning], progress: ProjectionProgress? = nil,
+                logger: Logger = Logger(label: "ledger.projections")) {
         self.pool = pool
         self.runners = runners
+        self.progress = progress
         self.logger = logger
     }
 
@@ -37,7 +41,9 @@ public struct ProjectionWorker: Sendable {
     private func catchUp(_ runner: any ProjectionRunning, progress: @escaping @Sendable (String, Int) -> Void) async throws -> Int {
         var applied = 0
         while true {
-            let count = try await pool.withConnection { try runner.runBatch(on: $0) }
+            let batch = try await pool.withConnection { try runner.applyBatch(on: $0, before: nil) }
+            if let checkpoint = batch.checkpoint { self.progress?.advanced(runner.name, to: checkpoint) }
+            let count = batch.events
             applied += count
             if count > 0 { progress(runner.name, applied) }
             // A short batch read everything readable when it ran; what commits later wakes the worker again (the

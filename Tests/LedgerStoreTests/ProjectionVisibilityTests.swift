@@ -1,0 +1,94 @@
+import LedgerDomain
+import PostgresClient
+import PostgresTestSupport
+import Testing
+@testable import LedgerStore
+
+/// The read-your-writes state machine, driven directly.
+@Suite struct ProjectionProgressStateTests {
+    static func at(_ transaction: UInt64, _ position: Int64) -> LogCheckpoint { LogCheckpoint(transactionID: transaction, position: position) }
+
+    @Test func aWaitIsReachedOnlyWhenEveryProjectionHasPassedIt() {
+        var state = ProjectionProgressState(projections: ["a", "b"])
+        #expect(state.frontier == nil)
+        guard case .waiting(let first) = state.register(Self.at(10, 5)) else { Issue.record("nothing applied yet"); return }
+        guard case .waiting(let second) = state.register(Self.at(20, 9)) else { Issue.record("nothing applied yet"); return }
+        let onlyA = state.advance("a", to: Self.at(30, 1))
+        #expect(onlyA == [], "b has not reported")
+        let slowB = state.advance("b", to: Self.at(10, 5))
+        #expect(slowB == [first], "the frontier is the slowest projection")
+        let fasterB = state.advance("b", to: Self.at(25, 0))
+        #expect(fasterB == [second])
+        #expect(state.waiting == 0)
+        let late = state.register(Self.at(24, 7))
+        #expect(late == .reached)
+    }
+
+    @Test func checkpointsOnlyMoveForwardAndOtherNamesAreIgnored() {
+        var state = ProjectionProgressState(projections: ["a"])
+        _ = state.advance("a", to: Self.at(9, 9))
+        _ = state.advance("a", to: Self.at(3, 3)) // an older read of the database, after the worker's report
+        _ = state.advance("elsewhere", to: Self.at(99, 99))
+        #expect(state.frontier == Self.at(9, 9))
+        #expect(state.checkpoints.keys.sorted() == ["a"])
+    }
+
+    @Test func aCancelledWaitIsNeverReturned() {
+        var state = ProjectionProgressState(projections: ["a"])
+        guard case .waiting(let id) = state.register(Self.at(5, 5)) else { Issue.record("must wait"); return }
+        let (cancelled, again) = (state.cancel(id), state.cancel(id))
+        #expect(cancelled && !again)
+        let reached = state.advance("a", to: Self.at(6, 6))
+        #expect(reached == [])
+    }
+}
+
+/// Read-your-writes against a real PostgreSQL, with the projection worker running as in `serve`.
+@Suite struct ProjectionVisibilityTests {
+    func append(_ fixture: StoreFixture, _ key: String) async throws -> Int64 {
+        let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: key, originalTransactionID: key,
+                                     purchaseDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000),
+                                     signedDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000))
+        let event = LedgerEvent.purchaseConsumable(Purchase(transaction: facts))
+        let result = try await fixture.store.append(app: "app", stream: LedgerStreams.purchase(originalTransactionID: key),
+                                                    events: [NewEvent(event, idempotencyKey: event.idempotencyKey,
+                                                                      occurredAt: facts.purchaseDate, metadata: EventMetadata())])
+        return try #require(result.positions.first)
+    }
+
+    @Test func theWorkersCommitWakesTheWaitWithoutReadingTheDatabase() async throws {
+        let fixture = try await StoreFixture.make()
+        let progress = ProjectionProgress()
+        // The database is read once at the start and then not for ten minutes: only the worker's report can end
+        // the wait in time.
+        let visibility = ProjectionVisibility(pool: fixture.store.pool, progress: progress, fallbackInterval: .seconds(600))
+        let worker = Task {
+            await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners(), progress: progress).run()
+        }
+        for index in 0..<3 {
+            let position = try await append(fixture, "c\(index)")
+            #expect(try await visibility.wait(app: "app", positions: [position], timeout: .seconds(60)))
+            let read = try await UserQueries(pool: fixture.store.pool).summaries(app: "app", owners: ["u1"])
+            #expect(read.purchases.contains { $0.originalTransactionID == "c\(index)" }, "a read after the wait sees the write")
+        }
+        worker.cancel()
+        await worker.value
+        await fixture.close()
+    }
+
+    @Test func aWorkerElsewhereIsSeenThroughTheDatabaseAndNoWorkerMeansATimeout() async throws {
+        let fixture = try await StoreFixture.make()
+        // This process's progress hears nothing: the worker reports to another one (another instance).
+        let visibility = ProjectionVisibility(pool: fixture.store.pool, progress: ProjectionProgress(), fallbackInterval: .milliseconds(10))
+        let position = try await append(fixture, "c0")
+        #expect(!(try await visibility.wait(app: "app", positions: [position], timeout: .milliseconds(100))), "nothing projects yet")
+        let worker = Task {
+            await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners(), progress: ProjectionProgress()).run()
+        }
+        #expect(try await visibility.wait(app: "app", positions: [position], timeout: .seconds(60)))
+        #expect(try await visibility.wait(app: "app", positions: [], timeout: .seconds(1)), "nothing to wait for")
+        worker.cancel()
+        await worker.value
+        await fixture.close()
+    }
+}
