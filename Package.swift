@@ -60,8 +60,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Small concurrency primitives (the first of several answers, a wake-up flag): no I/O, no dependencies.
-        .target(name: "LedgerConcurrency", swiftSettings: strict),
+        // Small concurrency primitives (the first of several answers, a wake-up flag); deadlines on NIO's timers.
+        .target(
+            name: "LedgerConcurrency",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
 
         // Everything the ledger keeps in PostgreSQL: migrations (schema/), the append-only event log, its verification.
         .target(

@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// The first of several results to arrive; later ones are ignored. With `value(timeout:onExpiry:)` it is "the
@@ -38,17 +40,20 @@ package final class FirstAnswer<Value: Sendable>: Sendable {
         }
     }
 
-    /// The first answer, or `onExpiry()` once `timeout` has passed. The timer is cancelled as soon as an answer
-    /// comes and is finished when this returns: nothing of the deadline outlives the wait (a timer left sleeping
-    /// held each request's memory for the whole timeout; one that fired when cancelled woke the next wait).
+    /// The first answer, or `onExpiry()` once `timeout` has passed. The deadline is a timer on one of NIO's event
+    /// loops, cancelled (and so freed) as soon as an answer comes: nothing of it outlives the wait.
+    ///
+    /// Not `Task.sleep`: on Linux a cancelled sleep returns at once but its dispatch timer stays scheduled until the
+    /// original deadline, holding the sleeping task's memory. With a 30 s request timeout that kept about 300 bytes
+    /// per request alive for 30 s: the server's RSS grew by some 50 MB per 8 s of `/health` under load (heaptrack:
+    /// the leaks at exit were one `Task.sleep` timer per request).
     package func value(timeout: Duration, onExpiry: @escaping @Sendable () -> Result<Value, any Error>) async -> Result<Value, any Error> {
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return } // cancelled: an answer came
-            give(onExpiry())
-        }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let delay: TimeAmount = nanoseconds.overflow ? .hours(24 * 365) : .nanoseconds(nanoseconds.partialValue + attoseconds / 1_000_000_000)
+        let deadline = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: delay) { self.give(onExpiry()) }
         let result = await value
-        timer.cancel()
-        await timer.value
+        deadline.cancel()
         return result
     }
 }
