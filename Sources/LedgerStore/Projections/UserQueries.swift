@@ -9,14 +9,21 @@ public struct UserQueries: Sendable {
     public init(pool: PostgresPool) { self.pool = pool }
 
     /// What the per-user views read of the subscriptions and purchases owned by any of `owners`, leaving out the
-    /// original transaction ids in `excluding`: one statement on the typed columns (`ownedSummariesSQL`).
+    /// original transaction ids in `excluding`: one prepared statement on the typed columns (`ownedSummariesSQL`).
     public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [])
         async throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
         guard !owners.isEmpty else { return ([], []) }
-        let users = TextArray(owners.sorted())
-        let rows = try await pool.withConnection { connection in
-            try connection.query(prepared: PostgresQuery(unsafeSQL: Self.ownedSummariesSQL, bindings: [appID.postgresValue, users.postgresValue]))
+        // One owner (every status read) compares with `=`: PostgreSQL then keeps one generic plan for the prepared
+        // statement. With `= ANY($2)` it judged the generic plan (an array of unknown length) dearer than a plan
+        // for the actual one-element array and planned again on every call (`copyObjectImpl`, the planner's tree
+        // walks: a fifth of PostgreSQL's time in perf).
+        let query = if owners.count == 1, let owner = owners.first {
+            PostgresQuery(unsafeSQL: Self.ownedByOneSQL, bindings: [appID.postgresValue, owner.postgresValue])
+        } else {
+            PostgresQuery(unsafeSQL: Self.ownedByAnySQL,
+                          bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
         }
+        let rows = try await pool.withConnection { connection in try connection.query(prepared: query) }
         var subscriptions: [SubscriptionSummary] = []
         var purchases: [PurchaseSummary] = []
         for row in rows {
@@ -35,7 +42,10 @@ public struct UserQueries: Sendable {
 
     /// Both tables' owned rows in one result: a flag (true for a subscription), the subscription columns, then the
     /// purchase columns; each side's columns are NULL on the other's rows.
-    static let ownedSummariesSQL: String = {
+    static let ownedByOneSQL = ownedSummariesSQL(owner: "= $2")
+    static let ownedByAnySQL = ownedSummariesSQL(owner: "= ANY($2)")
+
+    static func ownedSummariesSQL(owner condition: String) -> String {
         func nulls(_ table: ReadModelTable, _ names: [String]) -> String {
             names.map { name in "NULL::" + (table.columns.first { $0.name == name }?.type ?? "text") }.joined(separator: ", ")
         }
@@ -43,12 +53,12 @@ public struct UserQueries: Sendable {
         let (subscriptionColumns, purchaseColumns) = (SubscriptionsReadModel.summaryColumns, PurchasesReadModel.summaryColumns)
         return """
             SELECT true, \(subscriptionColumns.joined(separator: ", ")), \(nulls(purchases, purchaseColumns))
-            FROM ledger.\(subscriptions.name) WHERE app_id = $1 AND owner_app_user_id = ANY($2)
+            FROM ledger.\(subscriptions.name) WHERE app_id = $1 AND owner_app_user_id \(condition)
             UNION ALL
             SELECT false, \(nulls(subscriptions, subscriptionColumns)), \(purchaseColumns.joined(separator: ", "))
-            FROM ledger.\(purchases.name) WHERE app_id = $1 AND owner_app_user_id = ANY($2)
+            FROM ledger.\(purchases.name) WHERE app_id = $1 AND owner_app_user_id \(condition)
             """
-    }()
+    }
 
     /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
     public func snapshot(app appID: String, user appUserID: String, catalog: Catalog, at instant: Instant) async throws -> UserSnapshot {
