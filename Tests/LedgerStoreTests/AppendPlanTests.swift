@@ -44,4 +44,48 @@ import Testing
         await superuser.shutdown()
         await pool.shutdown()
     }
+
+    /// An app the statistics do not know (created after the last ANALYZE) is estimated at one row; its appends, one
+    /// event or a batch, must still find their keys through the (app_id, idempotency_key) index rather than scan the
+    /// app's events (schema/011).
+    @Test func aNewAppsAppendsFindTheirKeysByTheUniqueIndex() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "append_plans")
+        let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 1, migrations: try SchemaLocation.migrations())
+        let store = EventStore(pool: pool)
+        let superuser = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)
+        func events(_ keys: [String]) -> [NewEvent] {
+            keys.map {
+                NewEvent(type: "test.happened", payload: #"{"k":"\#($0)"}"#, idempotencyKey: $0, occurredAt: Instant(microsecondsSinceEpoch: 0))
+            }
+        }
+        func appendNew(_ range: Range<Int>) async throws {
+            for n in range {
+                _ = try await store.append(app: "app-new", stream: "one-\(n)", events: events(["single-\(n)"]))
+                _ = try await store.append(app: "app-new", stream: "two-\(n)", events: events(["first-\(n)", "second-\(n)"]))
+            }
+        }
+        for batch in 0..<20 {
+            _ = try await store.append(app: "app-old", stream: "s\(batch)", events: events((0..<100).map { "old-\(batch)-\($0)" }))
+        }
+        try await superuser.query("ANALYZE ledger.events")
+        try await appendNew(0..<1_000)
+        try await pool.withConnection { connection in
+            try connection.query("SELECT pg_stat_force_next_flush()")
+            try connection.query("SELECT 1")
+        }
+        try await superuser.query("SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass")
+        try await appendNew(1_000..<1_100)
+        try await pool.withConnection { connection in
+            try connection.query("SELECT pg_stat_force_next_flush()")
+            try connection.query("SELECT 1")
+        }
+        let scans = Dictionary(uniqueKeysWithValues: try await superuser.query("""
+            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
+            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        #expect(scans["events_idempotency_key"] ?? 0 >= 300, "one probe per key: \(scans)")
+        #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
+        #expect(scans["events_pkey"] == 0, "\(scans)")
+        await superuser.shutdown()
+        await pool.shutdown()
+    }
 }
