@@ -91,4 +91,43 @@ import Testing
         await worker.value
         await fixture.close()
     }
+
+    /// The write's events are found by position even for an app the statistics do not know (not by reading the
+    /// app's events backwards in log order).
+    @Test func aNewAppsWriteIsFoundByPosition() async throws {
+        let fixture = try await StoreFixture.make()
+        for index in 0..<300 { _ = try await append(fixture, "old-\(index)") }
+        try await fixture.superuser.query("ANALYZE ledger.events")
+        var positions: [Int64] = []
+        for index in 0..<300 {
+            let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: "n\(index)", originalTransactionID: "n\(index)",
+                                         purchaseDate: Instant(microsecondsSinceEpoch: 0), signedDate: Instant(microsecondsSinceEpoch: 0))
+            let event = LedgerEvent.purchaseConsumable(Purchase(transaction: facts))
+            positions += try await fixture.store.append(app: "app-new", stream: "otx:n\(index)", events: [
+                NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: facts.purchaseDate, metadata: EventMetadata()),
+            ]).positions
+        }
+        // The appending connections' counters reach the shared ones when they end a transaction after asking.
+        func flushStatistics() async throws {
+            for _ in 0..<4 {
+                try await fixture.store.pool.withConnection { connection in
+                    try connection.query("SELECT pg_stat_force_next_flush()")
+                    try connection.query("SELECT 1")
+                }
+            }
+        }
+        try await flushStatistics()
+        try await fixture.superuser.query("SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass")
+        let visibility = ProjectionVisibility(pool: fixture.store.pool, progress: ProjectionProgress(), fallbackInterval: .milliseconds(5))
+        for position in positions.suffix(20) {
+            #expect(!(try await visibility.wait(app: "app-new", positions: [position], timeout: .milliseconds(10))), "nothing projects")
+        }
+        try await flushStatistics()
+        let scans = Dictionary(uniqueKeysWithValues: try await fixture.superuser.query("""
+            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
+            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
+        #expect((scans["events_position"] ?? 0) + (scans["events_pkey"] ?? 0) >= 20, "\(scans)")
+        await fixture.close()
+    }
 }
