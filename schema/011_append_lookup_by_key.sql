@@ -1,13 +1,19 @@
--- Idempotency lookups that stay on the (app_id, idempotency_key) index for an app the statistics do not know.
+-- Idempotency lookups that no statistics can turn into a scan of an app's events.
 --
--- The planner's statistics on app_id come from the last ANALYZE. An app created after it (or with few events then)
--- is estimated at one row, so every index that starts with app_id looks as cheap as the unique one, and the plans
--- chose (app_id, transaction_id, position) and filtered every event of the app: each notification of a new app
--- cost more than the last (13 ms at 16,000 events, `EXPLAIN ANALYZE` in Benchmarks/README.md), and on a large log
--- autovacuum's next ANALYZE (after 10% of the table changes) may be hours away. Each key is now looked up on its
--- own (a nested loop over the keys) and ordered by the key: only the unique index returns the rows in that order,
--- so when the estimates tie its plan is the cheaper one, for one key or a batch's 500, on an empty log or a large
--- one, planned once per connection (no EXECUTE: planning on each call cost more than the lookup).
+-- The planner's statistics on app_id come from the last ANALYZE. An app created after it is estimated at one row,
+-- so every index that starts with app_id looks as cheap as the (app_id, idempotency_key) one, and the plans chose
+-- (app_id, transaction_id, position) and filtered every event of the app: each notification of a new app cost more
+-- than the last (13 ms at 16,000 events, `EXPLAIN ANALYZE` in Benchmarks/README.md); on a large log autovacuum's
+-- next ANALYZE (after a tenth of the table changes) may be hours away. Ordering by the key did not settle the tie
+-- (an ordering on a column compared for equality is dropped), nor did planning on each call (009) or generic plans
+-- (made on an empty log they keep the same tie).
+--
+-- So the keys are looked up by an index that starts with the key, behind `OFFSET 0`, which keeps the app's
+-- condition out of the scan: no index but this one can answer it, whatever the statistics say. The unique
+-- constraint (app_id, idempotency_key) still decides what is a duplicate; this index only finds them. It costs one
+-- more index entry per event appended. The function runs with sequential scans off: a plan made while the log is
+-- empty (a sequential scan of nothing is the cheapest) would otherwise be kept by the connection as the log grows.
+CREATE INDEX events_idempotency_lookup ON ledger.events (idempotency_key);
 
 CREATE OR REPLACE FUNCTION ledger.append_events(
     p_app text, p_stream text, p_expected bigint,
@@ -21,11 +27,9 @@ DECLARE
 BEGIN
     FOR out_key, out_position, out_version IN
         SELECT x.idempotency_key, x.position, x.stream_version
-        FROM unnest(p_keys) AS k(key)
-        CROSS JOIN LATERAL (
-            SELECT e.idempotency_key, e.position, e.stream_version FROM ledger.events e
-            WHERE e.app_id = p_app AND e.idempotency_key = k.key
-            ORDER BY e.idempotency_key) AS x
+        FROM (SELECT e.app_id, e.idempotency_key, e.position, e.stream_version FROM ledger.events e
+              WHERE e.idempotency_key = ANY(p_keys) OFFSET 0) AS x
+        WHERE x.app_id = p_app
     LOOP
         out_appended := false;
         v_recorded := v_recorded || out_key;
@@ -52,3 +56,5 @@ BEGIN
         RETURNING e.idempotency_key, e.position, e.stream_version, true;
 END
 $$;
+
+ALTER FUNCTION ledger.append_events(text, text, bigint, text[], bigint[], text[], text[], text[], bigint[]) SET enable_seqscan = off;

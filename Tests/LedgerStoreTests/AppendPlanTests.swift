@@ -37,7 +37,7 @@ import Testing
         let scans = Dictionary(uniqueKeysWithValues: try await superuser.query("""
             SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
             """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
-        #expect(scans["events_idempotency_key"] ?? 0 >= 100, "\(scans)")
+        #expect(scans["events_idempotency_lookup"] ?? 0 >= 100, "\(scans)")
         #expect(scans["events_stream_version_key"] ?? 0 >= 200, "\(scans)") // the head, and the previous hash
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
         #expect(scans["events_pkey"] == 0, "\(scans)")
@@ -46,9 +46,9 @@ import Testing
     }
 
     /// An app the statistics do not know (created after the last ANALYZE) is estimated at one row; its appends, one
-    /// event or a batch, must still find their keys through the (app_id, idempotency_key) index rather than scan the
+    /// event or a batch, must still find their keys through the index on the key rather than scan the
     /// app's events (schema/011).
-    @Test func aNewAppsAppendsFindTheirKeysByTheUniqueIndex() async throws {
+    @Test func aNewAppsAppendsFindTheirKeysByTheKeysIndex() async throws {
         let url = try await TestDatabase.makeDatabase(prefix: "append_plans")
         let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 1, migrations: try SchemaLocation.migrations())
         let store = EventStore(pool: pool)
@@ -82,7 +82,7 @@ import Testing
         let scans = Dictionary(uniqueKeysWithValues: try await superuser.query("""
             SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
             """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
-        #expect(scans["events_idempotency_key"] ?? 0 >= 300, "one probe per key: \(scans)")
+        #expect(scans["events_idempotency_lookup"] ?? 0 >= 300, "one probe per key: \(scans)")
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
         #expect(scans["events_pkey"] == 0, "\(scans)")
         await superuser.shutdown()

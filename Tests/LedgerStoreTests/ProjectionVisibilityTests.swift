@@ -100,8 +100,9 @@ import Testing
         try await fixture.superuser.query("ANALYZE ledger.events")
         var positions: [Int64] = []
         for index in 0..<300 {
-            let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: "n\(index)", originalTransactionID: "n\(index)",
-                                         purchaseDate: Instant(microsecondsSinceEpoch: 0), signedDate: Instant(microsecondsSinceEpoch: 0))
+            let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: "n\(index)",
+                                         originalTransactionID: "n\(index)", purchaseDate: Instant(microsecondsSinceEpoch: 0),
+                                         signedDate: Instant(microsecondsSinceEpoch: 0))
             let event = LedgerEvent.purchaseConsumable(Purchase(transaction: facts))
             positions += try await fixture.store.append(app: "app-new", stream: "otx:n\(index)", events: [
                 NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: facts.purchaseDate, metadata: EventMetadata()),
@@ -117,7 +118,9 @@ import Testing
             }
         }
         try await flushStatistics()
-        try await fixture.superuser.query("SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass")
+        try await fixture.superuser.query("""
+            SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass
+            """)
         let visibility = ProjectionVisibility(pool: fixture.store.pool, progress: ProjectionProgress(), fallbackInterval: .milliseconds(5))
         for position in positions.suffix(20) {
             #expect(!(try await visibility.wait(app: "app-new", positions: [position], timeout: .milliseconds(10))), "nothing projects")
