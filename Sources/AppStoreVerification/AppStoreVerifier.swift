@@ -22,6 +22,10 @@ public struct AppStoreVerifier: Sendable {
 
     /// A signed transaction (`signedTransactionInfo`, StoreKit 2 `Transaction.jwsRepresentation`).
     public func verifyTransaction(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> TransactionPayload {
+        try await verifyTransaction(CompactJWS(signed), now: now)
+    }
+
+    func verifyTransaction(_ signed: CompactJWS, now: Date) async throws(AppStoreVerificationError) -> TransactionPayload {
         let json = try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let transaction = try TransactionPayload(json: json)
         try checkBundle(transaction.bundleId)
@@ -31,6 +35,10 @@ public struct AppStoreVerifier: Sendable {
 
     /// A signed renewal info. It carries no bundle id, so only the environment is checked (as Apple's library does).
     public func verifyRenewalInfo(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
+        try await verifyRenewalInfo(CompactJWS(signed), now: now)
+    }
+
+    func verifyRenewalInfo(_ signed: CompactJWS, now: Date) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
         let json = try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let renewalInfo = try RenewalInfoPayload(json: json)
         try checkEnvironment(renewalInfo.environment)
@@ -40,6 +48,10 @@ public struct AppStoreVerifier: Sendable {
     /// A Server Notification V2 `signedPayload`. The nested signed transaction and renewal info, when present, are
     /// verified too (same app, same environment); a failure there rejects the whole notification.
     public func verifyNotification(_ signedPayload: String, now: Date = Date()) async throws(AppStoreVerificationError) -> VerifiedNotification {
+        try await verifyNotification(CompactJWS(signedPayload), now: now)
+    }
+
+    func verifyNotification(_ signedPayload: CompactJWS, now: Date) async throws(AppStoreVerificationError) -> VerifiedNotification {
         let json = try await jws.verify(signedPayload, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let payload = try NotificationPayload(json: json)
         let identity = payload.appIdentity

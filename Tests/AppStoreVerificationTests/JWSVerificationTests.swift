@@ -2,6 +2,7 @@ import AppStoreSamples
 import ExactJSON
 import Crypto
 import Foundation
+import SwiftASN1
 import Testing
 import X509
 @testable import AppStoreVerification
@@ -235,5 +236,25 @@ import X509
         }
         #expect(cache.count == 2)
         #expect(!cache.contains(.init(leaf: pki.leaf, intermediate: pki.intermediate), validAt: when))
+    }
+
+    @Test func parsesEachCertificateOnceAndKeepsOnlyABoundedNumber() throws {
+        let cache = CertificateCache(capacity: 2)
+        func base64(_ certificate: Certificate) throws -> String {
+            var serializer = DER.Serializer()
+            try serializer.serialize(certificate)
+            return Data(serializer.serializedBytes).base64EncodedString()
+        }
+        let leaf = try base64(pki.leaf)
+        #expect(cache.certificate(leaf) == pki.leaf)
+        #expect(cache.certificate(leaf) == pki.leaf)
+        #expect(cache.count == 1)
+        #expect(cache.certificate("not a certificate") == nil)
+        #expect(cache.certificate(Data([0x30, 0x03, 0x02, 0x01, 0x01]).base64EncodedString()) == nil)
+        #expect(cache.count == 1, "only certificates that parsed are kept")
+        _ = cache.certificate(try base64(pki.intermediate))
+        _ = cache.certificate(try base64(pki.root))
+        #expect(cache.count <= 2)
+        #expect(cache.certificate(leaf) == pki.leaf, "parsed again after it was dropped")
     }
 }

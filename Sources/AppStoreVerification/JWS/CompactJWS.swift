@@ -17,6 +17,8 @@ struct CompactJWS: Sendable {
     let signingInput: [UInt8]
     /// The signature bytes, or nil if the segment is not canonical base64url.
     let signature: [UInt8]?
+    /// The payload parsed as a JSON object once, or why it cannot be (`payloadJSON()`).
+    private let payload: Result<JSONValue, AppStoreVerificationError>
 
     /// Splits and decodes; throws `malformed` when the text cannot be a compact JWS or the header is unusable.
     init(_ text: String) throws(AppStoreVerificationError) {
@@ -47,13 +49,17 @@ struct CompactJWS: Sendable {
         } else {
             self.certificateChain = nil
         }
-        self.payloadBytes = Base64.decodeURL(segments[1])
+        let payloadBytes = Base64.decodeURL(segments[1])
+        self.payloadBytes = payloadBytes
         self.signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
         self.signature = Base64.decodeURLStrict(segments[2])
+        self.payload = Result { () throws(AppStoreVerificationError) in try Self.parsePayload(payloadBytes) }
     }
 
-    /// Decodes the payload as a JSON object, or explains why it cannot be.
-    func payloadJSON() throws(AppStoreVerificationError) -> JSONValue {
+    /// The payload as a JSON object, or why it cannot be one (parsed once, when the JWS was split).
+    func payloadJSON() throws(AppStoreVerificationError) -> JSONValue { try payload.get() }
+
+    private static func parsePayload(_ payloadBytes: [UInt8]?) throws(AppStoreVerificationError) -> JSONValue {
         guard let payloadBytes else { throw .malformed("the JWS payload is not base64url") }
         let payload: JSONValue
         do {

@@ -15,6 +15,7 @@ import X509
 /// (`certificate_expired`).
 struct JWSVerifier: Sendable {
     let chainVerifier: ChainVerifier
+    let certificates = CertificateCache()
 
     /// - Parameters:
     ///   - allowLocallySigned: accept a single self-signed certificate (Xcode / LocalTesting data).
@@ -23,7 +24,13 @@ struct JWSVerifier: Sendable {
     func verify(
         _ text: String, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Date = Date()
     ) async throws(AppStoreVerificationError) -> JSONValue {
-        let jws = try CompactJWS(text)
+        try await verify(CompactJWS(text), allowLocallySigned: allowLocallySigned, signingDateKey: signingDateKey, now: now)
+    }
+
+    /// `verify` of a JWS already split and decoded (`AppStoreVerifierSet` reads the claimed environment from it first).
+    func verify(
+        _ jws: CompactJWS, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Date = Date()
+    ) async throws(AppStoreVerificationError) -> JSONValue {
         guard jws.algorithm == "ES256" else {
             throw AppStoreVerificationError(
                 .unsupportedAlgorithm,
@@ -33,7 +40,7 @@ struct JWSVerifier: Sendable {
         guard let x5c = jws.certificateChain, !x5c.isEmpty else {
             throw .malformed("the JWS header has no x5c certificate chain, so its signer cannot be identified")
         }
-        let certificates = try Self.parseCertificates(x5c.prefix(2))
+        let certificates = try parseCertificates(x5c.prefix(2))
         let leaf = certificates[0]
         let selfSigned = x5c.count == 1 && allowLocallySigned
         switch x5c.count {
@@ -64,17 +71,17 @@ struct JWSVerifier: Sendable {
         return payload
     }
 
-    private static func parseCertificates(_ entries: ArraySlice<String>) throws(AppStoreVerificationError) -> [Certificate] {
-        var certificates: [Certificate] = []
+    private func parseCertificates(_ entries: ArraySlice<String>) throws(AppStoreVerificationError) -> [Certificate] {
+        var parsed: [Certificate] = []
         for (position, entry) in entries.enumerated() {
-            guard let der = Base64.decodeStandard(entry), let certificate = try? Certificate(derEncoded: der) else {
+            guard let certificate = certificates.certificate(entry) else {
                 throw AppStoreVerificationError(
                     .untrustedChain, "x5c[\(position)] is not a base64 DER X.509 certificate (damaged or forged)"
                 )
             }
-            certificates.append(certificate)
+            parsed.append(certificate)
         }
-        return certificates
+        return parsed
     }
 
     private static func checkSignature(of jws: CompactJWS, with leaf: Certificate) throws(AppStoreVerificationError) {
