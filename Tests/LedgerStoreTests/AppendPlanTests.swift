@@ -20,23 +20,14 @@ import Testing
                 ])
             }
         }
-        // An appending session's statistics reach the shared counters when it ends a transaction after asking.
-        func flushStatistics() async throws {
-            try await pool.withConnection { connection in
-                try connection.query("SELECT pg_stat_force_next_flush()")
-                try connection.query("SELECT 1")
-            }
-        }
         // The pool's one connection makes its plans while the log is (nearly) empty, then the log grows.
         try await append(1_000, from: 0)
-        try await flushStatistics()
+        try await EventIndexScans.flush(pool)
         let superuser = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)
-        try await superuser.query("SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass")
+        try await EventIndexScans.reset(superuser)
         try await append(100, from: 1_000)
-        try await flushStatistics()
-        let scans = Dictionary(uniqueKeysWithValues: try await superuser.query("""
-            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        try await EventIndexScans.flush(pool)
+        let scans = try await EventIndexScans.counts(superuser)
         #expect(scans["events_idempotency_lookup"] ?? 0 >= 100, "\(scans)")
         #expect(scans["events_stream_version_key"] ?? 0 >= 200, "\(scans)") // the head, and the previous hash
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
@@ -69,19 +60,11 @@ import Testing
         }
         try await superuser.query("ANALYZE ledger.events")
         try await appendNew(0..<1_000)
-        try await pool.withConnection { connection in
-            try connection.query("SELECT pg_stat_force_next_flush()")
-            try connection.query("SELECT 1")
-        }
-        try await superuser.query("SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass")
+        try await EventIndexScans.flush(pool)
+        try await EventIndexScans.reset(superuser)
         try await appendNew(1_000..<1_100)
-        try await pool.withConnection { connection in
-            try connection.query("SELECT pg_stat_force_next_flush()")
-            try connection.query("SELECT 1")
-        }
-        let scans = Dictionary(uniqueKeysWithValues: try await superuser.query("""
-            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        try await EventIndexScans.flush(pool)
+        let scans = try await EventIndexScans.counts(superuser)
         #expect(scans["events_idempotency_lookup"] ?? 0 >= 300, "one probe per key: \(scans)")
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
         #expect(scans["events_pkey"] == 0, "\(scans)")

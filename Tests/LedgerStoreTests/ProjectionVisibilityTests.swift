@@ -45,12 +45,12 @@ import Testing
 
 /// Read-your-writes against a real PostgreSQL, with the projection worker running as in `serve`.
 @Suite struct ProjectionVisibilityTests {
-    func append(_ fixture: StoreFixture, _ key: String) async throws -> Int64 {
+    func append(_ fixture: StoreFixture, _ key: String, app appID: String = "app") async throws -> Int64 {
         let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: key, originalTransactionID: key,
                                      purchaseDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000),
                                      signedDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000))
         let event = LedgerEvent.purchaseConsumable(Purchase(transaction: facts))
-        let result = try await fixture.store.append(app: "app", stream: LedgerStreams.purchase(originalTransactionID: key),
+        let result = try await fixture.store.append(app: appID, stream: LedgerStreams.purchase(originalTransactionID: key),
                                                     events: [NewEvent(event, idempotencyKey: event.idempotencyKey,
                                                                       occurredAt: facts.purchaseDate, metadata: EventMetadata())])
         return try #require(result.positions.first)
@@ -99,36 +99,15 @@ import Testing
         for index in 0..<300 { _ = try await append(fixture, "old-\(index)") }
         try await fixture.superuser.query("ANALYZE ledger.events")
         var positions: [Int64] = []
-        for index in 0..<300 {
-            let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: "n\(index)",
-                                         originalTransactionID: "n\(index)", purchaseDate: Instant(microsecondsSinceEpoch: 0),
-                                         signedDate: Instant(microsecondsSinceEpoch: 0))
-            let event = LedgerEvent.purchaseConsumable(Purchase(transaction: facts))
-            positions += try await fixture.store.append(app: "app-new", stream: "otx:n\(index)", events: [
-                NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: facts.purchaseDate, metadata: EventMetadata()),
-            ]).positions
-        }
-        // The appending connections' counters reach the shared ones when they end a transaction after asking.
-        func flushStatistics() async throws {
-            for _ in 0..<4 {
-                try await fixture.store.pool.withConnection { connection in
-                    try connection.query("SELECT pg_stat_force_next_flush()")
-                    try connection.query("SELECT 1")
-                }
-            }
-        }
-        try await flushStatistics()
-        try await fixture.superuser.query("""
-            SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass
-            """)
+        for index in 0..<300 { positions.append(try await append(fixture, "n\(index)", app: "app-new")) }
+        try await EventIndexScans.flush(fixture.store.pool, connections: 4)
+        try await EventIndexScans.reset(fixture.superuser)
         let visibility = ProjectionVisibility(pool: fixture.store.pool, progress: ProjectionProgress(), fallbackInterval: .milliseconds(5))
         for position in positions.suffix(20) {
             #expect(!(try await visibility.wait(app: "app-new", positions: [position], timeout: .milliseconds(10))), "nothing projects")
         }
-        try await flushStatistics()
-        let scans = Dictionary(uniqueKeysWithValues: try await fixture.superuser.query("""
-            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        try await EventIndexScans.flush(fixture.store.pool, connections: 4)
+        let scans = try await EventIndexScans.counts(fixture.superuser)
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
         #expect((scans["events_position"] ?? 0) + (scans["events_pkey"] ?? 0) >= 20, "\(scans)")
         await fixture.close()

@@ -68,12 +68,7 @@ import Testing
         while !deliveries.isEmpty {
             let burst = deliveries.prefix(Int.random(in: 1...5, using: &random))
             deliveries.removeFirst(burst.count)
-            for event in burst {
-                let appends = event.perOriginalTransaction.map {
-                    (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs.first ?? "none"), $0, $0.idempotencyKey)
-                }
-                _ = try await recorder.record(app: "app", appends, occurredAt: { _ in Self.day0 }, metadata: EventMetadata(source: "test"))
-            }
+            try await recorder.record(app: "app", burst, at: Self.day0)
             let runners = ProjectionCatalog.runners()
             _ = try await fixture.store.pool.withConnection { connection in try runners.map { try $0.runBatch(on: connection) } }
         }

@@ -55,12 +55,7 @@ import Testing
     @Test func everySummaryValueComesBackFromTheTypedColumns() async throws {
         let fixture = try await StoreFixture.make()
         let recorder = EventRecorder(store: fixture.store)
-        for event in Self.history {
-            let appends = event.perOriginalTransaction.map {
-                (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs.first ?? "none"), $0, $0.idempotencyKey)
-            }
-            _ = try await recorder.record(app: "app", appends, occurredAt: { _ in Self.day0 }, metadata: EventMetadata(source: "test"))
-        }
+        try await recorder.record(app: "app", Self.history, at: Self.day0)
         let events = try await fixture.store.pool.withConnection { try ProjectionReplay.events(app: "app", asOf: nil, on: $0) }
         let subscriptions = foldAll(SubscriptionStatusReducer.self, events: events, asOf: nil).values.map(\.summary)
         let purchases = foldAll(PurchaseRecordReducer.self, events: events, asOf: nil).values.map(\.summary)

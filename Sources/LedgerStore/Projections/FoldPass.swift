@@ -130,10 +130,9 @@ struct FoldPass: Sendable {
 
 /// Chunks of whole streams from the reader to the workers; `put` waits while `capacity` chunks are queued, so memory
 /// stays bounded however fast the log streams out.
-///
-/// Safe as Sendable (unchecked): `chunks` and `closed` are read and written only in `put`, `take` and `close`, each between
-/// `condition.lock()` and `condition.unlock()`; `capacity` and `condition` are immutable (`NSCondition` is itself
-/// thread-safe). A mutex alone would not do: the threads wait on the condition.
+// Safe as Sendable (unchecked), because: `chunks` and `closed` are read and written only in `put`, `take` and `close`, each
+// between `condition.lock()` and `condition.unlock()`; `capacity` and `condition` are immutable (`NSCondition` is
+// itself thread-safe). A `Mutex` alone would not do: the threads wait on the condition.
 final class ChunkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var chunks: [[[UInt8]]] = []
@@ -190,10 +189,9 @@ final class WorkerOutcomes: Sendable {
 
 /// One writer's COPY shared by the workers: libpq allows one thread at a time on a connection, so each send holds
 /// the lock. The connection does nothing else while its COPY is open (the rebuild dedicates it).
-///
-/// Safe as Sendable (unchecked): the only mutable use of `writer` (a libpq connection handle, which is not Sendable) is
-/// `send`, which holds `lock` for the whole call, so no two threads use the connection at once; both properties are
-/// immutable. (`Mutex` cannot hold it: the writer comes from `copyIn`'s closure, not as a `sending` value.)
+// Safe as Sendable (unchecked), because: the only use of `writer` (a libpq connection handle, not Sendable) is `send`, which
+// holds `lock` for the whole call, so no two threads use the connection at once; both properties are immutable.
+// (`Mutex` cannot hold it: the writer comes from `copyIn`'s closure, not as a `sending` value.)
 package final class SharedSink: @unchecked Sendable {
     private let lock = NSLock()
     private let writer: CopyInWriter
