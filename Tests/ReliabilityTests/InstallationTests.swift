@@ -21,7 +21,11 @@ import Testing
         try manager.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         try manager.createDirectory(atPath: prefix + "/share/subscription-ledger", withIntermediateDirectories: true)
         try manager.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        try manager.copyItem(atPath: LedgerBinary.url.path, toPath: prefix + "/bin/ledger")
+        // Copied by `cp`, not in this process: while this process holds the copy open for writing, every child
+        // another test forks meanwhile inherits that descriptor until it execs, and running the copy then fails with
+        // "Text file busy" (exit 126). Only `cp` ever holds it, and `cp` has exited when this returns.
+        let copy = try await ProcessRunner.runOnThread(["/bin/cp", LedgerBinary.url.path, prefix + "/bin/ledger"])
+        #expect(copy.status == 0, "\(copy.output)")
         try manager.copyItem(atPath: Self.repository.appendingPathComponent("schema").path, toPath: schema)
         try "CREATE TABLE ledger.installed_layout_marker ();\n"
             .write(toFile: schema + "/900_installed_layout_marker.sql", atomically: true, encoding: .utf8)
