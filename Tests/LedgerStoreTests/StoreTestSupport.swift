@@ -5,14 +5,12 @@ import PostgresClient
 /// How often each index of `ledger.events` was scanned: what the plan tests assert, so that a lookup that falls back
 /// to scanning an app's events is caught however fast the machine is.
 enum EventIndexScans {
-    /// Makes the counters of `pool`'s sessions reach the shared ones: a session publishes them when it ends a
-    /// transaction after asking. Every connection of the pool is asked (`connections`).
-    static func flush(_ pool: PostgresPool, connections: Int = 1) async throws {
-        for _ in 0..<connections {
-            try await pool.withConnection { connection in
-                try connection.query("SELECT pg_stat_force_next_flush()")
-                try connection.query("SELECT 1")
-            }
+    /// Makes the counters of the session of `pool` (a pool of one connection) reach the shared ones: a session
+    /// publishes them when it ends a transaction after asking.
+    static func flush(_ pool: PostgresPool) async throws {
+        try await pool.withConnection { connection in
+            try connection.query("SELECT pg_stat_force_next_flush()")
+            try connection.query("SELECT 1")
         }
     }
 
