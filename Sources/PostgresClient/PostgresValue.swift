@@ -127,6 +127,15 @@ public struct Int64Array: PostgresEncodable {
     }
 }
 
+/// An `int8[]` whose elements may be NULL.
+public struct NullableInt64Array: PostgresEncodable {
+    public var elements: [Int64?]
+    public init(_ elements: [Int64?]) { self.elements = elements }
+    public var postgresValue: PostgresValue {
+        ArrayEncoding.encode(elementType: .int8, elements: elements.map { $0.map { BigEndian.bytes(of: $0) } }, arrayType: .int8Array)
+    }
+}
+
 enum ArrayEncoding {
     /// One-dimensional binary array: ndim, has-null flag, element OID, length, lower bound, then each element.
     /// A nil element is NULL (length -1).

@@ -61,6 +61,15 @@ public enum ExpectedVersion: Sendable, Equatable {
     case any
     case noStream
     case exact(Int64)
+
+    /// The stream version `ledger.append_events` checks: none for `.any`.
+    var expectedHead: Int64? {
+        switch self {
+        case .any: nil
+        case .noStream: 0
+        case .exact(let version): version
+        }
+    }
 }
 
 /// What an append did. `positions` has one entry per submitted event, in order: the new position, or the

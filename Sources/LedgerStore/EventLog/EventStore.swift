@@ -20,22 +20,33 @@ public struct EventStore: Sendable {
     static var appendedCounter: Counter { Counter(label: "ledger_events_appended_total") }
 
     let announcer: AppendAnnouncer
+    package let committer: GroupCommitter
 
-    public init(pool: PostgresPool, logger: Logger = Logger(label: "ledger.events")) {
+    /// Group commit's default limits: two groups at once (one would leave the second core idle while a group
+    /// commits), up to 64 appends and 5,000 events in one.
+    public static let defaultGroupCommit = GroupCommitLimits(maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000)
+
+    public init(pool: PostgresPool, groupCommit: GroupCommitLimits = defaultGroupCommit, logger: Logger = Logger(label: "ledger.events")) {
         self.pool = pool
         self.logger = logger
         self.announcer = AppendAnnouncer(pool: pool)
+        self.committer = GroupCommitter(pool: pool, limits: groupCommit)
     }
 
-    /// Appends `events` to one stream in one transaction, then notifies listeners.
+    /// Appends `events` to one stream in one transaction, then notifies listeners. Concurrent appends share a
+    /// transaction (`GroupCommitter`), each with its own expected version, idempotency and error.
     public func append(app appID: String, stream streamID: String, expected: ExpectedVersion = .any,
                        events: [NewEvent]) async throws -> AppendResult {
-        try EventValidation.check(appID: appID, streamID: streamID, events: events)
-        let result = try await pool.withConnection { connection in
-            try Self.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
-        }
-        announce(app: appID, appended: result.appendedCount)
-        return result
+        try await appendEach(app: appID, [StreamAppend(streamID: streamID, expected: expected, events: events)])[0].get()
+    }
+
+    /// Appends to several streams of one app, each on its own (one refused append does not undo the others) but
+    /// in order and in one transaction when they all succeed. Answers each append's result.
+    public func appendEach(app appID: String, _ appends: [StreamAppend]) async throws -> [Result<AppendResult, any Error>] {
+        for append in appends { try EventValidation.check(appID: appID, streamID: append.streamID, events: append.events) }
+        let results = await committer.append(app: appID, appends)
+        announce(app: appID, appended: results.reduce(0) { $0 + ((try? $1.get().appendedCount) ?? 0) })
+        return results
     }
 
     /// Wakes projection workers and subscriptions (`AppendAnnouncer`: after the commit, coalesced, never inside the
@@ -102,15 +113,8 @@ public struct EventStore: Sendable {
     /// expected version is checked, new events are inserted after the stream's head.
     private static func appendOnce(on connection: PostgresConnection, app appID: String, stream streamID: String,
                                    expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
-        let expectedHead: Int64? = switch expected {
-        case .any: nil
-        case .noStream: 0
-        case .exact(let version): version
-        }
-        var recorded: [String: Int64] = [:]
-        var recordedVersion: Int64 = 0
-        var appendedVersion: Int64 = 0
-        var appended = 0
+        let expectedHead = expected.expectedHead
+        var rows = AppendRows()
         for row in try connection.query(prepared: """
             SELECT out_key, out_position, out_version, out_appended FROM ledger.append_events(
                 \(appID), \(streamID), \(expectedHead)::bigint, \(TextArray(events.map(\.type))),
@@ -118,20 +122,56 @@ public struct EventStore: Sendable {
                 \(TextArray(events.map(\.metadata))), \(TextArray(events.map(\.idempotencyKey))),
                 \(Int64Array(events.map(\.occurredAt.microsecondsSinceEpoch))))
             """) {
-            let version = try row.decode(Int64.self, at: 2)
-            guard let key = try row.decode(String?.self, at: 0) else {
-                throw EventStoreError.versionConflict(appID: appID, streamID: streamID, expected: expected, actual: version)
-            }
-            recorded[key] = try row.decode(Int64.self, at: 1)
-            if try row.decode(Bool.self, at: 3) {
-                appended += 1
-                appendedVersion = max(appendedVersion, version)
-            } else {
-                recordedVersion = max(recordedVersion, version)
+            try rows.add(row, first: 0)
+        }
+        return try rows.result(app: appID, stream: streamID, expected: expected, events: events)
+    }
+
+    /// Runs appends to streams of any apps as one statement (`ledger.append_events_group`, schema/012), and
+    /// answers each one's result in order. A unique violation (a concurrent writer outside the group won a race)
+    /// runs the group again; any other error the statement raises runs the appends one by one, so that it reaches
+    /// only the append that caused it. A lost connection fails them all: whether they committed is unknown.
+    package static func appendGroup(on connection: PostgresConnection,
+                                    _ requests: [(appID: String, append: StreamAppend)]) -> [Result<AppendResult, any Error>] {
+        func oneByOne() -> [Result<AppendResult, any Error>] {
+            requests.map { request in
+                Result { try append(on: connection, app: request.appID, stream: request.append.streamID,
+                                    expected: request.append.expected, events: request.append.events) }
             }
         }
-        return AppendResult(positions: events.compactMap { recorded[$0.idempotencyKey] },
-                            streamVersion: appended > 0 ? appendedVersion : recordedVersion, appendedCount: appended)
+        guard requests.count > 1 else { return oneByOne() }
+        let events = requests.flatMap(\.append.events)
+        for _ in 0..<maximumAttempts {
+            do {
+                var rows = Array(repeating: AppendRows(), count: requests.count)
+                for row in try connection.query(prepared: """
+                    SELECT out_append, out_key, out_position, out_version, out_appended FROM ledger.append_events_group(
+                        \(TextArray(requests.map(\.appID))), \(TextArray(requests.map(\.append.streamID))),
+                        \(NullableInt64Array(requests.map(\.append.expected.expectedHead))),
+                        \(Int64Array(requests.map { Int64($0.append.events.count) }))::integer[],
+                        \(TextArray(events.map(\.type))), \(Int64Array(events.map { Int64($0.schemaVersion) })),
+                        \(TextArray(events.map(\.payload))), \(TextArray(events.map(\.metadata))),
+                        \(TextArray(events.map(\.idempotencyKey))), \(Int64Array(events.map(\.occurredAt.microsecondsSinceEpoch))))
+                    """) {
+                    let index = Int(try row.decode(Int32.self, at: 0)) - 1
+                    guard rows.indices.contains(index) else {
+                        throw PostgresError.decoding(column: "out_append", message: "no append \(index + 1) in a group of \(rows.count)")
+                    }
+                    try rows[index].add(row, first: 1)
+                }
+                return zip(requests, rows).map { request, rows in
+                    Result { try rows.result(app: request.appID, stream: request.append.streamID, expected: request.append.expected,
+                                             events: request.append.events) }
+                }
+            } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
+                continue
+            } catch let error as PostgresError where error.sqlState != nil {
+                return oneByOne()
+            } catch {
+                return Array(repeating: .failure(error), count: requests.count)
+            }
+        }
+        return oneByOne()
     }
 
     /// The events of one stream from `version` on, in version order.

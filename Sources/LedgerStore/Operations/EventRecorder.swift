@@ -29,12 +29,13 @@ public struct EventRecorder: Sendable {
             if byStream[stream] == nil { streams.append(stream) }
             byStream[stream, default: []].append(NewEvent(event, idempotencyKey: key, occurredAt: occurredAt(event), metadata: metadata))
         }
+        // One submission: the streams commit together with other requests' appends, in this order (group commit).
+        let appends = streams.map { EventStore.StreamAppend(streamID: $0, expected: .any, events: byStream[$0] ?? []) }
         var outcome = Outcome(recorded: 0, alreadyKnown: 0)
-        for stream in streams {
-            let batch = byStream[stream] ?? []
-            let result = try await store.append(app: appID, stream: stream, expected: .any, events: batch)
+        for (append, result) in zip(appends, try await store.appendEach(app: appID, appends)) {
+            let result = try result.get()
             outcome.recorded += result.appendedCount
-            outcome.alreadyKnown += batch.count - result.appendedCount
+            outcome.alreadyKnown += append.events.count - result.appendedCount
             outcome.positions += result.positions
         }
         return outcome

@@ -1,0 +1,96 @@
+/// Which waiting appends commit together (group commit). A pure state machine, tested directly; `GroupCommitter`
+/// runs it.
+///
+/// Appends wait in arrival order. A committer (at most `maximumGroups` of them, each on its own connection) takes
+/// everything then waiting as one group right before it runs it, and takes again after each group until nothing it
+/// can take is left: appends that arrive while a group commits go together in the next, and a lone append never
+/// waits for company. Appends to one stream keep their order: in one group they run one after another, and a stream
+/// that a committing group writes is left out of every other group until that one ends (two groups would race for
+/// its next version and one would have to run again).
+package struct GroupCommitQueue<Item: Sendable>: Sendable {
+    /// Appends to commit in one transaction, in arrival order; hand it back to `next(after:)` when it has ended.
+    package struct Group: Sendable {
+        package var items: [Item]
+        fileprivate var streams: Set<String>
+    }
+
+    private struct Waiting: Sendable {
+        var item: Item
+        /// Each stream as `app` NUL `stream`.
+        var streams: [String]
+        var events: Int
+    }
+
+    package let limits: GroupCommitLimits
+    private var waiting: [Waiting] = []
+    private var committingStreams: Set<String> = []
+    private var committers = 0
+
+    package init(limits: GroupCommitLimits) { self.limits = limits }
+
+    /// Appends waiting for a group.
+    package var waitingCount: Int { waiting.count }
+
+    /// Committers running (each holds a connection).
+    package var committerCount: Int { committers }
+
+    /// A new append of `events` events to `streams` (app and stream pairs). True when a committer must be started
+    /// for it (none is free to take it).
+    package mutating func submit(_ item: Item, streams: [(app: String, stream: String)], events: Int) -> Bool {
+        waiting.append(Waiting(item: item, streams: streams.map { $0.app + "\u{0}" + $0.stream }, events: events))
+        guard committers < limits.maximumGroups else { return false }
+        committers += 1
+        return true
+    }
+
+    /// A committer's next group, after it ended `finished` (nil for its first). Nil when nothing it can take is
+    /// waiting: the committer then stops (and a later `submit` starts one again).
+    package mutating func next(after finished: Group?) -> Group? {
+        if let finished { committingStreams.subtract(finished.streams) }
+        guard let group = nextGroup() else {
+            committers -= 1
+            return nil
+        }
+        committingStreams.formUnion(group.streams)
+        return group
+    }
+
+    /// The waiting appends, in arrival order, that fit the limits and touch no stream of a committing group, nor of
+    /// an earlier append left waiting (which would be overtaken).
+    private mutating func nextGroup() -> Group? {
+        var group = Group(items: [], streams: [])
+        var events = 0
+        var left: [Waiting] = []
+        var leftStreams: Set<String> = []
+        for entry in waiting {
+            let full = group.items.count == limits.maximumAppends || (!group.items.isEmpty && events + entry.events > limits.maximumEvents)
+            if full || entry.streams.contains(where: { committingStreams.contains($0) || leftStreams.contains($0) }) {
+                left.append(entry)
+                leftStreams.formUnion(entry.streams)
+                continue
+            }
+            group.items.append(entry.item)
+            group.streams.formUnion(entry.streams)
+            events += entry.events
+        }
+        guard !group.items.isEmpty else { return nil }
+        waiting = left
+        return group
+    }
+}
+
+/// How much group commit puts together (`EventStore.defaultGroupCommit`).
+public struct GroupCommitLimits: Sendable, Equatable {
+    /// Groups committing at once (each holds one pooled connection).
+    public var maximumGroups: Int
+    /// Appends in one group.
+    public var maximumAppends: Int
+    /// Events in one group; an append larger than this still commits, alone.
+    public var maximumEvents: Int
+
+    public init(maximumGroups: Int, maximumAppends: Int, maximumEvents: Int) {
+        self.maximumGroups = max(1, maximumGroups)
+        self.maximumAppends = max(1, maximumAppends)
+        self.maximumEvents = max(1, maximumEvents)
+    }
+}

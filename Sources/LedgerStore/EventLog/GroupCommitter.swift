@@ -1,0 +1,72 @@
+import PostgresClient
+import Synchronization
+
+/// Commits concurrent appends together: appends that arrive while the database is busy with earlier ones wait and
+/// then go in one statement, one transaction and one WAL flush (`ledger.append_events_group`, schema/012). Runs
+/// `GroupCommitQueue`; each append keeps its own result or error.
+package final class GroupCommitter: Sendable {
+    /// The appends of one caller, to streams of one app, committed in one group in this order (each on its own:
+    /// one refused does not undo the others).
+    package struct Submission: Sendable {
+        var appID: String
+        var appends: [EventStore.StreamAppend]
+        var continuation: CheckedContinuation<[Result<AppendResult, any Error>], Never>
+    }
+
+    private let pool: PostgresPool
+    private let queue: Mutex<GroupCommitQueue<Submission>>
+
+    package init(pool: PostgresPool, limits: GroupCommitLimits) {
+        self.pool = pool
+        self.queue = Mutex(GroupCommitQueue(limits: limits))
+    }
+
+    /// Submissions waiting for a committer to take them.
+    package var waitingCount: Int { queue.withLock { $0.waitingCount } }
+
+    /// Appends each of `appends` to its stream, in order, and answers each one's result.
+    package func append(app appID: String, _ appends: [EventStore.StreamAppend]) async -> [Result<AppendResult, any Error>] {
+        await withCheckedContinuation { continuation in
+            let submission = Submission(appID: appID, appends: appends, continuation: continuation)
+            let streams = appends.map { (app: appID, stream: $0.streamID) }
+            let events = appends.reduce(0) { $0 + $1.events.count }
+            if queue.withLock({ $0.submit(submission, streams: streams, events: events) }) {
+                Task { await runCommitter() }
+            }
+        }
+    }
+
+    /// One committer: on one connection, takes a group right before running it (so that appends arriving meanwhile
+    /// join it), answers its appends, and takes again until nothing is left for it.
+    private func runCommitter() async {
+        do {
+            try await pool.withConnection { connection in
+                var group = self.queue.withLock { $0.next(after: nil) }
+                while let current = group {
+                    Self.answer(current.items, EventStore.appendGroup(on: connection, Self.requests(current.items)))
+                    group = self.queue.withLock { $0.next(after: current) }
+                }
+            }
+        } catch {
+            // No connection: fail what this committer would have taken, then let the next submission start another.
+            var group = queue.withLock { $0.next(after: nil) }
+            while let current = group {
+                Self.answer(current.items, Array(repeating: .failure(error), count: Self.requests(current.items).count))
+                group = queue.withLock { $0.next(after: current) }
+            }
+        }
+    }
+
+    private static func requests(_ submissions: [Submission]) -> [(appID: String, append: EventStore.StreamAppend)] {
+        submissions.flatMap { submission in submission.appends.map { (appID: submission.appID, append: $0) } }
+    }
+
+    private static func answer(_ submissions: [Submission], _ results: [Result<AppendResult, any Error>]) {
+        var next = results[...]
+        for submission in submissions {
+            let count = submission.appends.count
+            submission.continuation.resume(returning: Array(next.prefix(count)))
+            next = next.dropFirst(count)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import LedgerStore
+import Testing
+
+@Suite struct GroupCommitQueueTests {
+    typealias Queue = GroupCommitQueue<String>
+
+    /// The queue, in a class: `#expect` cannot call a mutating method on a local variable.
+    final class Driver {
+        var queue: Queue
+        init(groups: Int = 1, appends: Int = 64, events: Int = 5_000) {
+            queue = Queue(limits: GroupCommitLimits(maximumGroups: groups, maximumAppends: appends, maximumEvents: events))
+        }
+        func submit(_ item: String, streams: [(app: String, stream: String)], events: Int) -> Bool {
+            queue.submit(item, streams: streams, events: events)
+        }
+        func next(after group: Queue.Group?) -> Queue.Group? { queue.next(after: group) }
+        var committerCount: Int { queue.committerCount }
+        var waitingCount: Int { queue.waitingCount }
+    }
+
+    static func queue(groups: Int = 1, appends: Int = 64, events: Int = 5_000) -> Driver {
+        Driver(groups: groups, appends: appends, events: events)
+    }
+
+    @Test func aLoneAppendStartsACommitterAtOnceAndLaterOnesJoinItsNextGroup() {
+        let queue = Self.queue()
+        #expect(queue.submit("a", streams: [("app", "s1")], events: 1))
+        let first = queue.next(after: nil)
+        #expect(first?.items == ["a"])
+        // While "a" commits, the committer is busy: the next appends wait, and go together, in arrival order.
+        #expect(!queue.submit("b", streams: [("app", "s2")], events: 1))
+        #expect(!queue.submit("c", streams: [("other", "s2")], events: 1))
+        let second = queue.next(after: first)
+        #expect(second?.items == ["b", "c"])
+        #expect(queue.next(after: second) == nil)
+        #expect(queue.committerCount == 0)
+        // Idle again: the next append starts a committer.
+        #expect(queue.submit("d", streams: [("app", "s1")], events: 1))
+    }
+
+    @Test func appendsToOneStreamShareAGroupInOrder() {
+        let queue = Self.queue()
+        #expect(queue.submit("a", streams: [("app", "s")], events: 1))
+        #expect(!queue.submit("b", streams: [("app", "s")], events: 1))
+        #expect(queue.next(after: nil)?.items == ["a", "b"])
+    }
+
+    /// A stream that one committer writes is left out of another's group until that group ends, and so is every
+    /// later append to it (it would overtake the one left waiting).
+    @Test func aStreamBeingCommittedWaitsForItsGroupToEnd() {
+        let queue = Self.queue(groups: 2)
+        #expect(queue.submit("a1", streams: [("app", "a")], events: 1))
+        let first = queue.next(after: nil)
+        #expect(first?.items == ["a1"])
+        #expect(queue.submit("a2", streams: [("app", "a")], events: 1))
+        #expect(!queue.submit("b1", streams: [("app", "b")], events: 1))
+        #expect(!queue.submit("a3", streams: [("app", "a")], events: 1))
+        let second = queue.next(after: nil)
+        #expect(second?.items == ["b1"])
+        #expect(queue.next(after: second) == nil) // what is left belongs to the stream the first committer writes
+        #expect(queue.committerCount == 1)
+        #expect(queue.next(after: first)?.items == ["a2", "a3"])
+    }
+
+    @Test func groupsKeepToTheLimitsAndAnOversizedAppendCommitsAlone() {
+        let queue = Self.queue(appends: 2, events: 10)
+        #expect(queue.submit("big", streams: [("app", "big")], events: 50))
+        for name in ["a", "b", "c", "d", "e"] { _ = queue.submit(name, streams: [("app", name)], events: 4) }
+        let big = queue.next(after: nil)
+        #expect(big?.items == ["big"])
+        let first = queue.next(after: big)
+        #expect(first?.items == ["a", "b"])
+        let second = queue.next(after: first)
+        #expect(second?.items == ["c", "d"])
+        #expect(queue.next(after: second)?.items == ["e"])
+    }
+
+    /// An append left out for a limit keeps its place: a later, smaller append to its stream does not overtake it.
+    @Test func anAppendLeftOutForALimitIsNotOvertakenOnItsStream() {
+        let queue = Self.queue(events: 10)
+        #expect(queue.submit("a", streams: [("app", "a")], events: 8))
+        _ = queue.submit("s-large", streams: [("app", "s")], events: 5)
+        _ = queue.submit("s-small", streams: [("app", "s")], events: 1)
+        _ = queue.submit("t", streams: [("app", "t")], events: 2)
+        let first = queue.next(after: nil)
+        #expect(first?.items == ["a", "t"])
+        #expect(queue.next(after: first)?.items == ["s-large", "s-small"])
+    }
+
+    /// Whatever the interleaving: every append is taken exactly once; appends to a stream are taken in submission
+    /// order; no stream is in two groups that commit at once; no more committers run than allowed; and whenever
+    /// appends wait, some committer is running to take them.
+    @Test(arguments: 1...20 as ClosedRange<UInt64>)
+    func everyAppendIsTakenOnceInStreamOrder(seed: UInt64) {
+        var random = RandomHistoryTests.SeededGenerator(state: seed)
+        let groups = Int.random(in: 1...3, using: &random)
+        let queue = Self.queue(groups: groups, appends: Int.random(in: 1...4, using: &random), events: Int.random(in: 1...6, using: &random))
+        var streamOf: [String: String] = [:]
+        var submitted: [String: [String]] = [:]
+        var taken: [String: [String]] = [:]
+        var running: [Int: Queue.Group?] = [:] // committer id -> its group (nil before its first)
+        var nextCommitter = 0
+        for step in 0..<400 {
+            if Bool.random(using: &random) || running.isEmpty {
+                let name = "e\(step)"
+                let stream = "s\(Int.random(in: 0..<5, using: &random))"
+                streamOf[name] = stream
+                submitted[stream, default: []].append(name)
+                if queue.submit(name, streams: [("app", stream)], events: Int.random(in: 1...4, using: &random)) {
+                    running[nextCommitter] = .some(nil)
+                    nextCommitter += 1
+                }
+            } else {
+                let id = running.keys.sorted()[Int.random(in: 0..<running.count, using: &random)]
+                let finished = running[id]!
+                if let group = queue.next(after: finished) {
+                    running[id] = group
+                    for name in group.items { taken[streamOf[name]!, default: []].append(name) }
+                } else {
+                    running[id] = nil
+                }
+            }
+            #expect(queue.committerCount == running.count)
+            #expect(running.count <= groups)
+            let streams = running.values.compactMap { $0 }.map { Set($0.items.map { streamOf[$0]! }) }
+            for (index, a) in streams.enumerated() { for b in streams.dropFirst(index + 1) { #expect(a.isDisjoint(with: b)) } }
+            if queue.waitingCount > 0 { #expect(!running.isEmpty) }
+        }
+        // Drain: the running committers take everything left.
+        while let id = running.keys.sorted().first {
+            if let group = queue.next(after: running[id]!) {
+                running[id] = group
+                for name in group.items { taken[streamOf[name]!, default: []].append(name) }
+            } else {
+                running[id] = nil
+            }
+        }
+        #expect(queue.waitingCount == 0)
+        #expect(taken == submitted)
+    }
+}

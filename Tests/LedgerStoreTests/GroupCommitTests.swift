@@ -1,0 +1,152 @@
+import Dispatch
+import LedgerDomain
+import LedgerStore
+import PostgresClient
+import Testing
+
+/// Group commit through `EventStore`: appends that wait while the database is busy commit in one transaction, and
+/// each keeps its own idempotency, expected version and error.
+@Suite struct GroupCommitTests {
+    /// An event store on a pool of one connection with one committer, whose connection the test holds until every
+    /// append has been submitted: the committer then takes them all as one group.
+    struct HeldStore {
+        let store: EventStore
+        let pool: PostgresPool
+        let gate = DispatchSemaphore(value: 0)
+
+        init(fixture: StoreFixture) {
+            pool = PostgresPool(configuration: PostgresConfiguration(connectionString: fixture.connectionString), size: 1)
+            store = EventStore(pool: pool, groupCommit: GroupCommitLimits(maximumGroups: 1, maximumAppends: 64, maximumEvents: 5_000))
+        }
+
+        /// Runs `appends` concurrently while the only connection is held, releases it once all of them wait, and
+        /// answers their results in the order given.
+        func appendTogether(_ appends: [(app: String, append: EventStore.StreamAppend)]) async throws -> [Result<AppendResult, any Error>] {
+            let (held, holding) = AsyncStream<Void>.makeStream()
+            let holder = Task { [pool, gate] in
+                try await pool.withConnection { _ in
+                    holding.yield()
+                    gate.wait()
+                }
+            }
+            for await _ in held { break }
+            let results = try await withThrowingTaskGroup(of: (Int, Result<AppendResult, any Error>).self) { group in
+                for (index, request) in appends.enumerated() {
+                    group.addTask { [store] in
+                        (index, try await store.appendEach(app: request.app, [request.append])[0])
+                    }
+                }
+                while store.committer.waitingCount < appends.count { await Task.yield() }
+                gate.signal()
+                var results: [Int: Result<AppendResult, any Error>] = [:]
+                for try await (index, result) in group { results[index] = result }
+                return appends.indices.map { results[$0]! }
+            }
+            try await holder.value
+            return results
+        }
+    }
+
+    static func transactionIDs(_ fixture: StoreFixture, app: String) async throws -> [String: String] {
+        var ids: [String: String] = [:]
+        for row in try await fixture.superuser.query(
+            "SELECT idempotency_key, transaction_id::text FROM ledger.events WHERE app_id = \(app)") {
+            ids[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1)
+        }
+        return ids
+    }
+
+    @Test func waitingAppendsCommitTogetherAndEachKeepsItsOwnOutcome() async throws {
+        let fixture = try await StoreFixture.make()
+        let seeded = try await fixture.store.append(app: "g", stream: "seeded", events: [event("known")])
+        let held = HeldStore(fixture: fixture)
+        let results = try await held.appendTogether([
+            ("g", .init(streamID: "a", expected: .noStream, events: [event("a1")])),
+            ("g", .init(streamID: "seeded", expected: .noStream, events: [event("refused")])),
+            ("g", .init(streamID: "seeded", expected: .any, events: [event("known")])),
+            ("h", .init(streamID: "b", expected: .any, events: [event("b1"), event("b2")])),
+            ("g", .init(streamID: "a", expected: .exact(1), events: [event("a2")])),
+        ])
+        let first = try results[0].get()
+        #expect(first.appendedCount == 1 && first.streamVersion == 1)
+        #expect(throws: EventStoreError.versionConflict(appID: "g", streamID: "seeded", expected: .noStream, actual: 1)) { try results[1].get() }
+        let duplicate = try results[2].get()
+        #expect(duplicate.isDuplicate && duplicate.positions == seeded.positions)
+        #expect(try results[3].get().appendedCount == 2)
+        // An append to a stream earlier in the same group sees that one's event.
+        let second = try results[4].get()
+        #expect(second.streamVersion == 2)
+        // One transaction for the whole group, another than the seeded event's.
+        let g = try await Self.transactionIDs(fixture, app: "g")
+        let h = try await Self.transactionIDs(fixture, app: "h")
+        #expect(Set([g["a1"], g["a2"], h["b1"], h["b2"]]).count == 1)
+        #expect(g["a1"] != g["known"])
+        #expect(g["refused"] == nil)
+        // The chain still links the stream's events.
+        let stream = try await fixture.store.readStream(app: "g", stream: "a")
+        #expect(stream.map(\.idempotencyKey) == ["a1", "a2"])
+        #expect(stream[1].previousHash == stream[0].hash)
+        await held.pool.shutdown()
+        await fixture.close()
+    }
+
+    /// A value PostgreSQL refuses aborts the group's statement; the appends then run one by one, and only the
+    /// append that carried it fails.
+    @Test func oneBadAppendInAGroupFailsAlone() async throws {
+        let fixture = try await StoreFixture.make()
+        let held = HeldStore(fixture: fixture)
+        let results = try await held.appendTogether([
+            ("g", .init(streamID: "a", expected: .any, events: [event("a1")])),
+            ("g", .init(streamID: "bad", expected: .any, events: [event("bad", payload: "{not json")])),
+            ("g", .init(streamID: "c", expected: .any, events: [event("c1")])),
+        ])
+        #expect(try results[0].get().appendedCount == 1)
+        #expect(try results[2].get().appendedCount == 1)
+        #expect {
+            try results[1].get()
+        } throws: { error in
+            guard case EventStoreError.invalidEvent(let message) = error else { return false }
+            return message.contains("PostgreSQL refused the event")
+        }
+        let ids = try await Self.transactionIDs(fixture, app: "g")
+        #expect(ids.keys.sorted() == ["a1", "c1"])
+        await held.pool.shutdown()
+        await fixture.close()
+    }
+
+    /// Many writers at once through the default limits (two committers): every append is recorded once, each
+    /// writer's duplicate answers the original positions, and no stream loses or reorders an event.
+    @Test func concurrentWritersThroughGroupCommitEachRecordOnce() async throws {
+        let fixture = try await StoreFixture.make()
+        let store = fixture.store
+        let writers = 24
+        let positions = try await withThrowingTaskGroup(of: (Int, [Int64], [Int64]).self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var first: [Int64] = []
+                    for n in 0..<5 {
+                        first += try await store.append(app: "w", stream: "s\(writer % 6)", events: [event("w\(writer)-\(n)")]).positions
+                    }
+                    let again = try await store.append(app: "w", stream: "s\(writer % 6)", events: [event("w\(writer)-0")]).positions
+                    return (writer, first, again)
+                }
+            }
+            var all: [(Int, [Int64], [Int64])] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        for (_, first, again) in positions { #expect(again == [first[0]]) }
+        for stream in 0..<6 {
+            let events = try await store.readStream(app: "w", stream: "s\(stream)")
+            #expect(events.count == 5 * (writers / 6))
+            #expect(events.map(\.streamVersion) == Array(1...Int64(events.count)))
+            for (earlier, later) in zip(events, events.dropFirst()) { #expect(later.previousHash == earlier.hash) }
+            // Each writer's own appends keep their order in its stream.
+            for writer in stride(from: stream, to: writers, by: 6) {
+                let mine = events.filter { $0.idempotencyKey.hasPrefix("w\(writer)-") }.map(\.idempotencyKey)
+                #expect(mine == (0..<5).map { "w\(writer)-\($0)" })
+            }
+        }
+        await fixture.close()
+    }
+}
