@@ -6,34 +6,46 @@ enum Base64 {
     /// bits are not zero. Without that, two different strings decode to the same bytes, and a "changed" signature
     /// segment could still verify.
     static func decodeURLStrict(_ text: Substring) -> [UInt8]? {
-        guard let bytes = decodeURL(text), encodeURL(bytes) == text else { return nil }
-        return bytes
+        decodeURL(text, requireZeroPadding: true)
     }
 
     /// Decodes unpadded base64url, tolerating non-zero unused trailing bits. Used for the header and payload, whose
-    /// exact text is what the signature covers anyway.
-    static func decodeURL(_ text: Substring) -> [UInt8]? {
-        guard text.utf8.count % 4 != 1 else { return nil }
-        var standard = ""
-        standard.reserveCapacity(text.utf8.count + 3)
-        for character in text.unicodeScalars {
-            switch character {
-            case "A"..."Z", "a"..."z", "0"..."9": standard.unicodeScalars.append(character)
-            case "-": standard += "+"
-            case "_": standard += "/"
-            default: return nil
+    /// exact text is what the signature covers anyway. Works on the UTF-8 bytes: a notification carries kilobytes
+    /// of it, and going through characters cost more than verifying the signatures.
+    static func decodeURL(_ text: Substring, requireZeroPadding: Bool = false) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for character in utf8 {
+            let value = urlAlphabet[Int(character)]
+            guard value != invalid else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard).map { [UInt8]($0) }
+        if requireZeroPadding && accumulator != 0 { return nil }
+        return bytes
     }
 
-    static func encodeURL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    private static let invalid: UInt8 = 0xFF
+
+    static func isURLAlphabet(_ byte: UInt8) -> Bool { urlAlphabet[Int(byte)] != invalid }
+
+    /// The value of each byte in the base64url alphabet, `invalid` for every other byte.
+    private static let urlAlphabet: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            table[Int(character)] = UInt8(value)
+        }
+        return table
+    }()
 
     /// Decodes standard base64 as found in `x5c` entries (RFC 7515 §4.1.6); JSON may have escaped `/` as `\/`,
     /// which the JSON parser already undid.

@@ -35,6 +35,27 @@ import X509
         #expect(Base64.decodeURLStrict("AQ==") == nil)
     }
 
+    /// The byte-level decoder agrees with Foundation's on every length and byte, and refuses what is not base64url.
+    @Test func base64URLDecodesWhatFoundationEncodes() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<200 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let url = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64.decodeURLStrict(Substring(url)) == bytes)
+            #expect(Base64.decodeURL(Substring(url)) == bytes)
+        }
+        for bad in ["AQ+D", "AQ/D", "AQ=D", "AQ D", "AQé", "A\u{0}QD"] { #expect(Base64.decodeURL(Substring(bad)) == nil) }
+    }
+
+    @Test func jwsSegmentsSplitAtEveryDot() {
+        #expect(CompactJWS.segments("a.b.c") == ["a", "b", "c"])
+        #expect(CompactJWS.segments("..") == ["", "", ""])
+        #expect(CompactJWS.segments("abc") == ["abc"])
+        #expect(CompactJWS.segments("é.ü.") == ["é", "ü", ""])
+        #expect(CompactJWS.segments("a.b.c.d").count == 4)
+    }
+
     /// The shipped roots are the real Apple roots, by SHA-256 fingerprint.
     @Test func shippedRootsAreApples() throws {
         let expected: Set<String> = [

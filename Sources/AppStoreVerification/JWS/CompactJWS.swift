@@ -22,7 +22,7 @@ struct CompactJWS: Sendable {
 
     /// Splits and decodes; throws `malformed` when the text cannot be a compact JWS or the header is unusable.
     init(_ text: String) throws(AppStoreVerificationError) {
-        let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+        let segments = Self.segments(text)
         guard segments.count == 3 else {
             throw .malformed("a JWS has 3 dot-separated parts, this has \(segments.count); pass the signed value exactly as received")
         }
@@ -51,7 +51,7 @@ struct CompactJWS: Sendable {
         }
         let payloadBytes = Base64.decodeURL(segments[1])
         self.payloadBytes = payloadBytes
-        self.signingInput = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
+        self.signingInput = Array(text.utf8[..<segments[1].endIndex])
         self.signature = Base64.decodeURLStrict(segments[2])
         self.payload = Result { () throws(AppStoreVerificationError) in try Self.parsePayload(payloadBytes) }
     }
@@ -71,17 +71,25 @@ struct CompactJWS: Sendable {
         return payload
     }
 
+    /// `text` split at its dots, by bytes (splitting a String by characters walks grapheme clusters: slow on
+    /// kilobytes of base64).
+    static func segments(_ text: String) -> [Substring] {
+        var segments: [Substring] = []
+        var start = text.startIndex
+        var index = text.utf8.startIndex
+        while let dot = text.utf8[index...].firstIndex(of: UInt8(ascii: ".")) {
+            segments.append(text[start..<dot])
+            start = text.utf8.index(after: dot)
+            index = start
+        }
+        segments.append(text[start...])
+        return segments
+    }
+
     /// Whether `text` has the shape of a compact JWS (three base64url segments), without decoding it.
     static func looksLikeJWS(_ text: String) -> Bool {
-        let segments = text.split(separator: ".", omittingEmptySubsequences: false)
+        let segments = Self.segments(text)
         guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty else { return false }
-        return segments.allSatisfy { segment in
-            segment.unicodeScalars.allSatisfy { scalar in
-                switch scalar {
-                case "A"..."Z", "a"..."z", "0"..."9", "-", "_": return true
-                default: return false
-                }
-            }
-        }
+        return segments.allSatisfy { segment in segment.utf8.allSatisfy(Base64.isURLAlphabet) }
     }
 }
