@@ -13,16 +13,16 @@ package enum ProjectionCheckpoints {
     package static func lockKey(_ projection: String) -> String { "ledger.projection." + projection }
 
     package static func tryLock(_ projection: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("SELECT pg_try_advisory_xact_lock(hashtext(\(lockKey(projection))))").first?.decode(Bool.self, at: 0) ?? false
+        try connection.query(prepared: "SELECT pg_try_advisory_xact_lock(hashtext(\(lockKey(projection))))").first?.decode(Bool.self, at: 0) ?? false
     }
 
     /// Waits for the projection's lock until the end of the transaction.
     package static func lock(_ projection: String, on connection: PostgresConnection) throws {
-        try connection.query("SELECT pg_advisory_xact_lock(hashtext(\(lockKey(projection))))")
+        try connection.query(prepared: "SELECT pg_advisory_xact_lock(hashtext(\(lockKey(projection))))")
     }
 
     package static func checkpoint(_ projection: String, on connection: PostgresConnection) throws -> LogCheckpoint {
-        let rows = try connection.query("""
+        let rows = try connection.query(prepared: """
             SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = \(projection)
             """)
         guard let row = rows.first else { return .start }
@@ -35,7 +35,7 @@ package enum ProjectionCheckpoints {
     }
 
     package static func set(_ projection: String, _ checkpoint: LogCheckpoint, on connection: PostgresConnection) throws {
-        try connection.query("""
+        try connection.query(prepared: """
             INSERT INTO ledger.projection_checkpoints (projection, transaction_id, position, updated_at)
             VALUES (\(projection), \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
             ON CONFLICT (projection) DO UPDATE

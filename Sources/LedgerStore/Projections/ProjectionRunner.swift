@@ -50,7 +50,7 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
                            on connection: PostgresConnection) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
         let bound = cut.map { TransactionIDValue(value: $0) }
-        var events = try EventColumns.decode(connection.query("""
+        var events = try EventColumns.decode(connection.query(prepared: """
             SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
             WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
               AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -58,7 +58,7 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
             ORDER BY transaction_id, position LIMIT \(Int64(limit))
             """))
         if events.count == limit, let last = events.last {
-            events += try EventColumns.decode(connection.query("""
+            events += try EventColumns.decode(connection.query(prepared: """
                 SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
                 WHERE transaction_id = \(TransactionIDValue(value: last.transactionID)) AND position > \(last.position)
                 ORDER BY position

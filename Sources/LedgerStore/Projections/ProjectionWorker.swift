@@ -118,11 +118,11 @@ public struct ProjectionWorker: Sendable {
         // the cap is reported as the cap.
         let lags = try await pool.withConnection { connection in
             try names.map { name in
-                let checkpoint = try connection.query("""
+                let checkpoint = try connection.query(prepared: """
                     SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = \(name)
                     """).first.map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
                     ?? .start
-                return try connection.query("""
+                return try connection.query(prepared: """
                     SELECT count(*) FROM (SELECT 1 FROM ledger.events
                         WHERE (transaction_id, position) > (\(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position))
                         LIMIT \(Self.lagCap)) AS behind

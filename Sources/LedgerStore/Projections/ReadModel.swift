@@ -127,7 +127,7 @@ extension ReadModel {
     /// `SELECT <columns> FROM <schema>.<table> JOIN` the keys: the rows of `keys`, for `load`.
     package static func rows(of keys: [StateKey], table: ReadModelTable, columns: String, schema: String,
                              on connection: PostgresConnection) throws -> PostgresRows {
-        try connection.query("""
+        try connection.query(prepared: """
             SELECT \(unescaped: columns) FROM \(unescaped: table.qualified(schema)) t
             JOIN unnest(\(TextArray(keys.map(\.appID))), \(TextArray(keys.map(\.key)))) AS k(app_id, original_transaction_id)
               ON t.app_id = k.app_id AND t.original_transaction_id = k.original_transaction_id

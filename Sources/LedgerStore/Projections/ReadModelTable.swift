@@ -52,7 +52,7 @@ package struct ReadModelTable: Sendable {
             ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET \(updates)
             """
         let bindings = columns.indices.map { index in NullableTextArray(rows.map { $0[index] }).postgresValue }
-        try connection.query(PostgresQuery(unsafeSQL: sql, bindings: bindings))
+        try connection.query(prepared: PostgresQuery(unsafeSQL: sql, bindings: bindings))
     }
 
     /// `COPY … FROM STDIN` of this table's columns, for `copyLine`'s rows.
