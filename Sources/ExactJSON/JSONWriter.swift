@@ -38,23 +38,50 @@ public enum JSONWriter {
         return output
     }
 
+    /// Copies runs of bytes that need no escape in one piece: payloads are kilobytes of plain text, and appending
+    /// them scalar by scalar was most of the cost of writing one.
     static func writeString(_ text: String, to output: inout String) {
         output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+        let utf8 = text.utf8
+        var run = utf8.startIndex
+        var index = run
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            var escape: String?
+            var length = 1
+            switch byte {
+            case UInt8(ascii: "\""): escape = "\\\""
+            case UInt8(ascii: "\\"): escape = "\\\\"
+            case UInt8(ascii: "\n"): escape = "\\n"
+            case UInt8(ascii: "\r"): escape = "\\r"
+            case UInt8(ascii: "\t"): escape = "\\t"
+            case 0x08: escape = "\\b"
+            case 0x0C: escape = "\\f"
+            case 0x00..<0x20:
+                let hex = String(byte, radix: 16)
+                escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case 0xE2:
+                // U+2028 and U+2029 (E2 80 A8 / A9): valid in JSON, but not in the JavaScript that may embed it.
+                let second = utf8.index(after: index)
+                if second != utf8.endIndex, utf8[second] == 0x80 {
+                    let third = utf8.index(after: second)
+                    if third != utf8.endIndex, utf8[third] == 0xA8 || utf8[third] == 0xA9 {
+                        escape = utf8[third] == 0xA8 ? "\\u2028" : "\\u2029"
+                        length = 3
+                    }
+                }
+            default: break
             }
+            guard let escape else {
+                utf8.formIndex(after: &index)
+                continue
+            }
+            output += text[run..<index]
+            output += escape
+            index = utf8.index(index, offsetBy: length)
+            run = index
         }
+        output += text[run..<utf8.endIndex]
         output += "\""
     }
 }

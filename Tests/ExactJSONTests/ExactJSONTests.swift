@@ -22,5 +22,19 @@ import Testing
 
     @Test func quotedEscapesWhatJSONRequires() {
         #expect(JSONWriter.quoted("a\"b\\c\n\u{01}✓") == #""a\"b\\c\n\u0001✓""#)
+        #expect(JSONWriter.quoted("\u{2028}x\u{2029}\u{2027}\u{1F}\u{7F}") == #""\u2028x\u2029\#u{2027}\u001f\#u{7F}""#)
+    }
+
+    /// Every string, escaped by runs of bytes, reads back as itself.
+    @Test func quotedStringsReadBackAsThemselves() throws {
+        let pieces = ["a", "\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{1F}", "\u{2028}", "\u{2029}", "\u{E2}",
+                      "é", "✓", "😀", "\u{2027}", " ", "/"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let quoted = JSONWriter.quoted(text)
+            #expect(try JSONParser.parse(Array(quoted.utf8)).stringValue == text)
+            #expect(!quoted.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
+        }
     }
 }
