@@ -123,14 +123,15 @@ public struct JSONParser {
 
     private mutating func parseString() throws(SyntaxError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
+        // Whole runs between escapes are validated and appended at once (most strings have no escape at all).
+        var text = ""
         var runStart = index
         func flushRun(_ end: Int) throws(SyntaxError) {
             guard runStart < end else { return }
             guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else {
                 throw SyntaxError(offset: runStart, reason: "invalid UTF-8 in string")
             }
-            scalars.append(contentsOf: run.unicodeScalars)
+            if text.isEmpty { text = run } else { text += run }
         }
         while true {
             guard let byte = current else { throw error("unterminated string") }
@@ -138,11 +139,11 @@ public struct JSONParser {
             case UInt8(ascii: "\""):
                 try flushRun(index)
                 index += 1
-                return String(scalars)
+                return text
             case UInt8(ascii: "\\"):
                 try flushRun(index)
                 index += 1
-                scalars.append(try parseEscape())
+                text.unicodeScalars.append(try parseEscape())
                 runStart = index
             case 0x00..<0x20:
                 throw error("control character in string")
