@@ -87,6 +87,16 @@ import Testing
         await fixture.close()
     }
 
+    /// The service's connections keep generic plans (LedgerDatabase.open says why).
+    @Test func theServicePoolKeepsGenericPlans() async throws {
+        let fixture = try await StoreFixture.make()
+        for _ in 0..<3 {
+            let mode = try await fixture.store.pool.query("SELECT current_setting('plan_cache_mode')").first?.decode(String.self, at: 0)
+            #expect(mode == "force_generic_plan")
+        }
+        await fixture.close()
+    }
+
     @Test func rejectsBadInputWithMessagesThatSayWhatToFix() async throws {
         let fixture = try await StoreFixture.make()
         await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "", stream: "s", events: [event("a")]) }
