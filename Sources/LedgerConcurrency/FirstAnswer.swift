@@ -40,8 +40,9 @@ package final class FirstAnswer<Value: Sendable>: Sendable {
         }
     }
 
-    /// The first answer, or `onExpiry()` once `timeout` has passed. The deadline is a timer on one of NIO's event
-    /// loops, cancelled (and so freed) as soon as an answer comes: nothing of it outlives the wait.
+    /// The first answer, or `onExpiry()` once `timeout` has passed. A deadline of a second or more is one entry of
+    /// `DeadlineSweeper.shared` (expiring up to 50 ms late); a shorter one is a timer of its own on one of NIO's
+    /// event loops. Either is cancelled (and so freed) as soon as an answer comes: nothing of it outlives the wait.
     ///
     /// Not `Task.sleep`: on Linux a cancelled sleep returns at once but its dispatch timer stays scheduled until the
     /// original deadline, holding the sleeping task's memory. With a 30 s request timeout that kept about 300 bytes
@@ -51,6 +52,12 @@ package final class FirstAnswer<Value: Sendable>: Sendable {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         let delay: TimeAmount = nanoseconds.overflow ? .hours(24 * 365) : .nanoseconds(nanoseconds.partialValue + attoseconds / 1_000_000_000)
+        if delay >= .seconds(1) {
+            let id = DeadlineSweeper.shared.schedule(in: delay) { self.give(onExpiry()) }
+            let result = await value
+            DeadlineSweeper.shared.cancel(id)
+            return result
+        }
         let deadline = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: delay) { self.give(onExpiry()) }
         let result = await value
         deadline.cancel()

@@ -1,0 +1,34 @@
+import LedgerConcurrency
+import NIOCore
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct DeadlineSweeperTests {
+    /// A deadline expires once; one cancelled before it is due never does, even when due earlier than one that
+    /// expires; and the sweeper forgets both.
+    @Test func dueDeadlinesExpireOnceAndCancelledOnesNever() async {
+        let sweeper = DeadlineSweeper(resolution: .milliseconds(5))
+        let fired = Mutex<[String]>([])
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let cancelled = sweeper.schedule(in: .milliseconds(1)) { fired.withLock { $0.append("cancelled") } }
+            sweeper.cancel(cancelled)
+            _ = sweeper.schedule(in: .milliseconds(20)) {
+                fired.withLock { $0.append("due") }
+                done.resume()
+            }
+        }
+        #expect(fired.withLock { $0 } == ["due"])
+        #expect(sweeper.pendingCount == 0)
+    }
+
+    /// The timer stops when nothing is pending and starts again with the next deadline.
+    @Test func aSweeperIdleAfterItsLastDeadlineServesTheNext() async {
+        let sweeper = DeadlineSweeper(resolution: .milliseconds(5))
+        for round in 0..<3 {
+            let value = await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
+                _ = sweeper.schedule(in: .milliseconds(2)) { done.resume(returning: round) }
+            }
+            #expect(value == round)
+        }
+    }
+}
