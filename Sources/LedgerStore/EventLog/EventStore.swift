@@ -58,7 +58,7 @@ public struct EventStore: Sendable {
         Self.appendedCounter.increment(by: appended)
     }
 
-    /// One stream's part of an atomic multi-stream append.
+    /// One stream's part of a multi-stream append (`appendEach`, `appendAtomically`).
     public struct StreamAppend: Sendable {
         public var streamID: String
         public var expected: ExpectedVersion
