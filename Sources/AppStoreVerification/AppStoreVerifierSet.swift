@@ -20,19 +20,19 @@ public struct AppStoreVerifierSet: Sendable {
 
     public func verifyNotification(_ signedPayload: String, now: Date = Date()) async throws(AppStoreVerificationError) -> VerifiedNotification {
         // Split and decoded once: the claimed environment picks the verifier, which verifies the same decoded JWS.
-        guard let jws = try? CompactJWS(signedPayload) else { return try await verifier(for: nil).verifyNotification(signedPayload, now: now) }
+        let jws = try CompactJWS(signedPayload)
         let claimed = try? NotificationPayload(json: jws.payloadJSON()).appIdentity.environment
         return try await verifier(for: claimed).verifyNotification(jws, now: now)
     }
 
     public func verifyTransaction(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> TransactionPayload {
-        guard let jws = try? CompactJWS(signed) else { return try await verifier(for: nil).verifyTransaction(signed, now: now) }
+        let jws = try CompactJWS(signed)
         let claimed = try? TransactionPayload(json: jws.payloadJSON()).environment
         return try await verifier(for: claimed).verifyTransaction(jws, now: now)
     }
 
     public func verifyRenewalInfo(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
-        guard let jws = try? CompactJWS(signed) else { return try await verifier(for: nil).verifyRenewalInfo(signed, now: now) }
+        let jws = try CompactJWS(signed)
         let claimed = try? RenewalInfoPayload(json: jws.payloadJSON()).environment
         return try await verifier(for: claimed).verifyRenewalInfo(jws, now: now)
     }

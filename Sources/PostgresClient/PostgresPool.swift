@@ -53,6 +53,12 @@ public final class PostgresPool: Sendable {
         try await withConnection { connection in try connection.query(query) }
     }
 
+    /// Convenience for one statement run often: prepared once per connection (`PostgresConnection.query(prepared:)`).
+    @discardableResult
+    public func query(prepared query: PostgresQuery) async throws -> PostgresRows {
+        try await withConnection { connection in try connection.query(prepared: query) }
+    }
+
     /// Closes idle connections, fails waiters, and stops the thread pool. Leased connections close when returned.
     public func shutdown() async {
         let (idle, waiters) = state.withLock { $0.shutdown() }

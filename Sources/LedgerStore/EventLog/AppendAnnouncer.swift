@@ -56,12 +56,10 @@ package final class AppendAnnouncer: Sendable {
     private func send(_ first: [String]) async {
         var apps = first
         while true {
-            _ = try? await pool.withConnection { [apps] connection in
-                try connection.query(prepared: """
-                    SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(EventStore.notificationChannel), app)
-                    FROM unnest(\(TextArray(apps))) AS app
-                    """)
-            }
+            _ = try? await pool.query(prepared: """
+                SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(EventStore.notificationChannel), app)
+                FROM unnest(\(TextArray(apps))) AS app
+                """)
             guard case .send(let next) = state.withLock({ $0.sent() }) else { return }
             apps = next
         }

@@ -37,23 +37,24 @@ package final class GroupCommitter: Sendable {
     }
 
     /// One committer: on one connection, takes a group right before running it (so that appends arriving meanwhile
-    /// join it), answers its appends, and takes again until nothing is left for it.
+    /// join it), answers its appends, and takes again until nothing is left for it. Without a connection it fails
+    /// what it takes, and the next submission starts another committer.
     private func runCommitter() async {
         do {
             try await pool.withConnection { connection in
-                var group = self.queue.withLock { $0.next(after: nil) }
-                while let current = group {
-                    Self.answer(current.items, EventStore.appendGroup(on: connection, Self.requests(current.items)))
-                    group = self.queue.withLock { $0.next(after: current) }
-                }
+                self.drain { EventStore.appendGroup(on: connection, Self.requests($0)) }
             }
         } catch {
-            // No connection: fail what this committer would have taken, then let the next submission start another.
-            var group = queue.withLock { $0.next(after: nil) }
-            while let current = group {
-                Self.answer(current.items, Array(repeating: .failure(error), count: Self.requests(current.items).count))
-                group = queue.withLock { $0.next(after: current) }
-            }
+            drain { Array(repeating: .failure(error), count: Self.requests($0).count) }
+        }
+    }
+
+    /// Takes groups until none is left for this committer, answering each group's appends with `commit`'s results.
+    private func drain(_ commit: ([Submission]) -> [Result<AppendResult, any Error>]) {
+        var group = queue.withLock { $0.next(after: nil) }
+        while let current = group {
+            Self.answer(current.items, commit(current.items))
+            group = queue.withLock { $0.next(after: current) }
         }
     }
 

@@ -129,14 +129,16 @@ struct FoldPass: Sendable {
 }
 
 /// Chunks of whole streams from the reader to the workers; `put` waits while `capacity` chunks are queued, so memory
-/// stays bounded however fast the log streams out.
-// Safe as Sendable (unchecked), because: `chunks` and `closed` are read and written only in `put`, `take` and `close`, each
-// between `condition.lock()` and `condition.unlock()`; `capacity` and `condition` are immutable (`NSCondition` is
-// itself thread-safe). A `Mutex` alone would not do: the threads wait on the condition.
-final class ChunkQueue: @unchecked Sendable {
+/// stays bounded however fast the log streams out. The threads wait on `condition`; the queue itself is in a `Mutex`,
+/// taken only while `condition` is held (so always in that order).
+final class ChunkQueue: Sendable {
+    private struct State {
+        var chunks: [[[UInt8]]] = []
+        var closed = false
+    }
+
     private let condition = NSCondition()
-    private var chunks: [[[UInt8]]] = []
-    private var closed = false
+    private let state = Mutex(State())
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
@@ -145,26 +147,29 @@ final class ChunkQueue: @unchecked Sendable {
     func put(_ chunk: [[UInt8]]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while chunks.count >= capacity && !closed { condition.wait() }
-        guard !closed else { return false }
-        chunks.append(chunk)
-        condition.broadcast()
-        return true
+        while state.withLock({ $0.chunks.count >= capacity && !$0.closed }) { condition.wait() }
+        let taken = state.withLock { state in
+            guard !state.closed else { return false }
+            state.chunks.append(chunk)
+            return true
+        }
+        if taken { condition.broadcast() }
+        return taken
     }
 
     /// The next chunk; nil once the queue is closed and empty.
     func take() -> [[UInt8]]? {
         condition.lock()
         defer { condition.unlock() }
-        while chunks.isEmpty && !closed { condition.wait() }
-        guard !chunks.isEmpty else { return nil }
-        condition.broadcast()
-        return chunks.removeFirst()
+        while state.withLock({ $0.chunks.isEmpty && !$0.closed }) { condition.wait() }
+        let chunk = state.withLock { state in state.chunks.isEmpty ? nil : state.chunks.removeFirst() }
+        if chunk != nil { condition.broadcast() }
+        return chunk
     }
 
     func close() {
         condition.lock()
-        closed = true
+        state.withLock { $0.closed = true }
         condition.broadcast()
         condition.unlock()
     }
@@ -189,10 +194,12 @@ final class WorkerOutcomes: Sendable {
 
 /// One writer's COPY shared by the workers: libpq allows one thread at a time on a connection, so each send holds
 /// the lock. The connection does nothing else while its COPY is open (the rebuild dedicates it).
-// Safe as Sendable (unchecked), because: the only use of `writer` (a libpq connection handle, not Sendable) is `send`, which
-// holds `lock` for the whole call, so no two threads use the connection at once; both properties are immutable.
-// (`Mutex` cannot hold it: the writer comes from `copyIn`'s closure, not as a `sending` value.)
-package final class SharedSink: @unchecked Sendable {
+///
+/// Why it is safe to share across threads unchecked: the only use of `writer` (a libpq connection handle, not
+/// Sendable) is `send`, which holds `lock` for the whole call, so no two threads use the connection at once; both
+/// properties are immutable. A `Mutex` cannot hold the writer: it comes from `copyIn`'s closure, not as a `sending`
+/// value.
+package final class SharedSink: @unchecked Sendable { // safe: every use of `writer` holds `lock` (proof above)
     private let lock = NSLock()
     private let writer: CopyInWriter
 
