@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -128,6 +129,25 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Webhooks to backends: Standard Webhooks signatures, the retry schedule, outbound safety, and the dispatcher
+        // that sends each endpoint's deliveries in order per user (the deliveries themselves are LedgerStore's).
+        .target(
+            name: "LedgerWebhooks",
+            dependencies: [
+                "LedgerConcurrency",
+                "LedgerDomain",
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
         // The HTTP service (Hummingbird 2): the seed API, the v1 API, Apple's notification endpoint, keys and
         // tenancy, OpenAPI and metrics.
         .target(
@@ -141,6 +161,7 @@ let package = Package(
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
+                "LedgerWebhooks",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -171,6 +192,7 @@ let package = Package(
                 "PostgresClient",
                 "EmbeddedPostgres",
                 "LedgerServer",
+                "LedgerWebhooks",
                 "AppStoreVerification",
                 "AppStoreSamples",
                 "LedgerDomain",
@@ -199,7 +221,8 @@ let package = Package(
         .target(
             name: "LedgerServerTestSupport",
             dependencies: [
-                "LedgerServer", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport", "AppStoreSamples", "AppStoreVerification",
+                "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
+                "AppStoreVerification", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),
@@ -247,6 +270,11 @@ let package = Package(
             dependencies: ["LedgerBilling", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "LedgerWebhooksTests",
+            dependencies: ["LedgerWebhooks", "LedgerDomain", "LedgerStore", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
         .testTarget(
             name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "LedgerDomain", "LedgerStore", "PostgresClient"],
@@ -266,8 +294,8 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "PostgresTestSupport", "AppStoreSamples",
-                "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
+                "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
+                "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -282,7 +310,7 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
-                "PostgresTestSupport",
+                "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import LedgerServer
 import LedgerStore
+import LedgerWebhooks
 import Logging
 import PostgresClient
 import ServiceLifecycle
@@ -75,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
             let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, progress: progress, logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
+            services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),
@@ -96,7 +98,32 @@ extension ServeCommand {
             throw ValidationError("Apple roots: \(error.message)")
         }
         return LedgerAPI.Configuration(adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-                                       roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout))
+                                       roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout),
+                                       webhooks: try Self.webhookSettings(environment: environment))
+    }
+
+    /// Webhook settings from the environment (docs/webhooks.md lists them).
+    static func webhookSettings(environment: [String: String]) throws -> WebhookSettings {
+        func number(_ name: String, _ range: ClosedRange<Int64>) throws -> Int64? {
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            guard let value = Int64(text), range.contains(value) else {
+                throw ValidationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+        var settings = WebhookSettings()
+        switch environment["LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES"] ?? "" {
+        case "", "0", "false": break
+        case "1", "true": settings.allowPrivateAddresses = true
+        default: throw ValidationError("LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES must be 1 or 0")
+        }
+        if let first = try number("LEDGER_WEBHOOK_RETRY_FIRST_MS", 1...3_600_000) { settings.schedule.first = .milliseconds(first) }
+        if let cap = try number("LEDGER_WEBHOOK_RETRY_CAP_SECONDS", 1...86_400) { settings.schedule.cap = .seconds(cap) }
+        if let window = try number("LEDGER_WEBHOOK_RETRY_WINDOW_SECONDS", 1...30 * 86_400) { settings.schedule.window = .seconds(window) }
+        if let disable = try number("LEDGER_WEBHOOK_DISABLE_AFTER_SECONDS", 60...365 * 86_400) { settings.disableAfter = .seconds(disable) }
+        if let lease = try number("LEDGER_WEBHOOK_LEASE_SECONDS", 1...3600) { settings.leaseDuration = .seconds(lease) }
+        if let concurrency = try number("LEDGER_WEBHOOK_CONCURRENCY", 1...256) { settings.concurrencyPerEndpoint = Int(concurrency) }
+        return settings
     }
 }
 

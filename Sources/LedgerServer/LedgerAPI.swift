@@ -3,6 +3,7 @@ import Foundation
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerWebhooks
 import Logging
 import PostgresClient
 
@@ -24,10 +25,12 @@ package struct LedgerAPI: Sendable {
         package var readYourWrites: Duration
         /// The service's clock (tests move it).
         package var clock: LedgerClock
+        /// Webhook delivery settings (retries, outbound limits); the API checks endpoint URLs against them.
+        package var webhooks: WebhookSettings
 
         package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
-                    readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system) {
+                    readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system, webhooks: WebhookSettings = WebhookSettings()) {
             self.adminToken = adminToken
             self.roots = roots
             self.maxBodyBytes = maxBodyBytes
@@ -35,6 +38,7 @@ package struct LedgerAPI: Sendable {
             self.cookieLifetime = cookieLifetime
             self.readYourWrites = readYourWrites
             self.clock = clock
+            self.webhooks = webhooks
         }
     }
 
@@ -49,6 +53,7 @@ package struct LedgerAPI: Sendable {
     let recorder: LedgerRecorder
     let users: UserQueries
     let readYourWrites: ReadYourWrites
+    let webhooks: WebhookStore
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     /// `progress` is the one this process's projection worker advances (a fresh one: waits read the database).
@@ -72,6 +77,7 @@ package struct LedgerAPI: Sendable {
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
+        self.webhooks = WebhookStore(pool: pool)
         self.readYourWrites = ReadYourWrites(visibility: ProjectionVisibility(pool: pool, progress: progress),
                                             timeout: configuration.readYourWrites)
     }

@@ -38,6 +38,8 @@ package enum LedgerApplication {
         UserRoutes(users: api.users, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
+        WebhookRoutes(store: api.webhooks, cache: api.tenancyCache, body: api.body, settings: api.configuration.webhooks)
+            .register(on: routes, auth: api.auth)
         InvoiceRoutes(invoices: InvoiceStore(pool: api.pool), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
         return router
     }

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import LedgerDomain
 import LedgerServer
 import LedgerStore
+import LedgerWebhooks
 import Logging
 import NIOCore
 import PostgresClient
@@ -34,14 +35,16 @@ package struct APIHarness: Sendable {
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
     /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
     package static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
-                            extraRoots: [Certificate] = [], database: String? = nil, now: Date? = nil) async throws -> APIHarness {
+                            extraRoots: [Certificate] = [], database: String? = nil, now: Date? = nil,
+                            webhooks: WebhookSettings = .loopback) async throws -> APIHarness {
         let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "api") }
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = now.map { TestClock(now: $0) } ?? TestClock()
         let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
-            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }), logger: .init(label: "test"))
+            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks),
+            logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
 
@@ -167,5 +170,17 @@ extension HTTPFields {
         var copy = self
         copy[.cookie] = cookie
         return copy
+    }
+}
+
+extension WebhookSettings {
+    /// For tests: receivers on loopback allowed, retries after 50 ms doubling to 1 s, leases of 2 s, idle polls of 100 ms.
+    package static var loopback: WebhookSettings {
+        var settings = WebhookSettings()
+        settings.allowPrivateAddresses = true
+        settings.schedule = RetrySchedule(first: .milliseconds(50), cap: .seconds(1), window: .seconds(3600))
+        settings.leaseDuration = .seconds(2)
+        settings.pollInterval = .milliseconds(100)
+        return settings
     }
 }

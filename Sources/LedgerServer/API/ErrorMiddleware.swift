@@ -50,6 +50,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .unknownAccount: return .badRequest(error.description)
             case .unknownApp: return .notFound(error.description)
             }
+        case let error as WebhookStoreError:
+            return .notFound(error.description)
         case let error as EventStoreError:
             switch error {
             case .invalidEvent(let message):

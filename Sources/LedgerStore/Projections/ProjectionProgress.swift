@@ -56,6 +56,7 @@ public final class ProjectionProgress: Sendable {
     private struct Shared {
         var machine: ProjectionProgressState
         var answers: [Int: FirstAnswer<Bool>] = [:]
+        var observers: [@Sendable () -> Void] = []
     }
 
     private let shared: Mutex<Shared>
@@ -68,10 +69,16 @@ public final class ProjectionProgress: Sendable {
 
     /// `projection` has committed everything through `checkpoint`.
     package func advanced(_ projection: String, to checkpoint: LogCheckpoint) {
-        let answers = shared.withLock { shared in
-            shared.machine.advance(projection, to: checkpoint).compactMap { shared.answers.removeValue(forKey: $0) }
+        let (answers, observers) = shared.withLock { shared in
+            (shared.machine.advance(projection, to: checkpoint).compactMap { shared.answers.removeValue(forKey: $0) }, shared.observers)
         }
         for answer in answers { answer.give(.success(true)) }
+        for observer in observers { observer() }
+    }
+
+    /// Calls `observer` after every advance (the webhook fan-out and the live streams follow the projections).
+    package func observe(_ observer: @escaping @Sendable () -> Void) {
+        shared.withLock { $0.observers.append(observer) }
     }
 
     /// Whether every projection reaches `target` within `timeout`.

@@ -12,18 +12,26 @@ public struct UserQueries: Sendable {
     /// original transaction ids in `excluding`: one prepared statement on the typed columns (`ownedSummariesSQL`).
     public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [])
         async throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
+        try await pool.withConnection { connection in
+            try Self.summaries(app: appID, owners: owners, excluding: excluding, on: connection)
+        }
+    }
+
+    /// `summaries(app:owners:excluding:)` on a connection the caller holds (the webhook fan-out, in its transaction).
+    package static func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [], on connection: PostgresConnection)
+        throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
         guard !owners.isEmpty else { return ([], []) }
         // One owner (every status read) compares with `=`: PostgreSQL then keeps one generic plan for the prepared
         // statement. With `= ANY($2)` it judged the generic plan (an array of unknown length) dearer than a plan
         // for the actual one-element array and planned again on every call (`copyObjectImpl`, the planner's tree
         // walks: a fifth of PostgreSQL's time in perf).
         let query = if owners.count == 1, let owner = owners.first {
-            PostgresQuery(unsafeSQL: Self.ownedByOneSQL, bindings: [appID.postgresValue, owner.postgresValue])
+            PostgresQuery(unsafeSQL: ownedByOneSQL, bindings: [appID.postgresValue, owner.postgresValue])
         } else {
-            PostgresQuery(unsafeSQL: Self.ownedByAnySQL,
+            PostgresQuery(unsafeSQL: ownedByAnySQL,
                           bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
         }
-        let rows = try await pool.withConnection { connection in try connection.query(prepared: query) }
+        let rows = try connection.query(prepared: query)
         var subscriptions: [SubscriptionSummary] = []
         var purchases: [PurchaseSummary] = []
         for row in rows {

@@ -1,0 +1,230 @@
+import LedgerDomain
+import Logging
+import PostgresClient
+
+/// What the fan-out knows of one event for a webhook payload. The payload's JSON is the API's (the server renders
+/// it, `WebhookFanOut.Renderer`); this is its input.
+package struct WebhookChange: Sendable {
+    package var event: DomainEvent
+    /// The event's type as stored in the log (`ledger events` and the timeline show the same).
+    package var type: String
+    package var originalTransactionID: String
+    package var appUserID: String?
+    /// `production` or `sandbox` (Xcode and local testing count as sandbox); nil while unknown.
+    package var environment: String?
+    /// The purchase's state right after the event, folded from its stream through the event: exactly one of the two.
+    package var subscription: SubscriptionSummary?
+    package var purchase: PurchaseSummary?
+    /// The owner's subscriptions and purchases: this purchase as of the event, the others as the read models hold
+    /// them when the delivery is made.
+    package var ownedSubscriptions: [SubscriptionSummary]
+    package var ownedPurchases: [PurchaseSummary]
+    package var catalog: [ProductRecord]
+}
+
+/// The numbers a payload carries besides the change.
+package struct WebhookEnvelope: Sendable {
+    package var deliveryID: String
+    package var sequence: Int64
+    package var previousSequence: Int64?
+}
+
+/// Turns the log into webhook deliveries, a batch per transaction, behind the projections.
+///
+/// Each batch, in one transaction: takes the fan-out's advisory lock (one instance fans out at a time), reads the
+/// next events in commit-safe order that both purchase projections have applied, and writes one delivery per
+/// (event, enabled endpoint of the event's app that wants its type and environment and existed when it was
+/// recorded), with the payload rendered once for every attempt, then its checkpoint. Events without a purchase
+/// (notification records, app-level notifications) are not sent.
+package struct WebhookFanOut: Sendable {
+    package typealias Renderer = @Sendable (WebhookChange, WebhookEnvelope) throws -> String
+
+    /// The channel a batch that made deliveries notifies at commit, to wake the dispatchers.
+    package static let channel = "ledger_webhooks"
+    static let lockKey = "ledger.webhooks.fanout"
+    static let projections = [SubscriptionStatusReducer.name, PurchaseRecordReducer.name]
+
+    let pool: PostgresPool
+    let render: Renderer
+    let batchSize: Int
+
+    package init(pool: PostgresPool, batchSize: Int = 500, render: @escaping Renderer) {
+        self.pool = pool
+        self.batchSize = batchSize
+        self.render = render
+    }
+
+    /// Runs batches until caught up with the projections; returns how many deliveries were made.
+    @discardableResult
+    package func catchUp() async throws -> Int {
+        var made = 0
+        while true {
+            let (events, deliveries) = try await pool.withConnection { [self] connection in try batch(on: connection) }
+            made += deliveries
+            if events < batchSize { return made }
+        }
+    }
+
+    /// One batch: (events read, deliveries made).
+    func batch(on connection: PostgresConnection) throws -> (Int, Int) {
+        try connection.transaction { connection in
+            guard try connection.query(prepared: "SELECT pg_try_advisory_xact_lock(hashtext(\(Self.lockKey)))")
+                .first?.decode(Bool.self, at: 0) ?? false else { return (0, 0) }
+            let checkpoint = try connection.query(prepared: "SELECT transaction_id, position FROM ledger.webhook_fanout").first
+                .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) } ?? .start
+            // Behind both purchase projections: the payload reads the owner's other purchases from them.
+            let frontier = try connection.query(prepared: """
+                SELECT count(*), min(transaction_id) FROM ledger.projection_checkpoints WHERE projection = ANY(\(TextArray(Self.projections)))
+                """)
+            guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count),
+                  let applied = try row.decode(UInt64?.self, at: 1) else { return (0, 0) }
+            let events = try ProjectionRunner<SubscriptionsReadModel>.nextEvents(
+                after: checkpoint, before: applied + 1, limit: batchSize, on: connection)
+            guard let last = events.last else { return (0, 0) }
+            let deliveries = try deliveries(for: events, on: connection)
+            if !deliveries.isEmpty {
+                try insert(deliveries, on: connection)
+                try connection.query(prepared: "SELECT pg_notify(\(Self.channel), '')")
+            }
+            try connection.query(prepared: """
+                INSERT INTO ledger.webhook_fanout (singleton, transaction_id, position, updated_at)
+                VALUES (true, \(TransactionIDValue(value: last.transactionID)), \(last.position), now())
+                ON CONFLICT (singleton) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position,
+                    updated_at = EXCLUDED.updated_at
+                """)
+            return (events.count, deliveries.count)
+        }
+    }
+
+    struct Row {
+        var appID: String
+        var endpointID: String
+        var deliveryID: String
+        var position: Int64
+        var eventType: String
+        var appUserID: String?
+        var orderKey: String
+        var sequence: Int64
+        var previousSequence: Int64?
+        var payload: String
+    }
+
+    private func deliveries(for events: [RecordedEvent], on connection: PostgresConnection) throws -> [Row] {
+        let apps = Set(events.map(\.appID)).sorted()
+        let endpoints = Dictionary(grouping: try connection.query(prepared: """
+            SELECT \(unescaped: WebhookStore.endpointColumns) FROM ledger.webhook_endpoints
+            WHERE app_id = ANY(\(TextArray(apps))) AND status = 'enabled'
+            """).map(WebhookStore.endpoint), by: \.appID)
+        guard !endpoints.isEmpty else { return [] }
+        // The events to send: with a purchase, in an app with an endpoint that existed when they were recorded.
+        let wanted: [(recorded: RecordedEvent, event: DomainEvent, key: String)] = events.compactMap { recorded in
+            guard let candidates = endpoints[recorded.appID], candidates.contains(where: { $0.createdAt <= recorded.recordedAt }),
+                  let event = DomainEventDecoding.decode(recorded), let key = Self.purchaseKey(event) else { return nil }
+            return (recorded, event, key)
+        }
+        guard !wanted.isEmpty else { return [] }
+        let streams = try streamEvents(Set(wanted.map { StateKey(appID: $0.recorded.appID, key: $0.key) }), on: connection)
+        var catalogs: [String: [ProductRecord]] = [:]
+        var sequences = SequenceCounter()
+        var rows: [Row] = []
+        for (recorded, event, key) in wanted {
+            let history = (streams[StateKey(appID: recorded.appID, key: key)] ?? []).filter { $0.position <= event.position }
+            var change = WebhookChange(event: event, type: recorded.type, originalTransactionID: key, appUserID: nil, environment: nil,
+                                       subscription: nil, purchase: nil, ownedSubscriptions: [], ownedPurchases: [], catalog: [])
+            if SubscriptionStatusReducer.keys(for: event).contains(key) {
+                let summary = fold(SubscriptionStatusReducer.self, key: key, events: history, asOf: nil).summary
+                (change.subscription, change.appUserID) = (summary, summary.ownerUserID)
+                change.environment = summary.environment.map(Self.endpointEnvironment)
+            } else {
+                let summary = fold(PurchaseRecordReducer.self, key: key, events: history, asOf: nil).summary
+                (change.purchase, change.appUserID) = (summary, summary.ownerUserID)
+                change.environment = summary.details.map { Self.endpointEnvironment($0.environment) }
+            }
+            let targets = (endpoints[recorded.appID] ?? []).filter {
+                $0.createdAt <= recorded.recordedAt && $0.accepts(type: recorded.type, environment: change.environment)
+            }
+            guard !targets.isEmpty else { continue }
+            if let owner = change.appUserID {
+                let owned = try UserQueries.summaries(app: recorded.appID, owners: [owner], excluding: [key], on: connection)
+                change.ownedSubscriptions = owned.subscriptions + (change.subscription.map { [$0] } ?? [])
+                change.ownedPurchases = owned.purchases + (change.purchase.map { [$0] } ?? [])
+            }
+            if catalogs[recorded.appID] == nil {
+                catalogs[recorded.appID] = try connection.query(prepared: """
+                    SELECT \(unescaped: TenancyStore.productColumns) FROM ledger.products WHERE app_id = \(recorded.appID) ORDER BY product_id
+                    """).map(TenancyStore.product)
+            }
+            change.catalog = catalogs[recorded.appID] ?? []
+            let orderKey = change.appUserID.map { "user:" + $0 } ?? "otx:" + key
+            for endpoint in targets {
+                let (sequence, previous) = try sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey, on: connection)
+                let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)
+                rows.append(Row(appID: recorded.appID, endpointID: endpoint.endpointID, deliveryID: envelope.deliveryID,
+                                position: recorded.position, eventType: recorded.type, appUserID: change.appUserID, orderKey: orderKey,
+                                sequence: sequence, previousSequence: previous, payload: try render(change, envelope)))
+            }
+        }
+        return rows
+    }
+
+    /// The original transaction id an event is about, for the purchase projections (nil: about none).
+    static func purchaseKey(_ event: DomainEvent) -> String? {
+        SubscriptionStatusReducer.keys(for: event).first ?? PurchaseRecordReducer.keys(for: event).first
+    }
+
+    /// The environment an endpoint subscribes to: Apple's production, or anything else (sandbox, Xcode, local testing).
+    static func endpointEnvironment(_ environment: StoreEnvironment) -> String {
+        environment.isProduction ? "production" : "sandbox"
+    }
+
+    /// Every event of the purchases' streams, decoded, in position order.
+    private func streamEvents(_ keys: Set<StateKey>, on connection: PostgresConnection) throws -> [StateKey: [DomainEvent]] {
+        var events: [StateKey: [DomainEvent]] = [:]
+        for (appID, appKeys) in Dictionary(grouping: keys, by: \.appID) {
+            let streams = appKeys.map { LedgerStreams.purchase(originalTransactionID: $0.key) }.sorted()
+            let recorded = try EventColumns.decode(connection.query(prepared: """
+                SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) ORDER BY position
+                """))
+            for event in recorded.compactMap(DomainEventDecoding.decode) {
+                guard let key = Self.purchaseKey(event) else { continue }
+                events[StateKey(appID: appID, key: key), default: []].append(event)
+            }
+        }
+        return events
+    }
+
+    /// Per (endpoint, order key) sequence numbers: the stored last one, then counted in memory through the batch.
+    struct SequenceCounter {
+        private var last: [String: Int64] = [:]
+
+        mutating func next(app: String, endpoint: String, key: String, on connection: PostgresConnection) throws -> (Int64, Int64?) {
+            let id = app + "\u{0}" + endpoint + "\u{0}" + key
+            let previous: Int64?
+            if let known = last[id] {
+                previous = known
+            } else {
+                previous = try connection.query(prepared: """
+                    SELECT max(sequence) FROM ledger.webhook_deliveries WHERE app_id = \(app) AND endpoint_id = \(endpoint) AND order_key = \(key)
+                    """).first?.decode(Int64?.self, at: 0)
+            }
+            let next = (previous ?? 0) + 1
+            last[id] = next
+            return (next, previous)
+        }
+    }
+
+    private func insert(_ rows: [Row], on connection: PostgresConnection) throws {
+        try connection.query(prepared: """
+            INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key,
+                sequence, previous_sequence, payload)
+            SELECT a, e, d, p, t, NULLIF(u, ''), k, s, ps, body
+            FROM unnest(\(TextArray(rows.map(\.appID))), \(TextArray(rows.map(\.endpointID))), \(TextArray(rows.map(\.deliveryID))),
+                        \(Int64Array(rows.map(\.position))), \(TextArray(rows.map(\.eventType))), \(TextArray(rows.map { $0.appUserID ?? "" })),
+                        \(TextArray(rows.map(\.orderKey))), \(Int64Array(rows.map(\.sequence))),
+                        \(NullableInt64Array(rows.map(\.previousSequence))), \(TextArray(rows.map(\.payload))))
+                AS r(a, e, d, p, t, u, k, s, ps, body)
+            ON CONFLICT DO NOTHING
+            """)
+    }
+}

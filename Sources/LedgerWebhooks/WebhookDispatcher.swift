@@ -1,0 +1,210 @@
+import Foundation
+import LedgerConcurrency
+import LedgerDomain
+import LedgerStore
+import Logging
+import PostgresClient
+import Synchronization
+
+/// The operator's settings for webhooks (`ledger serve` reads them from the environment, see docs/webhooks.md).
+package struct WebhookSettings: Sendable {
+    package var schedule = RetrySchedule()
+    /// An endpoint with no successful delivery for this long after a failure is disabled.
+    package var disableAfter: Duration = .seconds(5 * 86_400)
+    /// How long a dispatcher's claim on an endpoint lasts unrenewed: after a crash, another instance takes over
+    /// within this time.
+    package var leaseDuration: Duration = .seconds(15)
+    /// Deliveries of one endpoint in flight at once (each to a different user).
+    package var concurrencyPerEndpoint = 8
+    /// How often an idle dispatcher looks for due retries and deliveries made by another instance.
+    package var pollInterval: Duration = .seconds(1)
+    package var limits = WebhookSender.Limits()
+    package var allowPrivateAddresses = false
+    /// How long the previous secret keeps signing after a rotation.
+    package var rotationOverlap: Duration = .seconds(24 * 3600)
+
+    package init() {}
+}
+
+/// Sends webhooks while the server runs: fans the log out into deliveries (`WebhookFanOut`, one instance at a time by
+/// its advisory lock) and dispatches every endpoint whose lease this instance holds, one task per endpoint.
+///
+/// An endpoint's task sends the due head of each order key (user) at once, up to `concurrencyPerEndpoint`, and
+/// records every attempt before the key's next delivery can be chosen: per user in order, across users in parallel.
+/// A delivery whose attempt was not recorded (the process died) is still pending and is sent again with the same
+/// `webhook-id`: at least once.
+package final class WebhookDispatcher: Sendable {
+    package let store: WebhookStore
+    let fanOut: WebhookFanOut
+    let sender: WebhookSender
+    let settings: WebhookSettings
+    let clock: LedgerClock
+    let logger: Logger
+    /// This process's name on the leases it holds.
+    package let owner = RandomToken.identifier(prefix: "dispatcher_")
+    private let signal = WakeSignal()
+    private let running = Mutex<[String: Running]>([:])
+
+    private struct Running {
+        var task: Task<Void, Never>
+        let endpoint: EndpointSlot
+        let signal: WakeSignal
+    }
+
+    /// The endpoint's settings as last leased, read by its task before each round.
+    private final class EndpointSlot: Sendable {
+        private let value: Mutex<WebhookEndpoint>
+        init(_ endpoint: WebhookEndpoint) { value = Mutex(endpoint) }
+        var current: WebhookEndpoint {
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
+        }
+    }
+
+    package init(pool: PostgresPool, settings: WebhookSettings, clock: LedgerClock = .system, render: @escaping WebhookFanOut.Renderer,
+                 logger: Logger = Logger(label: "ledger.webhooks")) {
+        self.store = WebhookStore(pool: pool)
+        self.fanOut = WebhookFanOut(pool: pool, render: render)
+        self.sender = WebhookSender(policy: OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses), limits: settings.limits)
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// New events may be ready for the fan-out (the projections advanced).
+    package func wake() { signal.fire() }
+
+    /// Runs until the task is cancelled; then stops sending, gives up its leases and closes its HTTP client.
+    package func run() async {
+        let listener = PostgresListener(configuration: store.pool.configuration, channels: [WebhookFanOut.channel, EventStore.notificationChannel])
+        let listening = Task { [self] in
+            for await _ in listener.events() {
+                signal.fire()
+                wakeEndpoints()
+            }
+        }
+        var leased: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            do {
+                if try await fanOut.catchUp() > 0 { wakeEndpoints() }
+            } catch {
+                logger.warning("webhook fan-out failed; retrying", metadata: ["error": "\(error)"])
+            }
+            if leased.map({ ContinuousClock.now - $0 >= settings.leaseDuration / 3 }) ?? true {
+                do {
+                    reconcile(try await store.leaseEndpoints(owner: owner, duration: settings.leaseDuration))
+                    leased = .now
+                } catch {
+                    logger.warning("webhook leases could not be renewed; retrying", metadata: ["error": "\(error)"])
+                }
+            }
+            await signal.wait(timeout: min(settings.pollInterval, settings.leaseDuration / 3))
+        }
+        listening.cancel()
+        await listener.stop()
+        let tasks = running.withLock { running in
+            defer { running.removeAll() }
+            return running.values.map(\.task)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        try? await store.releaseLeases(owner: owner)
+        await sender.shutdown()
+    }
+
+    private func wakeEndpoints() {
+        for signal in running.withLock({ $0.values.map(\.signal) }) { signal.fire() }
+    }
+
+    /// Starts a task for each endpoint newly leased, refreshes the others' settings, stops those lost.
+    private func reconcile(_ endpoints: [WebhookEndpoint]) {
+        let stopped = running.withLock { running -> [Task<Void, Never>] in
+            let keys = Set(endpoints.map(Self.key))
+            var stopped: [Task<Void, Never>] = []
+            for (key, entry) in running where !keys.contains(key) {
+                entry.task.cancel()
+                stopped.append(entry.task)
+                running[key] = nil
+            }
+            for endpoint in endpoints {
+                if let entry = running[Self.key(endpoint)] {
+                    entry.endpoint.current = endpoint
+                    continue
+                }
+                let box = EndpointSlot(endpoint)
+                let signal = WakeSignal()
+                let task = Task { [self] in await dispatch(box, signal: signal) }
+                running[Self.key(endpoint)] = Running(task: task, endpoint: box, signal: signal)
+            }
+            return stopped
+        }
+        if !stopped.isEmpty { logger.info("stopped dispatching \(stopped.count) webhook endpoint(s): disabled, deleted or leased elsewhere") }
+    }
+
+    private static func key(_ endpoint: WebhookEndpoint) -> String { endpoint.appID + "\u{0}" + endpoint.endpointID }
+
+    private func dispatch(_ endpoint: EndpointSlot, signal: WakeSignal) async {
+        while !Task.isCancelled {
+            let current = endpoint.current
+            let due: [WebhookDelivery]
+            do {
+                due = try await store.due(app: current.appID, endpoint: current.endpointID, limit: settings.concurrencyPerEndpoint)
+            } catch {
+                logger.warning("webhook deliveries could not be read; retrying", metadata: ["endpoint": "\(current.endpointID)", "error": "\(error)"])
+                await signal.wait(timeout: settings.pollInterval)
+                continue
+            }
+            if due.isEmpty {
+                await signal.wait(timeout: settings.pollInterval)
+                continue
+            }
+            // Read again before sending, so that a rotated secret, a new URL or a disabling applies to the next message.
+            guard let fresh = try? await store.endpoint(app: current.appID, id: current.endpointID), fresh.status == .enabled else {
+                await signal.wait(timeout: settings.pollInterval)
+                continue
+            }
+            endpoint.current = fresh
+            let recorded = await withTaskGroup(of: Bool.self) { group in
+                for delivery in due {
+                    group.addTask { [self] in await deliver(delivery, to: fresh) }
+                }
+                return await group.allSatisfy { $0 }
+            }
+            // An attempt that could not be recorded is still due: not again at once (the database may be down).
+            if !recorded { await signal.wait(timeout: settings.pollInterval) }
+        }
+    }
+
+    /// One attempt of one delivery, recorded with its outcome; whether the record was written.
+    func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> Bool {
+        let now = clock.now()
+        let body = Array(delivery.payload.utf8)
+        let timestamp = now.epochMilliseconds / 1000
+        let result: WebhookSender.Result
+        let started = ContinuousClock.now
+        do {
+            let signature = try WebhookSignature.header(secrets: endpoint.signingSecrets(at: now), id: delivery.deliveryID,
+                                                        timestamp: timestamp, body: body)
+            result = await sender.post(url: endpoint.url, headers: [
+                ("webhook-id", delivery.deliveryID), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature),
+            ], body: body)
+        } catch {
+            result = WebhookSender.Result(statusCode: nil, error: "the endpoint's secret is malformed; rotate it")
+        }
+        let elapsed = (ContinuousClock.now - started).components
+        let attempt = WebhookAttempt(attempt: delivery.attempts + 1, attemptedAt: now, statusCode: result.statusCode,
+                                     latencyMilliseconds: Int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000),
+                                     error: result.error)
+        let outcome: WebhookOutcome = attempt.succeeded ? .succeeded : settings.schedule.afterFailure(
+            attempt: attempt.attempt, firstAttempt: delivery.firstAttemptAt ?? now, now: now, unit: Double.random(in: 0..<1))
+        do {
+            try await store.record(attempt, of: delivery, outcome: outcome, disableAfter: settings.disableAfter)
+            return true
+        } catch {
+            // Still pending: it is sent again (same webhook-id), which the receiver deduplicates.
+            logger.warning("a webhook attempt could not be recorded; it will be sent again",
+                           metadata: ["delivery": "\(delivery.deliveryID)", "error": "\(error)"])
+            return false
+        }
+    }
+}

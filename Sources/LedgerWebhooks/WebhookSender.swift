@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP POST of a webhook, with the outbound limits: the policy's address check, connect and response timeouts,
+/// no redirects (a receiver that moved must be updated, not followed), and at most `responseLimit` bytes of the
+/// answer read (the body is only kept, shortened, as the error of a failed attempt).
+package struct WebhookSender: Sendable {
+    package struct Result: Sendable, Equatable {
+        package var statusCode: Int?
+        package var error: String?
+    }
+
+    package struct Limits: Sendable {
+        package var connectTimeout: Duration
+        package var responseTimeout: Duration
+        package var responseLimit: Int
+
+        package init(connectTimeout: Duration = .seconds(5), responseTimeout: Duration = .seconds(15), responseLimit: Int = 64 * 1024) {
+            self.connectTimeout = connectTimeout
+            self.responseTimeout = responseTimeout
+            self.responseLimit = responseLimit
+        }
+    }
+
+    let client: HTTPClient
+    let policy: OutboundPolicy
+    let limits: Limits
+
+    /// A client of its own (shut down with `shutdown()`).
+    package init(policy: OutboundPolicy, limits: Limits = Limits()) {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .init(limits.connectTimeout), read: .init(limits.responseTimeout)),
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.policy = policy
+        self.limits = limits
+    }
+
+    package func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    package func post(url: String, headers: [(String, String)], body: [UInt8]) async -> Result {
+        do {
+            try await policy.check(url)
+        } catch {
+            return Result(statusCode: nil, error: error.description)
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.headers.replaceOrAdd(name: "content-type", value: "application/json")
+        request.headers.replaceOrAdd(name: "user-agent", value: "subscription-ledger-webhooks/1")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .init(limits.connectTimeout + limits.responseTimeout))
+            var kept: [UInt8] = []
+            var over = false
+            for try await chunk in response.body {
+                if kept.count + chunk.readableBytes > limits.responseLimit {
+                    over = true
+                    break
+                }
+                kept += chunk.readableBytesView
+            }
+            let status = Int(response.status.code)
+            if (200..<300).contains(status) {
+                let note = over ? "the answer was longer than \(limits.responseLimit) bytes; the rest was not read" : nil
+                return Result(statusCode: status, error: note)
+            }
+            if (300..<400).contains(status) {
+                return Result(statusCode: status, error: "redirects are not followed; update the endpoint's URL to where the receiver moved")
+            }
+            let excerpt = String(decoding: kept.prefix(500), as: UTF8.self)
+            return Result(statusCode: status, error: excerpt.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(excerpt)")
+        } catch {
+            return Result(statusCode: nil, error: Self.describe(error))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "connecting timed out"
+            case .readTimeout, .deadlineExceeded: return "the receiver did not answer in time"
+            case .remoteConnectionClosed: return "the receiver closed the connection"
+            default: return "\(error)"
+            }
+        }
+        return String(describing: error)
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
