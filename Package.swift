@@ -38,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -139,6 +140,8 @@ let package = Package(
                 "LedgerStore",
                 "PostgresClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,6 +168,7 @@ let package = Package(
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -223,6 +227,7 @@ let package = Package(
             dependencies: [
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),
@@ -296,6 +301,8 @@ let package = Package(
             dependencies: [
                 "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -76,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
             let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, progress: progress, logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
+            services.append(LiveService(hub: api.live))
             services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),

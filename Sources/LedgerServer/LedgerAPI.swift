@@ -25,12 +25,15 @@ package struct LedgerAPI: Sendable {
         package var readYourWrites: Duration
         /// The service's clock (tests move it).
         package var clock: LedgerClock
+        /// Live streams to apps (`LiveHub`).
+        package var live: LiveHub.Settings
         /// Webhook delivery settings (retries, outbound limits); the API checks endpoint URLs against them.
         package var webhooks: WebhookSettings
 
         package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
-                    readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system, webhooks: WebhookSettings = WebhookSettings()) {
+                    readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system, webhooks: WebhookSettings = WebhookSettings(),
+                    live: LiveHub.Settings = LiveHub.Settings()) {
             self.adminToken = adminToken
             self.roots = roots
             self.maxBodyBytes = maxBodyBytes
@@ -39,6 +42,7 @@ package struct LedgerAPI: Sendable {
             self.readYourWrites = readYourWrites
             self.clock = clock
             self.webhooks = webhooks
+            self.live = live
         }
     }
 
@@ -54,6 +58,8 @@ package struct LedgerAPI: Sendable {
     let users: UserQueries
     let readYourWrites: ReadYourWrites
     let webhooks: WebhookStore
+    /// The live streams of this instance; `LiveService` runs it.
+    package let live: LiveHub
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     /// `progress` is the one this process's projection worker advances (a fresh one: waits read the database).
@@ -78,6 +84,11 @@ package struct LedgerAPI: Sendable {
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
         self.webhooks = WebhookStore(pool: pool)
+        let cache = tenancyCache
+        let live = LiveHub(pool: pool, catalog: { try await cache.products(app: $0) }, clock: configuration.clock,
+                           settings: configuration.live, logger: logger)
+        progress.observe { live.wake() }
+        self.live = live
         self.readYourWrites = ReadYourWrites(visibility: ProjectionVisibility(pool: pool, progress: progress),
                                             timeout: configuration.readYourWrites)
     }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdWebSocket
 import LedgerBilling
 import LedgerStore
 import Logging
@@ -36,6 +37,7 @@ package enum LedgerApplication {
         AppRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
                   readYourWrites: api.readYourWrites).register(on: routes, auth: api.auth)
         UserRoutes(users: api.users, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
+        LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
         WebhookRoutes(store: api.webhooks, cache: api.tenancyCache, body: api.body, settings: api.configuration.webhooks)
@@ -53,8 +55,11 @@ package enum LedgerApplication {
 
     package static func make(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
                             logger: Logger) -> some ApplicationProtocol {
-        Application(
-            router: makeRouter(readiness: readiness, api: api),
+        let router = makeRouter(readiness: readiness, api: api)
+        // HTTP/1.1 with the WebSocket upgrade of the live streams, routed by the same router (and its authentication).
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "subscription-ledger"),
             services: services,
             logger: logger

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import HummingbirdWebSocket
 import LedgerDomain
 import LedgerServer
 import LedgerStore
@@ -36,21 +37,24 @@ package struct APIHarness: Sendable {
     /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
     package static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
                             extraRoots: [Certificate] = [], database: String? = nil, now: Date? = nil,
-                            webhooks: WebhookSettings = .loopback) async throws -> APIHarness {
+                            webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing) async throws -> APIHarness {
         let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "api") }
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = now.map { TestClock(now: $0) } ?? TestClock()
         let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
-            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks),
+            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
+            live: live),
             logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
 
+    /// The application as `ledger serve` builds it (HTTP/1.1 with the WebSocket upgrade), on the harness's API.
     package var application: some ApplicationProtocol {
-        Application(router: LedgerApplication.makeRouter(
-            readiness: ReadinessCheck(pool: pool, migrations: (try? SchemaLocation.migrations()) ?? []), api: api))
+        let router = LedgerApplication.makeRouter(
+            readiness: ReadinessCheck(pool: pool, migrations: (try? SchemaLocation.migrations()) ?? []), api: api)
+        return Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router))
     }
 
     /// Runs `body` against the router in-process, then closes the pool.
@@ -181,6 +185,16 @@ extension WebhookSettings {
         settings.schedule = RetrySchedule(first: .milliseconds(50), cap: .seconds(1), window: .seconds(3600))
         settings.leaseDuration = .seconds(2)
         settings.pollInterval = .milliseconds(100)
+        return settings
+    }
+}
+
+extension LiveHub.Settings {
+    /// For tests: rounds every 50 ms, a heartbeat every second.
+    package static var testing: LiveHub.Settings {
+        var settings = LiveHub.Settings()
+        settings.pollInterval = .milliseconds(50)
+        settings.heartbeat = .seconds(1)
         return settings
     }
 }

@@ -11,6 +11,11 @@ public enum LedgerStreams {
             && stream.utf8.dropFirst(purchasePrefix.utf8.count).elementsEqual(originalTransactionID.utf8)
     }
 
+    /// The original transaction id of a purchase stream; nil for any other stream.
+    public static func originalTransactionID(ofPurchase stream: String) -> String? {
+        stream.hasPrefix(purchasePrefix) ? String(stream.dropFirst(purchasePrefix.count)) : nil
+    }
+
     private static let purchasePrefix = "otx:"
 
     /// A notification that names no transaction (TEST, summaries, external purchase tokens, app-level ones).

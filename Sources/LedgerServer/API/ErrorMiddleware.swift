@@ -50,6 +50,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .unknownAccount: return .badRequest(error.description)
             case .unknownApp: return .notFound(error.description)
             }
+        case let error as LiveRegistry.Refusal:
+            switch error {
+            case .tooManyStreams(let limit):
+                return APIError(.tooManyRequests, "too_many_streams",
+                                "this key has \(limit) live streams open on this server; close one, or retry later", headers: [.retryAfter: "5"])
+            }
         case let error as WebhookStoreError:
             return .notFound(error.description)
         case let error as EventStoreError:

@@ -1,10 +1,13 @@
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 
 /// The request context of every route: the framework's own, plus who the route group's authentication middleware
 /// accepted (see `Authentication.swift`). Handlers read the caller from here and never authenticate themselves.
-package struct LedgerRequestContext: RequestContext {
+package struct LedgerRequestContext: RequestContext, WebSocketRequestContext {
     package var coreContext: CoreRequestContextStorage
+    /// Where a WebSocket upgrade (`GET /v1/users/{id}/live`) leaves its handler.
+    package let webSocket = WebSocketHandlerReference<LedgerRequestContext>()
     /// The app key that `AppKeyAuthentication` or `UserAuthentication` accepted.
     var appCaller: AppCaller?
     /// The user the app key may act for (`UserAuthentication`): the path's `user_id`, which a public key's signed
