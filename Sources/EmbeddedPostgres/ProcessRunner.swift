@@ -1,3 +1,4 @@
+import CProcessSpawn
 import Foundation
 import Glibc
 
@@ -30,6 +31,9 @@ public enum ProcessRunner {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        // Nothing else of this process reaches the child: the PostgreSQL server that pg_ctl starts lives on, and
+        // would keep an inherited listening socket (a server's, a test receiver's) open after its owner closed it.
+        _ = c_process_spawn_close_from(&actions, 3)
 
         var pid: pid_t = 0
         let spawned = withCStringArray(argv) { pointers in
