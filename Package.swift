@@ -100,10 +100,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // C interop: posix_spawn's close-from file action, which Swift's Glibc module does not export.
+        .target(name: "CProcessSpawn"),
+
         // A private PostgreSQL cluster (initdb / pg_ctl) for the zero-configuration default.
         .target(
             name: "EmbeddedPostgres",
-            dependencies: ["PostgresClient", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CProcessSpawn", "PostgresClient", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
 

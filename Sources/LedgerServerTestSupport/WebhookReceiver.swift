@@ -15,6 +15,7 @@ package final class WebhookReceiver: Sendable {
         package var timestamp: String
         package var signature: String
         package var body: String
+        package var arrivedAt = ContinuousClock.now
         package var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
         package var data: [String: Any] { json["data"] as? [String: Any] ?? [:] }
     }
@@ -34,6 +35,24 @@ package final class WebhookReceiver: Sendable {
         }
     }
 
+    /// What breaks the order per user among `messages` (first arrival of each webhook-id): per user, sequences 1, 2,
+    /// 3… in arrival order, each naming the one before it, and each message's id its delivery id. Empty: in order.
+    package static func orderProblems(_ messages: [Message]) -> [String] {
+        var seen: Set<String> = []
+        var last: [String: Int] = [:]
+        var problems: [String] = []
+        for message in messages where seen.insert(message.id).inserted {
+            let data = message.data
+            let user = data["app_user_id"] as? String ?? "(none)"
+            let sequence = data["sequence"] as? Int ?? -1
+            if message.id != data["delivery_id"] as? String { problems.append("\(message.id) carries delivery_id \(data["delivery_id"] ?? "none")") }
+            if sequence != (last[user] ?? 0) + 1 { problems.append("user \(user): sequence \(sequence) after \(last[user] ?? 0)") }
+            if data["previous_sequence"] as? Int != last[user] { problems.append("user \(user): previous_sequence of \(sequence)") }
+            last[user] = sequence
+        }
+        return problems
+    }
+
     package static func subset(_ messages: some Sequence<Message>) -> Subset { Subset(messages: Array(messages)) }
 
     private struct State {
@@ -42,6 +61,7 @@ package final class WebhookReceiver: Sendable {
         var failureRate = 0.0
         var group: ServiceGroup?
         var running: Task<Void, any Error>?
+        var listener: (any Channel)?
     }
 
     private let state = Mutex(State())
@@ -60,8 +80,24 @@ package final class WebhookReceiver: Sendable {
     /// Answers 500 to this share of requests from now on (0: none).
     package func failRandomly(_ rate: Double) { state.withLock { $0.failureRate = rate } }
 
-    /// Starts listening (on the port it had before, when restarted).
+    /// Starts listening (on the port it had before, when restarted: the old listener may take a moment to let go of
+    /// it, so a refused bind is tried again for up to ten seconds).
+    ///
+    /// The port is below Linux's ephemeral range (32768–60999): while the receiver is down, a port from that range
+    /// may be taken as the local end of some client's connection, and the receiver could not listen on it again.
     package func start() async throws {
+        let first = port == 0
+        for attempt in 1... {
+            if first { port = Int.random(in: 20_000..<32_000) }
+            do {
+                return try await listen()
+            } catch where attempt < 100 && "\(error)".contains("Address already in use") {
+                if !first { try await Task.sleep(for: .milliseconds(100)) }
+            }
+        }
+    }
+
+    private func listen() async throws {
         let router = Router()
         router.post("/hooks") { [self] request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -77,30 +113,47 @@ package final class WebhookReceiver: Sendable {
                 state.accepted.append(message)
                 return false
             }
-            return Response(status: fail ? .internalServerError : .noContent)
+            // No keep-alive: a connection held open by the sender would hold the port after `stop`.
+            return Response(status: fail ? .internalServerError : .noContent, headers: [.connection: "close"])
         }
         let (ready, readyContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { channel in readyContinuation.yield(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [self] channel in
+                state.withLock { $0.listener = channel }
+                readyContinuation.yield(channel.localAddress?.port ?? 0)
+            },
             logger: Logger(label: "test.receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
         let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [],
                                                       logger: Logger(label: "test.receiver", factory: { _ in SwiftLogNoOpLogHandler() })))
-        let running = Task { try await group.run() }
+        let running = Task {
+            defer { readyContinuation.finish() }
+            try await group.run()
+        }
         state.withLock {
             $0.group = group
             $0.running = running
         }
-        for await bound in ready {
-            port = bound
+        var bound: Int?
+        for await port in ready {
+            bound = port
             break
         }
+        guard let bound else {
+            _ = try await running.value
+            throw ReceiverError.didNotStart
+        }
+        port = bound
     }
+
+    package enum ReceiverError: Error { case didNotStart }
 
     /// Stops listening; connections are refused until `start`.
     package func stop() async {
-        let (group, running) = state.withLock { ($0.group, $0.running) }
-        await group?.triggerGracefulShutdown()
+        // Cancelled, not shut down gracefully: a graceful shutdown keeps the port while clients hold connections open.
+        let (running, listener) = state.withLock { ($0.running, $0.listener) }
+        try? await listener?.close()
+        running?.cancel()
         _ = try? await running?.value
     }
 }

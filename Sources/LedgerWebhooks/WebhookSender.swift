@@ -36,6 +36,9 @@ package struct WebhookSender: Sendable {
             decompression: .disabled)
         configuration.httpVersion = .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        // One attempt is one try: a refused connection fails it at once, and the retry schedule decides when to try
+        // again (the client's own retries would hold the endpoint's slot for the whole connect timeout).
+        configuration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.policy = policy
         self.limits = limits

@@ -77,6 +77,8 @@ struct LogInspection: Sendable {
     }
 
     func execute(_ sql: String) throws { try connection().execute(sql) }
+
+    func query(_ sql: String) throws -> PostgresRows { try connection().query(PostgresQuery(unsafeSQL: sql, bindings: [])) }
 }
 
 enum InspectionError: Error, CustomStringConvertible {

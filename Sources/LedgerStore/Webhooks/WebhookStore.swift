@@ -214,7 +214,7 @@ public struct WebhookStore: Sendable {
             try connection.query("""
                 INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
                 VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
-                        \(attempt.statusCode.map(Int32.init)), \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error))
+                        \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
                 ON CONFLICT DO NOTHING
                 """)
             try connection.query("""
