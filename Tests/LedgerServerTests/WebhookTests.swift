@@ -121,3 +121,172 @@ import Testing
         await receiver.stop()
     }
 }
+
+/// The endpoints' API: what it accepts, what it refuses and who may call it.
+@Suite struct WebhookRoutesTests {
+    @Test func endpointsAreManagedBySecretKeyAndAdminAndBadInputIsRefused() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let other = try await api.tenant()
+            let base = "/v1/apps/\(tenant.appID)/webhooks"
+            let created = try await api.send(.post, base, headers: tenant.secret, json: """
+                {"url":"https://hooks.example.com/ledger","description":"crm","event_types":["subscription.renewed","purchase.consumed"],
+                 "environments":["production"]}
+                """)
+            #expect(created.status == .created, "\(created.text)")
+            let id = try #require(created.string("endpoint_id"))
+            #expect(created.string("secret")?.hasPrefix("whsec_") == true)
+            #expect(created.json["event_types"] as? [String] == ["purchase.consumed", "subscription.renewed"])
+
+            // Who may call: the app's secret key, or the admin token under /v1/admin; nobody else.
+            #expect(try await api.send(.get, base).status == .unauthorized)
+            #expect(try await api.send(.get, base, headers: tenant.publicHeaders).status == .forbidden)
+            #expect(try await api.send(.get, base, headers: other.secret).status == .forbidden)
+            #expect(try await api.send(.get, "/v1/apps/\(other.appID)/webhooks/\(id)", headers: other.secret).status == .notFound)
+            let listed = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)/webhooks", headers: APIClient.admin)
+            #expect(listed.status == .ok)
+            #expect(listed.array("endpoints").map { $0["endpoint_id"] as? String } == [id])
+            #expect(listed.array("endpoints").first?["secret"] == nil, "a list shows no secret")
+            #expect(try await api.send(.get, "/v1/admin/apps/app_nope/webhooks", headers: APIClient.admin).status == .notFound)
+
+            // Bad input: each a 400 that names the field.
+            let refusals: [(String, String)] = [
+                (#"{}"#, "url"), (#"{"url":"ftp://x.example.com"}"#, "url"), (#"{"url":"https://user:pw@x.example.com"}"#, "url"),
+                (#"{"url":"http://127.0.0.1:9/x"}"#, "LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES"),
+                (#"{"url":"https://x.example.com","environments":[]}"#, "environments"),
+                (#"{"url":"https://x.example.com","environments":["staging"]}"#, "environments"),
+                (#"{"url":"https://x.example.com","event_types":["DROP TABLE"]}"#, "event_types"),
+                (#"{"url":"https://x.example.com","status":"disabled"}"#, "status"),
+                (#"{"url":"https://x.example.com","surprise":1}"#, "surprise"),
+                (#"{"url":42}"#, "url"),
+            ]
+            var strict = WebhookSettings.loopback
+            strict.allowPrivateAddresses = false
+            let strictHarness = try await APIHarness.make(database: nil, webhooks: strict)
+            try await strictHarness.test { strictAPI in
+                let strictTenant = try await strictAPI.tenant()
+                for (body, field) in refusals {
+                    let answer = try await strictAPI.send(.post, "/v1/apps/\(strictTenant.appID)/webhooks", headers: strictTenant.secret, json: body)
+                    #expect(answer.status == .badRequest, "\(body): \(answer.text)")
+                    #expect(answer.errorMessage?.contains(field) == true, "\(body): \(answer.errorMessage ?? "")")
+                }
+            }
+
+            // Update, disable, rotate, delete.
+            let patched = try await api.send(.patch, "\(base)/\(id)", headers: tenant.secret,
+                                             json: #"{"description":null,"status":"disabled","environments":["sandbox","production"]}"#)
+            #expect(patched.status == .ok, "\(patched.text)")
+            #expect(patched.json["description"] is NSNull)
+            #expect(patched.string("status") == "disabled")
+            #expect(patched.string("disabled_reason") != nil)
+            #expect(patched.json["environments"] as? [String] == ["production", "sandbox"])
+            let enabled = try await api.send(.patch, "\(base)/\(id)", headers: tenant.secret, json: #"{"status":"enabled"}"#)
+            #expect(enabled.string("status") == "enabled" && enabled.json["disabled_reason"] is NSNull)
+            #expect(try await api.send(.patch, "\(base)/\(id)", headers: tenant.secret, json: #"{"status":"paused"}"#).status == .badRequest)
+            let before = try await api.send(.get, "\(base)/\(id)", headers: tenant.secret).string("secret")
+            let rotated = try await api.send(.post, "\(base)/\(id)/rotate-secret", headers: tenant.secret)
+            #expect(rotated.status == .ok)
+            #expect(rotated.string("secret") != before)
+            #expect(rotated.string("previous_secret_expires_at") != nil)
+            #expect(try await api.send(.get, "\(base)/\(id)/deliveries?status=lost", headers: tenant.secret).status == .badRequest)
+            #expect(try await api.send(.get, "\(base)/\(id)/deliveries?limit=0", headers: tenant.secret).status == .badRequest)
+            #expect(try await api.send(.get, "\(base)/\(id)/deliveries/msg_nope", headers: tenant.secret).status == .notFound)
+            #expect(try await api.send(.post, "\(base)/\(id)/deliveries/msg_nope/redeliver", headers: tenant.secret).status == .notFound)
+            #expect(try await api.send(.post, "\(base)/\(id)/redeliver", headers: tenant.secret, json: "{}").status == .badRequest)
+            #expect(try await api.send(.post, "\(base)/\(id)/redeliver", headers: tenant.secret, json: #"{"since":"yesterday"}"#).status == .badRequest)
+            #expect(try await api.send(.delete, "\(base)/\(id)", headers: tenant.secret).status == .noContent)
+            #expect(try await api.send(.delete, "\(base)/\(id)", headers: tenant.secret).status == .notFound)
+            #expect(try await api.send(.get, "\(base)/we_nope/deliveries", headers: tenant.secret).status == .notFound)
+        }
+    }
+
+    /// A delivery given up is kept; a redelivery (one, or a range) sends it again with the same id and payload.
+    @Test(.timeLimit(.minutes(2))) func aGivenUpDeliveryIsInspectedAndRedelivered() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        receiver.failRandomly(1)
+        var quick = WebhookSettings.loopback
+        quick.schedule = RetrySchedule(first: .milliseconds(20), cap: .milliseconds(40), window: .milliseconds(100))
+        let settings = quick
+        let harness = try await APIHarness.make(webhooks: settings)
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            let base = "/v1/apps/\(tenant.appID)/webhooks"
+            let id = try #require(try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"\#(receiver.url)"}"#).string("endpoint_id"))
+            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: settings, render: WebhookPayload.render)
+            let running = Task { await dispatcher.run() }
+            try await WebhookTests.post(api, app: tenant.appID, try WebhookTests.history(harness.signer, user: "u-1", original: 7000, count: 2))
+            try await harness.project()
+            dispatcher.wake()
+            var givenUp: [[String: Any]] = []
+            var pending: [[String: Any]] = [[:]]
+            let deadline = ContinuousClock.now + .seconds(60)
+            while (givenUp.isEmpty || !pending.isEmpty) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                pending = try await api.send(.get, "\(base)/\(id)/deliveries?status=pending", headers: tenant.secret).array("deliveries")
+                givenUp = try await api.send(.get, "\(base)/\(id)/deliveries?status=given_up", headers: tenant.secret).array("deliveries")
+            }
+            #expect(givenUp.count >= 2 && pending.isEmpty, "every delivery of the user is given up, each after the one before")
+            let first = try #require(givenUp.first?["delivery_id"] as? String)
+            let detail = try await api.send(.get, "\(base)/\(id)/deliveries/\(first)", headers: tenant.secret)
+            #expect(detail.string("status") == "given_up")
+            let attempts = detail.array("attempts")
+            #expect(attempts.count >= 2)
+            #expect(attempts.allSatisfy { $0["status_code"] as? Int == 500 && ($0["error"] as? String)?.hasPrefix("HTTP 500") == true })
+            #expect((detail.json["payload"] as? [String: Any])?["type"] as? String == "subscription.started")
+
+            receiver.failRandomly(0)
+            let again = try await api.send(.post, "\(base)/\(id)/deliveries/\(first)/redeliver", headers: tenant.secret)
+            #expect(again.status == .accepted)
+            let range = try await api.send(.post, "\(base)/\(id)/redeliver", headers: tenant.secret, json: #"{"from_position":0}"#)
+            #expect(range.int("redelivered") == givenUp.count)
+            dispatcher.wake()
+            #expect(try await WebhookTests.allDelivered(harness.pool))
+            running.cancel()
+            await running.value
+            #expect(receiver.accepted.map(\.id) == givenUp.compactMap { $0["delivery_id"] as? String }, "the same ids, in order")
+        }
+        await receiver.stop()
+    }
+
+    /// An endpoint that keeps failing past `disableAfter` is disabled, with the reason, and no longer dispatched.
+    @Test(.timeLimit(.minutes(1))) func anEndpointFailingTooLongIsDisabled() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        receiver.failRandomly(1)
+        var quick = WebhookSettings.loopback
+        quick.schedule = RetrySchedule(first: .milliseconds(20), cap: .milliseconds(40), window: .seconds(3600))
+        quick.disableAfter = .milliseconds(200)
+        let settings = quick
+        let harness = try await APIHarness.make(webhooks: settings)
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            let base = "/v1/apps/\(tenant.appID)/webhooks"
+            let id = try #require(try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"\#(receiver.url)"}"#).string("endpoint_id"))
+            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: settings, render: WebhookPayload.render)
+            let running = Task { await dispatcher.run() }
+            try await WebhookTests.post(api, app: tenant.appID, try WebhookTests.history(harness.signer, user: "u-2", original: 7100, count: 1))
+            try await harness.project()
+            dispatcher.wake()
+            var endpoint = try await api.send(.get, "\(base)/\(id)", headers: tenant.secret)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while endpoint.string("status") != "disabled" && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                endpoint = try await api.send(.get, "\(base)/\(id)", headers: tenant.secret)
+            }
+            #expect(endpoint.string("status") == "disabled")
+            #expect(endpoint.string("disabled_reason")?.hasPrefix("failing since") == true)
+            #expect(endpoint.string("failing_since") != nil)
+            let refused = receiver.refused
+            // Disabled: the dispatcher lets it go at its next lease round, then sends nothing more.
+            try await Task.sleep(for: .seconds(2))
+            let settled = receiver.refused
+            try await Task.sleep(for: .seconds(1))
+            #expect(receiver.refused == settled, "still sending to a disabled endpoint (\(refused) → \(settled) → \(receiver.refused))")
+            running.cancel()
+            await running.value
+        }
+        await receiver.stop()
+    }
+}

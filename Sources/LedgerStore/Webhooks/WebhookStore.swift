@@ -156,10 +156,10 @@ public struct WebhookStore: Sendable {
             UPDATE ledger.webhook_deliveries SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL,
                 finished_at = NULL
             WHERE app_id = \(appID) AND endpoint_id = \(id)
-              AND (\(one)::text IS NULL OR delivery_id = \(one))
-              AND (\(from)::bigint IS NULL OR position >= \(from)) AND (\(to)::bigint IS NULL OR position <= \(to))
-              AND (\(since)::timestamptz IS NULL OR created_at >= \(since))
-              AND (\(until)::timestamptz IS NULL OR created_at <= \(until))
+              AND (\(one)::text IS NULL OR delivery_id = \(one)::text)
+              AND (\(from)::bigint IS NULL OR position >= \(from)::bigint) AND (\(to)::bigint IS NULL OR position <= \(to)::bigint)
+              AND (\(since)::timestamptz IS NULL OR created_at >= \(since)::timestamptz)
+              AND (\(until)::timestamptz IS NULL OR created_at <= \(until)::timestamptz)
             RETURNING 1
             """)
         return rows.count
