@@ -26,6 +26,9 @@ actor ServerProcess {
     /// The running child's pid, for `killNow` from a `defer` (which cannot await).
     private nonisolated let runningPID = Mutex<Int32?>(nil)
 
+    /// The running server's process id (nil while stopped).
+    nonisolated var pid: Int32? { runningPID.withLock { $0 } }
+
     nonisolated var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The fault tests' common start: a fresh database, a server trusting `signer`'s roots, already listening.
