@@ -43,13 +43,16 @@ package struct OutboundPolicy: Sendable {
         return (url, host)
     }
 
-    /// Refuses a URL whose host is a literal address outside what is allowed (at creation: no resolution).
-    package func checkLiteral(_ text: String) throws(Refusal) {
-        let (_, host) = try Self.parse(text)
+    /// Refuses a URL whose host is a literal address outside what is allowed (at creation: no resolution). Returns
+    /// the URL as stored: its scheme in lower case (`HTTPS://` is the same URL, and the table's check wants `https://`).
+    package func checkLiteral(_ text: String) throws(Refusal) -> String {
+        let (url, host) = try Self.parse(text)
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         if let address = try? SocketAddress(ipAddress: bare, port: 0), !allowed(address) {
             throw .blockedAddress(host: host, address: bare)
         }
+        let scheme = url.scheme ?? ""
+        return scheme.lowercased() + text.dropFirst(scheme.count)
     }
 
     /// Resolves the URL's host (on a thread of the pool, never an event loop) and refuses it if any address is not
@@ -90,6 +93,11 @@ package struct OutboundPolicy: Sendable {
             if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return isPublicV4(Array(bytes[12..<16])) }
             if bytes.allSatisfy({ $0 == 0 }) { return false }                              // ::
             if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return false }   // ::1
+            // IPv4-compatible (::a.b.c.d, deprecated), NAT64 (64:ff9b::/96) and 6to4 (2002:a.b.c.d::/16) carry an IPv4
+            // address that a gateway may reach: judged as it.
+            if bytes[0..<12].allSatisfy({ $0 == 0 }) { return isPublicV4(Array(bytes[12..<16])) }
+            if bytes[0..<12] == [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] { return isPublicV4(Array(bytes[12..<16])) }
+            if bytes[0] == 0x20 && bytes[1] == 0x02 { return isPublicV4(Array(bytes[2..<6])) }
             if bytes[0] & 0xfe == 0xfc { return false }                                    // fc00::/7 unique local
             if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return false }                // fe80::/10 link-local
             if bytes[0] == 0xff { return false }                                           // multicast
@@ -106,8 +114,10 @@ package struct OutboundPolicy: Sendable {
         case (169, 254): false               // link-local
         case (172, 16...31): false
         case (192, 168): false
-        case (192, 0) where b[2] == 0 || b[2] == 2: false
+        case (192, 0) where b[2] == 0 || b[2] == 2: false  // IETF protocol assignments, TEST-NET-1
         case (198, 18...19): false           // benchmarking
+        case (198, 51) where b[2] == 100: false  // TEST-NET-2
+        case (203, 0) where b[2] == 113: false   // TEST-NET-3
         case (224..., _): false              // multicast, reserved, broadcast
         default: true
         }

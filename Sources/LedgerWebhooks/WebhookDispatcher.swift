@@ -83,23 +83,17 @@ package final class WebhookDispatcher: Sendable {
                 wakeEndpoints()
             }
         }
-        var leased: ContinuousClock.Instant?
+        let leasing = Task { [self] in await keepLeases() }
         while !Task.isCancelled {
             do {
                 if try await fanOut.catchUp() > 0 { wakeEndpoints() }
             } catch {
                 logger.warning("webhook fan-out failed; retrying", metadata: ["error": "\(error)"])
             }
-            if leased.map({ ContinuousClock.now - $0 >= settings.leaseDuration / 3 }) ?? true {
-                do {
-                    reconcile(try await store.leaseEndpoints(owner: owner, duration: settings.leaseDuration))
-                    leased = .now
-                } catch {
-                    logger.warning("webhook leases could not be renewed; retrying", metadata: ["error": "\(error)"])
-                }
-            }
-            await signal.wait(timeout: min(settings.pollInterval, settings.leaseDuration / 3))
+            await signal.wait(timeout: settings.pollInterval)
         }
+        leasing.cancel()
+        await leasing.value
         listening.cancel()
         await listener.stop()
         let tasks = running.withLock { running in
@@ -110,6 +104,19 @@ package final class WebhookDispatcher: Sendable {
         for task in tasks { await task.value }
         try? await store.releaseLeases(owner: owner)
         await sender.shutdown()
+    }
+
+    /// Takes and renews endpoints' leases on a clock of its own, so that a long fan-out (a backlog after an outage)
+    /// cannot let them lapse while this instance is still sending.
+    private func keepLeases() async {
+        while !Task.isCancelled {
+            do {
+                reconcile(try await store.leaseEndpoints(owner: owner, duration: settings.leaseDuration))
+            } catch {
+                logger.warning("webhook leases could not be renewed; retrying", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: settings.leaseDuration / 3)
+        }
     }
 
     private func wakeEndpoints() {

@@ -120,6 +120,96 @@ import Testing
         }
         await receiver.stop()
     }
+
+    /// A refund, like a link or a transfer, names an original transaction id without saying whether it is a
+    /// subscription: the message about a one-time purchase's refund carries the purchase, its product and its
+    /// environment, so that an endpoint filtering by environment gets it or not like the purchase itself.
+    @Test(.timeLimit(.minutes(2))) func aOneTimePurchasesRefundIsAboutThePurchaseAndFilteredByItsEnvironment() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        let harness = try await APIHarness.make()
+        let user = "0000000a-2b7a-4c1e-9d3a-1b2c3d4e5f60"
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            var endpoints: [String: String] = [:]
+            for environment in ["sandbox", "production"] {
+                let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                                                 json: #"{"url":"\#(receiver.url)","environments":["\#(environment)"]}"#)
+                #expect(created.status == .created, "\(created.text)")
+                endpoints[environment] = try #require(created.string("endpoint_id"))
+            }
+            let bought = Self.jan1 + 1000
+            let lifetime = { (signed: Int64, revoked: Int64?) in
+                AppStorePayloads.transaction(id: "5001", original: "5001", product: "lifetime", type: "Non-Consumable", purchase: "\(bought)",
+                                             originalPurchase: bought, expires: nil, token: user, revocation: revoked,
+                                             revocationReason: revoked.map { _ in 0 }, signed: signed)
+            }
+            try await Self.post(api, app: tenant.appID, [
+                try harness.signer.notification(type: "ONE_TIME_CHARGE", signed: bought, transactionJSON: lifetime(bought, nil)),
+                try harness.signer.notification(type: "REFUND", signed: bought + Self.day, transactionJSON: lifetime(bought + Self.day, bought + Self.day)),
+            ])
+            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
+            let running = Task { await dispatcher.run() }
+            try await harness.project()
+            dispatcher.wake()
+            #expect(try await Self.allDelivered(harness.pool))
+            running.cancel()
+            await running.value
+
+            let stored = try await harness.pool.query("SELECT endpoint_id, event_type FROM ledger.webhook_deliveries ORDER BY position")
+            let rows = try stored.map { [try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)] }
+            #expect(rows.allSatisfy { $0[0] == endpoints["sandbox"] }, "the production endpoint got a sandbox purchase: \(rows)")
+            // The purchase's appAccountToken links it to the user: a link, like a refund, names no kind of purchase.
+            #expect(rows.map { $0[1] } == ["purchase.non_consumable", "identity.linked", "transaction.refunded"])
+            for type in ["identity.linked", "transaction.refunded"] {
+                let message = try #require(receiver.accepted.first { $0.json["type"] as? String == type })
+                #expect(message.data["product_id"] as? String == "lifetime", "\(type)")
+                #expect(message.data["environment"] as? String == "sandbox", "\(type)")
+                #expect(message.data["subscription"] is NSNull, "\(type)")
+                let purchase = try #require(message.data["purchase"] as? [String: Any], "\(type)")
+                #expect(purchase["original_transaction_id"] as? String == "5001")
+                #expect(purchase["refunded"] as? Bool == (type == "transaction.refunded"), "\(type)")
+            }
+        }
+        await receiver.stop()
+    }
+
+    /// A fan-out that takes long (a backlog after an outage; here, its checkpoint locked) must not let the leases of
+    /// the endpoints this instance sends to lapse: another instance would take them and send in parallel.
+    @Test(.timeLimit(.minutes(1))) func leasesAreRenewedWhileTheFanOutIsBusy() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                                             json: #"{"url":"http://127.0.0.1:9/hooks"}"#)
+            #expect(created.status == .created, "\(created.text)")
+            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
+            let running = Task { await dispatcher.run() }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await harness.pool.query("SELECT count(*) FROM ledger.webhook_endpoints WHERE lease_owner IS NOT NULL")[0]
+                .decode(Int64.self, at: 0) == 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let configuration = harness.pool.configuration
+            // The lease lasts 2 s (`.loopback`); renewed, it ends at least 3 s after it was first read within 10 s.
+            let renewed = try await harness.pool.withConnection { connection in
+                try connection.execute("BEGIN; LOCK TABLE ledger.webhook_fanout IN ACCESS EXCLUSIVE MODE")
+                defer { try? connection.execute("ROLLBACK") }
+                let probe = try PostgresConnection.connect(configuration)
+                let leaseUntil = "SELECT (extract(epoch FROM lease_until) * 1000)::int8 FROM ledger.webhook_endpoints"
+                let first = try probe.query(PostgresQuery(unsafeSQL: leaseUntil))[0].decode(Int64.self, at: 0)
+                let until = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < until {
+                    if try probe.query(PostgresQuery(unsafeSQL: leaseUntil))[0].decode(Int64.self, at: 0) >= first + 3000 { return true }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+                return false
+            }
+            #expect(renewed, "the lease was not renewed while the fan-out waited")
+            running.cancel()
+            await running.value
+        }
+    }
 }
 
 /// The endpoints' API: what it accepts, what it refuses and who may call it.
@@ -138,6 +228,10 @@ import Testing
             let id = try #require(created.string("endpoint_id"))
             #expect(created.string("secret")?.hasPrefix("whsec_") == true)
             #expect(created.json["event_types"] as? [String] == ["purchase.consumed", "subscription.renewed"])
+            let shouted = try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"HTTPS://Hooks.example.com/Ledger"}"#)
+            #expect(shouted.status == .created, "an upper-case scheme is the same URL: \(shouted.text)")
+            #expect(shouted.string("url") == "https://Hooks.example.com/Ledger")
+            #expect(try await api.send(.delete, "\(base)/\(try #require(shouted.string("endpoint_id")))", headers: tenant.secret).status == .noContent)
 
             // Who may call: the app's secret key, or the admin token under /v1/admin; nobody else.
             #expect(try await api.send(.get, base).status == .unauthorized)

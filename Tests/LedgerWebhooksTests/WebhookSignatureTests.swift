@@ -101,6 +101,8 @@ import Testing
         ("192.168.1.1", false), ("169.254.169.254", false), ("100.64.0.1", false), ("0.0.0.0", false), ("224.0.0.1", false),
         ("255.255.255.255", false), ("8.8.8.8", true), ("17.253.144.10", true), ("::1", false), ("::", false),
         ("fe80::1", false), ("fd00::1", false), ("::ffff:127.0.0.1", false), ("::ffff:8.8.8.8", true), ("2001:4860:4860::8888", true),
+        ("198.51.100.7", false), ("203.0.113.9", false), ("192.0.2.1", false), ("198.51.99.1", true), ("::127.0.0.1", false),
+        ("64:ff9b::10.0.0.1", false), ("64:ff9b::8.8.8.8", true), ("2002:c0a8:0101::1", false), ("2002:0808:0808::1", true),
     ])
     func privateAndLoopbackAddressesAreNotPublic(address: String, isPublic: Bool) throws {
         #expect(OutboundPolicy.isPublic(try SocketAddress(ipAddress: address, port: 443)) == isPublic)
@@ -116,8 +118,9 @@ import Testing
             try strict.checkLiteral("http://127.0.0.1:9000/hooks")
         }
         #expect(throws: OutboundPolicy.Refusal.blockedAddress(host: "::1", address: "::1")) { try strict.checkLiteral("http://[::1]/hooks") }
-        try strict.checkLiteral("https://hooks.example.com/ledger")
-        try OutboundPolicy(allowPrivateAddresses: true).checkLiteral("http://127.0.0.1:9000/hooks")
+        #expect(try strict.checkLiteral("https://hooks.example.com/ledger") == "https://hooks.example.com/ledger")
+        #expect(try strict.checkLiteral("HTTPS://Hooks.example.com/Ledger?A=B") == "https://Hooks.example.com/Ledger?A=B", "the scheme is stored in lower case")
+        #expect(try OutboundPolicy(allowPrivateAddresses: true).checkLiteral("http://127.0.0.1:9000/hooks") == "http://127.0.0.1:9000/hooks")
         // A name is resolved when the delivery is made: localhost is loopback.
         await #expect(throws: OutboundPolicy.Refusal.self) { try await strict.check("http://localhost:9000/hooks") }
         try await OutboundPolicy(allowPrivateAddresses: true).check("http://localhost:9000/hooks")

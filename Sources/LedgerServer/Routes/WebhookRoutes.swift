@@ -168,11 +168,10 @@ struct WebhookRoutes {
 
     static func url(_ text: String, settings: WebhookSettings) throws(APIError) -> String {
         do {
-            try OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses).checkLiteral(text)
+            return try OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses).checkLiteral(text)
         } catch {
             throw .badRequest(error.description)
         }
-        return text
     }
 
     static func description(_ text: String?) throws(APIError) -> String? {

@@ -116,11 +116,12 @@ package struct WebhookFanOut: Sendable {
             WHERE app_id = ANY(\(TextArray(apps))) AND status = 'enabled'
             """).map(WebhookStore.endpoint), by: \.appID)
         guard !endpoints.isEmpty else { return [] }
-        // The events to send: with a purchase, in an app with an endpoint that existed when they were recorded.
-        let wanted: [(recorded: RecordedEvent, event: DomainEvent, key: String)] = events.compactMap { recorded in
+        // The events to send: about a purchase, in an app with an endpoint that existed when they were recorded; one per
+        // purchase an event names (only an identity event recorded before they were split names several).
+        let wanted: [(recorded: RecordedEvent, event: DomainEvent, key: String)] = events.flatMap { recorded in
             guard let candidates = endpoints[recorded.appID], candidates.contains(where: { $0.createdAt <= recorded.recordedAt }),
-                  let event = DomainEventDecoding.decode(recorded), let key = Self.purchaseKey(event) else { return nil }
-            return (recorded, event, key)
+                  let event = DomainEventDecoding.decode(recorded) else { return [(RecordedEvent, DomainEvent, String)]() }
+            return Self.purchaseKeys(event).map { (recorded, event, $0) }
         }
         guard !wanted.isEmpty else { return [] }
         let streams = try streamEvents(Set(wanted.map { StateKey(appID: $0.recorded.appID, key: $0.key) }), on: connection)
@@ -128,17 +129,19 @@ package struct WebhookFanOut: Sendable {
         var sequences = SequenceCounter()
         var rows: [Row] = []
         for (recorded, event, key) in wanted {
-            let history = (streams[StateKey(appID: recorded.appID, key: key)] ?? []).filter { $0.position <= event.position }
+            var history = (streams[StateKey(appID: recorded.appID, key: key)] ?? []).filter { $0.position <= event.position }
+            if !history.contains(where: { $0.position == event.position }) {
+                history.append(event)  // an unsplit identity event lies in its first purchase's stream only
+            }
             var change = WebhookChange(event: event, type: recorded.type, originalTransactionID: key, appUserID: nil, environment: nil,
                                        subscription: nil, purchase: nil, ownedSubscriptions: [], ownedPurchases: [], catalog: [])
-            if SubscriptionStatusReducer.keys(for: event).contains(key) {
-                let summary = fold(SubscriptionStatusReducer.self, key: key, events: history, asOf: nil).summary
-                (change.subscription, change.appUserID) = (summary, summary.ownerUserID)
-                change.environment = summary.environment.map(Self.endpointEnvironment)
-            } else {
-                let summary = fold(PurchaseRecordReducer.self, key: key, events: history, asOf: nil).summary
-                (change.purchase, change.appUserID) = (summary, summary.ownerUserID)
-                change.environment = summary.details.map { Self.endpointEnvironment($0.environment) }
+            switch Self.purchaseKind(key: key, event: event, history: history) {
+            case .subscription(let status):
+                (change.subscription, change.appUserID) = (status.summary, status.ownerUserID)
+                change.environment = status.summary.environment.map(Self.endpointEnvironment)
+            case .oneTime(let record):
+                (change.purchase, change.appUserID) = (record.summary, record.ownerUserID)
+                change.environment = record.details.map { Self.endpointEnvironment($0.environment) }
             }
             let targets = (endpoints[recorded.appID] ?? []).filter {
                 $0.createdAt <= recorded.recordedAt && $0.accepts(type: recorded.type, environment: change.environment)
@@ -167,9 +170,27 @@ package struct WebhookFanOut: Sendable {
         return rows
     }
 
-    /// The original transaction id an event is about, for the purchase projections (nil: about none).
-    static func purchaseKey(_ event: DomainEvent) -> String? {
-        SubscriptionStatusReducer.keys(for: event).first ?? PurchaseRecordReducer.keys(for: event).first
+    /// The original transaction ids an event is about, for the purchase projections (none: about no purchase).
+    static func purchaseKeys(_ event: DomainEvent) -> [String] {
+        Array(Set(SubscriptionStatusReducer.keys(for: event) + PurchaseRecordReducer.keys(for: event))).sorted()
+    }
+
+    enum PurchaseKind {
+        case subscription(SubscriptionStatus)
+        case oneTime(PurchaseRecord)
+    }
+
+    /// Whether the purchase is an auto-renewable subscription, as its stream through the event says. A refund,
+    /// revocation, link or transfer names an original transaction id without saying which kind it is (both reducers
+    /// take it): the kind is that of the purchase its stream records; of a purchase not recorded yet, one-time.
+    static func purchaseKind(key: String, event: DomainEvent, history: [DomainEvent]) -> PurchaseKind {
+        let takesSubscription = SubscriptionStatusReducer.keys(for: event).contains(key)
+        let takesOneTime = PurchaseRecordReducer.keys(for: event).contains(key)
+        if takesSubscription {
+            let status = fold(SubscriptionStatusReducer.self, key: key, events: history, asOf: nil)
+            if status.isKnown || !takesOneTime { return .subscription(status) }
+        }
+        return .oneTime(fold(PurchaseRecordReducer.self, key: key, events: history, asOf: nil))
     }
 
     /// The environment an endpoint subscribes to: Apple's production, or anything else (sandbox, Xcode, local testing).
@@ -186,8 +207,9 @@ package struct WebhookFanOut: Sendable {
                 SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
                 WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) ORDER BY position
                 """))
-            for event in recorded.compactMap(DomainEventDecoding.decode) {
-                guard let key = Self.purchaseKey(event) else { continue }
+            for row in recorded {
+                guard let key = LedgerStreams.originalTransactionID(ofPurchase: row.streamID),
+                      let event = DomainEventDecoding.decode(row) else { continue }
                 events[StateKey(appID: appID, key: key), default: []].append(event)
             }
         }
