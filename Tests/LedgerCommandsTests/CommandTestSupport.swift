@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerCommands
+import LedgerStore
 import PostgresClient
 import PostgresTestSupport
 
@@ -21,6 +22,22 @@ func count(_ url: String) async throws -> Int64 {
 }
 
 func file(_ name: String) -> String { TestScratch.path(name) }
+
+/// A fresh database migrated by `ledger migrate`, a pool on it, and one app of one billing account.
+func migratedDatabaseWithOneApp() async throws -> (url: String, pool: PostgresPool, app: AppRecord) {
+    let url = try await TestDatabase.makeDatabase()
+    guard try await ledger(["migrate", "--database-url", url]) == 0 else { throw CommandTestFailure("ledger migrate failed") }
+    let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
+    let tenancy = TenancyStore(pool: pool)
+    let account = try await tenancy.createAccount(name: "Acme, Inc.")
+    let app = try await tenancy.createApp(.init(accountID: account.id, name: "A", bundleID: "com.a"))
+    return (url, pool, app)
+}
+
+struct CommandTestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
 
 /// Imports `n` events of one stream (`k1`…`kn`) into the database at `url`.
 func importEvents(_ n: Int, into url: String) async throws {

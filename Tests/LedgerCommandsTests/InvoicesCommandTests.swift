@@ -7,12 +7,7 @@ import Testing
 
 @Suite struct InvoicesCommandTests {
     @Test func finalizeShowAsOfAndExportFromTheCommandLine() async throws {
-        let url = try await TestDatabase.makeDatabase()
-        #expect(try await ledger(["migrate", "--database-url", url]) == 0)
-        let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
-        let tenancy = TenancyStore(pool: pool)
-        let account = try await tenancy.createAccount(name: "Acme, Inc.")
-        let app = try await tenancy.createApp(.init(accountID: account.id, name: "A", bundleID: "com.a"))
+        let (url, pool, app) = try await migratedDatabaseWithOneApp()
         let day = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
         let facts = TransactionFacts(appUserID: "USERX", productID: "monthly", transactionID: "OTIDX", originalTransactionID: "OTIDX",
                                      purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
@@ -27,20 +22,20 @@ import Testing
         await pool.shutdown()
 
         let base = ["--database-url", url, "--month", "2026-03"]
-        #expect(try await ledger(["invoices", "draft", "--account", account.id] + base) == 0)
+        #expect(try await ledger(["invoices", "draft", "--account", app.accountID] + base) == 0)
         #expect(try await ledger(["invoices", "finalize", "--all"] + base) == 0)
         #expect(try await ledger(["invoices", "finalize", "--all"] + base) == 0)
         #expect(try owner.query("SELECT count(*) FROM ledger.invoices").first?.decode(Int64.self, at: 0) == 1)
-        #expect(try await ledger(["invoices", "show", "--as-of", "--account", account.id] + base) == 0)
+        #expect(try await ledger(["invoices", "show", "--as-of", "--account", app.accountID] + base) == 0)
 
         let csv = file("invoice.csv")
-        #expect(try await ledger(["invoices", "export", "--account", account.id, "--format", "csv", "-o", csv] + base) == 0)
+        #expect(try await ledger(["invoices", "export", "--account", app.accountID, "--format", "csv", "-o", csv] + base) == 0)
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\r\n")
         #expect(rows.first?.hasPrefix("invoice_number,account_id,month,kind") == true)
         #expect(rows.filter { $0.contains(",band,") }.count == 3)
         #expect(rows.last?.hasSuffix(",total,,2026-03,total,1001,,902,USD,,9.02") == true)
         let html = file("invoice.html")
-        #expect(try await ledger(["invoices", "export", "--account", account.id, "--format", "html", "-o", html] + base) == 0)
+        #expect(try await ledger(["invoices", "export", "--account", app.accountID, "--format", "html", "-o", html] + base) == 0)
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("Acme, Inc.") && page.contains("9.02 USD"))
 
@@ -50,7 +45,7 @@ import Testing
             SET session_replication_role = replica;
             UPDATE ledger.invoices SET content = replace(content, '"totalMinor":902', '"totalMinor":2');
             """)
-        #expect(try await ledger(["invoices", "show", "--as-of", "--account", account.id] + base) == 1)
+        #expect(try await ledger(["invoices", "show", "--as-of", "--account", app.accountID] + base) == 1)
         #expect(try await ledger(["verify", "--database-url", url, "--skip-invoice-replay"]) == 1)
         // Even with the hash recomputed to match, the log no longer gives that content.
         try owner.execute("""

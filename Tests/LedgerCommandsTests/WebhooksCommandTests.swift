@@ -9,12 +9,7 @@ import Testing
 @Suite struct WebhooksCommandTests {
     /// The operator's view: endpoints, deliveries, one delivery, and redelivery of one or a range.
     @Test func listInspectAndRedeliverFromTheCommandLine() async throws {
-        let url = try await TestDatabase.makeDatabase()
-        #expect(try await ledger(["migrate", "--database-url", url]) == 0)
-        let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
-        let tenancy = TenancyStore(pool: pool)
-        let account = try await tenancy.createAccount(name: "Acme, Inc.")
-        let app = try await tenancy.createApp(.init(accountID: account.id, name: "A", bundleID: "com.a"))
+        let (url, pool, app) = try await migratedDatabaseWithOneApp()
         let endpoint = try await WebhookStore(pool: pool).createEndpoint(app: app.id, url: "https://hooks.example.com/x", description: nil,
                                                                         eventTypes: [], environments: ["production"])
         _ = try await pool.query("""

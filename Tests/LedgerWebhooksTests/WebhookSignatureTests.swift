@@ -119,7 +119,8 @@ import Testing
         }
         #expect(throws: OutboundPolicy.Refusal.blockedAddress(host: "::1", address: "::1")) { try strict.checkLiteral("http://[::1]/hooks") }
         #expect(try strict.checkLiteral("https://hooks.example.com/ledger") == "https://hooks.example.com/ledger")
-        #expect(try strict.checkLiteral("HTTPS://Hooks.example.com/Ledger?A=B") == "https://Hooks.example.com/Ledger?A=B", "the scheme is stored in lower case")
+        #expect(try strict.checkLiteral("HTTPS://Hooks.example.com/Ledger?A=B") == "https://Hooks.example.com/Ledger?A=B",
+                "the scheme is stored in lower case")
         #expect(try OutboundPolicy(allowPrivateAddresses: true).checkLiteral("http://127.0.0.1:9000/hooks") == "http://127.0.0.1:9000/hooks")
         // A name is resolved when the delivery is made: localhost is loopback.
         await #expect(throws: OutboundPolicy.Refusal.self) { try await strict.check("http://localhost:9000/hooks") }
