@@ -16,9 +16,19 @@ struct BenchCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
         let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
                                       options: .init(maxConnections: 200))
-        let running = try cluster.start()
+        var running = try cluster.start()
         try running.ensureDatabase(database)
-        let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: running.connectionString(database: database)))
+        var connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: running.connectionString(database: database)))
+        if ProcessInfo.processInfo.environment["LEDGER_BENCH_STATEMENTS"] != nil {
+            // Profiling: every statement's time in pg_stat_statements (printed at the end of a --live-only run).
+            _ = try connection.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+            try cluster.stop()
+            running = try cluster.start()
+            connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: running.connectionString(database: database)))
+            _ = try connection.query("CREATE EXTENSION pg_stat_statements")
+            _ = try connection.query("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+            _ = try connection.query("SELECT pg_reload_conf()")
+        }
         _ = try SchemaMigrator(migrations: try SchemaLocation.migrations()).migrate(on: connection)
         return BenchCluster(cluster: cluster, running: running)
     }
@@ -39,6 +49,20 @@ struct BenchCluster: Sendable {
             settings[name] = try connection.query("SELECT current_setting(\(name))").first?.decode(String.self, at: 0)
         }
         return settings
+    }
+
+    /// The statements that took the most time, when LEDGER_BENCH_STATEMENTS set pg_stat_statements up.
+    func topStatements(_ limit: Int = 15) -> String {
+        guard ProcessInfo.processInfo.environment["LEDGER_BENCH_STATEMENTS"] != nil, let connection = try? connect(),
+              let rows = try? connection.query("""
+                  SELECT round(total_exec_time)::bigint, calls, round(mean_exec_time::numeric, 3)::text, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)
+                  FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT \(Int64(limit))
+                  """) else { return "" }
+        return rows.map { row in
+            ((try? row.decode(Int64.self, at: 0)).map { "\($0) ms" } ?? "?") + "  calls \((try? row.decode(Int64.self, at: 1)) ?? 0)"
+                + "  mean \((try? row.decode(String.self, at: 2)) ?? "?") ms  rows \((try? row.decode(Int64.self, at: 3)) ?? 0)  "
+                + ((try? row.decode(String.self, at: 4)) ?? "")
+        }.joined(separator: "\n") + "\n"
     }
 
     func stop() {

@@ -14,6 +14,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Option(help: "Batches of 500 events for the batched append.") var batches = 200
     @Option(help: "Signed notifications to post (each once).") var notifications = 40_000
     @Option(help: "Seconds the notification run may take at most.") var ingestSeconds = 60
+    @Option(help: "Live streams open during the live and webhook run (0 skips it).") var liveStreams = 1_000
+    @Option(help: "Renewals per live user (each a change of its entitlement) after its purchase.") var liveRenewals = 11
     @Option(help: "Billing accounts (one app each) in the read / replay / invoice data set.") var accounts = 1_000
     @Option(help: "Paying users per app.") var usersPerApp = 1_000
     @Option(help: "Seconds of each wrk read run.") var readSeconds = 15
@@ -21,6 +23,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Option(help: "Folder for the JSON and Markdown of this run.") var output = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("results").path
     @Flag(help: "A small, quick run (a smoke test of the suite, not figures to quote).") var quick = false
+    @Flag(help: "Only the live streams and webhooks phase (to profile it; its figures are not kept).") var liveOnly = false
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -45,8 +48,10 @@ struct LedgerBenchmarks: AsyncParsableCommand {
             // A smoke run: its figures are not kept with the real runs.
             output = NSTemporaryDirectory() + "ledger-bench-quick"
             (appendSeconds, batches, notifications, ingestSeconds) = (5, 20, 2_000, 20)
+            (liveStreams, liveRenewals) = (100, 1)
             (accounts, usersPerApp, readSeconds, largeReplayEvents) = (20, 500, 5, 0)
         }
+        if liveOnly { output = NSTemporaryDirectory() + "ledger-bench-live" }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning

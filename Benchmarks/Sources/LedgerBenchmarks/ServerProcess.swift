@@ -22,6 +22,8 @@ final class ServerProcess: Sendable {
         environment["DATABASE_URL"] = cluster.url
         environment["LEDGER_ADMIN_TOKEN"] = adminToken
         environment["LEDGER_LOG_LEVEL"] = "warning"
+        // The live and webhook phase delivers to a receiver on loopback.
+        environment["LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES"] = "1"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -15,11 +15,22 @@ struct Suite {
                                    "append seconds": options.appendSeconds, "batches": options.batches, "notifications": options.notifications,
                                    "accounts": options.accounts, "users per app": options.usersPerApp, "read seconds": options.readSeconds,
                                    "large replay events": options.largeReplayEvents,
+                                   "live streams": options.liveStreams, "live renewals": options.liveRenewals,
                                ])
         func log(_ figure: Figure) {
             report.figures.append(figure)
             let ratio = figure.ratio.map { String(format: " (%.0f%% of %@)", $0 * 100, figure.reference ?? "") } ?? ""
             FileHandle.standardError.write(Data("bench: \(figure.name): \(RunReport.format(figure.value)) \(figure.unit)\(ratio)\n".utf8))
+        }
+
+        if options.liveOnly {
+            let signer = try AppStoreTestSigner()
+            let server = try await startServer(cluster: cluster, signer: signer)
+            defer { server.stop() }
+            for figure in try await LiveBenchmark(cluster: cluster, server: server, signer: signer, users: options.liveStreams,
+                                                  renewals: options.liveRenewals, seconds: options.ingestSeconds).run() { log(figure) }
+            FileHandle.standardError.write(Data(cluster.topStatements().utf8))
+            return report
         }
 
         let append = AppendBenchmark(cluster: cluster, seconds: options.appendSeconds)
@@ -33,9 +44,7 @@ struct Suite {
         for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(data set)") { log(figure) }
 
         let signer = try AppStoreTestSigner()
-        let root = NSTemporaryDirectory() + "ledger-bench-root.der"
-        try Data(try TestPKI_der(signer)).write(to: URL(fileURLWithPath: root))
-        let server = try await ServerProcess.start(cluster: cluster, appleRoot: root, log: NSTemporaryDirectory() + "ledger-bench-server.log")
+        let server = try await startServer(cluster: cluster, signer: signer)
         defer { server.stop() }
         report.figures.append(Figure(name: "server memory at rest", workload: "after start", value: server.peakRSSMiB(), unit: "MiB",
                                      target: "< 150 MB under load"))
@@ -43,6 +52,11 @@ struct Suite {
         log(try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
                                       seconds: options.ingestSeconds).run(singleAppendPerSecond: single.value))
         log(try await InvoiceBenchmark(cluster: cluster, dataset: dataset).run())
+        // After the invoices: its users pay in the invoiced month too.
+        if options.liveStreams > 0 {
+            for figure in try await LiveBenchmark(cluster: cluster, server: server, signer: signer, users: options.liveStreams,
+                                                  renewals: options.liveRenewals, seconds: options.ingestSeconds).run() { log(figure) }
+        }
         server.stop()
 
         if options.largeReplayEvents > 0 {
@@ -50,6 +64,13 @@ struct Suite {
             for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(large)") { log(figure) }
         }
         return report
+    }
+
+    /// `ledger serve` on the cluster, trusting the test signer's root.
+    private func startServer(cluster: BenchCluster, signer: AppStoreTestSigner) async throws -> ServerProcess {
+        let root = NSTemporaryDirectory() + "ledger-bench-root.der"
+        try Data(try TestPKI_der(signer)).write(to: URL(fileURLWithPath: root))
+        return try await ServerProcess.start(cluster: cluster, appleRoot: root, log: NSTemporaryDirectory() + "ledger-bench-server.log")
     }
 
     private func TestPKI_der(_ signer: AppStoreTestSigner) throws -> [UInt8] { try TestPKI.der(signer.jws.root) }
