@@ -174,7 +174,8 @@ actor LedgerEngine {
     /// Publishes a status to the listeners and caches it; an unchanged status is not published again unless `force`.
     func publish(_ next: LedgerStatus, force: Bool = false) {
         guard next.userID == userID || userID == nil else { return }  // a late answer for a previous user
-        let changed = status.map { !$0.sameFacts(as: next) || $0.isCached != next.isCached } ?? true
+        // The first state from the live stream is published even when unchanged: it says the stream is live.
+        let changed = status.map { !$0.sameFacts(as: next) || $0.isCached != next.isCached || ($0.cursor == nil && next.cursor != nil) } ?? true
         var next = next
         if next.cursor == nil { next.cursor = status?.cursor }
         status = next
