@@ -27,14 +27,22 @@ guard let url = option("url").flatMap(URL.init(string:)) ?? URL(string: "http://
     print("usage: ledger-sdk-demo --key PUBLIC_KEY [--url http://127.0.0.1:8080] [--user ID] [--receipt FILE] [--watch SECONDS]")
     exit(2)
 }
-let receipt = try option("receipt").map { path in
+func readReceipt(_ path: String) throws -> Data {
     let text = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     guard let data = Data(base64Encoded: text) else { throw LedgerError.store("\(path) is not a base64 receipt") }
     return data
 }
+let receipt: Data? = try option("receipt").map(readReceipt)
 let storage = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ledger-sdk-demo", isDirectory: true)
-let configuration = LedgerConfiguration(baseURL: url, apiKey: key, storageDirectory: storage,
-                                        log: ProcessInfo.processInfo.environment["LEDGER_SDK_DEMO_VERBOSE"] == nil ? nil : { print("sdk: \($0)") })
+/// `LEDGER_SDK_DEMO_VERBOSE=1` prints what the SDK does.
+func demoConfiguration(url: URL, key: String, storage: URL) -> LedgerConfiguration {
+    var configuration = LedgerConfiguration(baseURL: url, apiKey: key, storageDirectory: storage)
+    if ProcessInfo.processInfo.environment["LEDGER_SDK_DEMO_VERBOSE"] != nil {
+        configuration.log = { message in print("sdk: " + message) }
+    }
+    return configuration
+}
+let configuration = demoConfiguration(url: url, key: key, storage: storage)
 
 @MainActor
 func runDemo() async throws {
@@ -44,8 +52,10 @@ func runDemo() async throws {
     print("user \(status.userID)\(status.isCached ? " (cached: the ledger is unreachable)" : "")")
     print("products: \(status.products.map { "\($0.id)=\($0.status)" }.joined(separator: ", "))")
     print("active entitlements: \(status.activeEntitlements.sorted().joined(separator: ", "))")
-    print("unconsumed: \(try await manager.unconsumedPurchases().map(\.transactionID))")
-    print("active subscriptions: \(try await manager.activatedSubscriptions().compactMap(\.productID))")
+    let unconsumed: [UnconsumedPurchase] = try await manager.unconsumedPurchases()
+    print("unconsumed: \(unconsumed.map { $0.transactionID })")
+    let subscriptions: [Subscription] = try await manager.activatedSubscriptions()
+    print("active subscriptions: \(subscriptions.compactMap { $0.productID })")
     let seconds = option("watch").flatMap(Int.init) ?? 30
     print("watching the live stream for \(seconds) s…")
     let watch = Task {

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// Only the queue's sender sends uploads, one at a time and in order, so an upload is never in flight twice.
 actor LedgerEngine {
-    let configuration: LedgerConfiguration
-    let client: LedgerClient
-    let files: LedgerFiles
+    nonisolated let configuration: LedgerConfiguration
+    nonisolated let client: LedgerClient
+    nonisolated let files: LedgerFiles
     let store: any PurchaseStore
 
     private(set) var userID: String?
@@ -354,10 +354,11 @@ actor LedgerEngine {
             persistQueue()
             log("upload \(upload.id) delivered: \(counts.recorded) recorded, \(counts.alreadyKnown) already known")
             emit(.delivered(upload, recorded: counts.recorded, alreadyKnown: counts.alreadyKnown))
-            waiters.removeValue(forKey: upload.id)?.resume(returning: .delivered(recorded: counts.recorded, alreadyKnown: counts.alreadyKnown))
+            // Finished in the store before the purchase is reported done: recorded first, then finished.
             for id in upload.transactionIDs {
                 await finishers.removeValue(forKey: id)?()
             }
+            waiters.removeValue(forKey: upload.id)?.resume(returning: .delivered(recorded: counts.recorded, alreadyKnown: counts.alreadyKnown))
         } catch {
             let error = error as? LedgerError ?? .transport("\(error)")
             // A missing or expired cookie is renewed by the next configure, so such an upload waits rather than

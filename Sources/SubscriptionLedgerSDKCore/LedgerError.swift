@@ -55,7 +55,8 @@ public struct LedgerServerError: Sendable, Equatable {
 }
 
 /// The ledger's stable error codes (the OpenAPI document's `Error.code`); codes added later arrive as `.other`.
-public enum LedgerErrorCode: Sendable, Hashable, RawRepresentable {
+/// (Not `RawRepresentable`: its default `==` compares raw values, which `rawValue` itself compares cases with.)
+public enum LedgerErrorCode: Sendable, Hashable {
     case unauthorized, forbidden, invalidJSON, invalidRequest, notFound, methodNotAllowed, notAcceptable, payloadTooLarge
     case unsupportedMediaType, tooManyStreams, serviceUnavailable, timeout, internalError
     /// Verification of signed App Store data.
