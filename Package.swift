@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "subscription-ledger",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "ledger", targets: ["Ledger"]),
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "AppStoreSamples", targets: ["AppStoreSamples"]),
         .library(name: "PostgresTestSupport", targets: ["PostgresTestSupport"]),
+        // The iOS SDK: Foundation only, so an app that adds it builds none of the server (CI checks it).
+        .library(name: "SubscriptionLedgerSDK", targets: ["SubscriptionLedgerSDK"]),
+        .executable(name: "ledger-sdk-demo", targets: ["LedgerSDKDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -250,6 +253,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The SDK's portable core (client, uid cookie, status cache, durable upload queue, live stream, purchase flow):
+        // Foundation only; builds and is tested on Linux.
+        .target(name: "SubscriptionLedgerSDKCore", swiftSettings: strict),
+        // The core re-exported, plus the StoreKit 2 adapter where StoreKit exists.
+        .target(name: "SubscriptionLedgerSDK", dependencies: ["SubscriptionLedgerSDKCore"], swiftSettings: strict),
+        // `swift run ledger-sdk-demo`: the SDK against a local `ledger serve`.
+        .executableTarget(name: "LedgerSDKDemo", dependencies: ["SubscriptionLedgerSDK"], swiftSettings: strict),
+
         .testTarget(
             name: "LedgerDomainTests",
             dependencies: ["LedgerDomain", .product(name: "PropertyBased", package: "swift-property-based")],
@@ -327,6 +338,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // The SDK against a real `ledger serve` (the `Ledger` executable) on a real PostgreSQL, and its pure parts.
+        .testTarget(
+            name: "SubscriptionLedgerSDKTests",
+            dependencies: ["Ledger", "SubscriptionLedgerSDKCore", "PostgresTestSupport", "AppStoreSamples", "EmbeddedPostgres"],
             swiftSettings: strict
         ),
         // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).

@@ -1,0 +1,257 @@
+import AppStoreSamples
+import Foundation
+import PostgresTestSupport
+import Testing
+
+@testable import SubscriptionLedgerSDKCore
+
+/// The SDK core against a real `ledger serve` on a real PostgreSQL.
+@Suite(.serialized) struct SDKAgainstLedgerTests {
+    static func configuration(_ tenant: SDKTenant, storage: URL) -> LedgerConfiguration {
+        LedgerConfiguration(baseURL: tenant.baseURL, apiKey: tenant.publicKey, storageDirectory: storage,
+                            retry: RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(500), jitter: 0),
+                            pollInterval: .seconds(1), requestTimeout: 10)
+    }
+
+    static func storage() -> URL { URL(fileURLWithPath: TestScratch.path("sdk-storage"), isDirectory: true) }
+
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func configureUploadsTheReceiptAndTheSeedCallsReportThroughTheDelegate() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        let signer = try XcodeSigner()
+        let store = ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "1001")]))
+        let manager = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()), store: store)
+        defer { manager.shutdown() }
+        let delegate = RecordingDelegate()
+        manager.delegate = delegate
+
+        // Before configure: a typed error, never a trap.
+        await #expect(throws: LedgerError.notConfigured) { try await manager.fetchProductsStatus() }
+        await #expect(throws: LedgerError.notConfigured) {
+            try await PurchaseManager(configuration: nil, store: store).configure(userID: "x")
+        }
+
+        manager.configure(with: "user-1")  // the seed's call: returns at once, the delegate hears of the status
+        let configured = try await delegate.next(within: .seconds(20)) { $0.contains(ProductStatus(id: "lifetime", status: "active")) }
+        #expect(configured != nil)
+        manager.productsStatus()
+        let products = try #require(try await delegate.next(within: .seconds(20)) { _ in true })
+        #expect(products.contains(ProductStatus(id: "lifetime", status: "active")))
+        #expect(try await manager.fetchProductsStatus().contains(ProductStatus(id: "lifetime", status: "active")))
+        #expect(try await manager.entitlements().contains { $0.id == "pro" && $0.isActive })
+        #expect(await manager.userID == "user-1")
+    }
+
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func aNotificationReachesTheDelegateAndTheStreamWithinOneSecond() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        let signer = try XcodeSigner()
+        let user = UUID().uuidString.lowercased()  // token_is_app_user_id: Apple's appAccountToken names the user
+        let manager = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()),
+                                      store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [])))
+        defer { manager.shutdown() }
+        let delegate = RecordingDelegate()
+        manager.delegate = delegate
+        let updates = try await manager.statusUpdates()
+        let status = try await manager.configure(userID: user)
+        #expect(!status.products.contains { $0.isActive })
+        // The live stream is open once its snapshot arrived (the first status with a cursor).
+        #expect(try await first(of: updates, within: .seconds(20)) { $0.cursor != nil } != nil)
+
+        let posted = try await tenant.notifyOneTimeCharge(user: user, product: "lifetime", transactionID: "7001", signer: signer)
+        #expect(posted.status == 200, "\(posted.text)")
+        let start = ContinuousClock.now
+        let fromDelegate = try await delegate.next(within: .seconds(1)) { $0.contains(ProductStatus(id: "lifetime", status: "active")) }
+        #expect(fromDelegate != nil, "the delegate did not hear of the notification within 1 s")
+        let fromStream = try await first(of: updates, within: .seconds(1) - (ContinuousClock.now - start)) {
+            $0.products.contains(ProductStatus(id: "lifetime", status: "active"))
+        }
+        #expect(fromStream?.activeEntitlements == ["pro"])
+        #expect(ContinuousClock.now - start < .seconds(1))
+    }
+
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func anUploadQueuedWhileTheServerIsDownIsDeliveredOnceAfterItRestarts() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        let signer = try XcodeSigner()
+        let storage = Self.storage()
+        let store = ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "2001")]))
+        let manager = PurchaseManager(configuration: Self.configuration(tenant, storage: storage), store: store)
+        defer { manager.shutdown() }
+        try await manager.configure(userID: "user-2")
+        let events = try await manager.uploadEvents()
+
+        await server.kill()
+        let coins = try store.transaction(id: "2002", product: "coins", type: "Consumable")
+        #expect(try await manager.uploadTransactions([coins.jwsRepresentation]) == false)  // queued, not delivered
+        let queueFile = LedgerFiles(configuration: Self.configuration(tenant, storage: storage)).queue
+        #expect(queueFile.read()?.count == 1, "the upload is kept on disk")
+
+        // An app started meanwhile (another manager on the same storage) starts offline from the cached status.
+        let offline = PurchaseManager(configuration: Self.configuration(tenant, storage: storage), store: NoPurchaseStore())
+        let cached = try await offline.configure(userID: "user-2")
+        #expect(cached.isCached)
+        #expect(cached.products.contains(ProductStatus(id: "lifetime", status: "active")))
+        offline.shutdown()
+
+        try await server.start()
+        let delivered = try await first(of: events, within: .seconds(30)) { if case .delivered = $0 { true } else { false } }
+        guard case .delivered(_, let recorded, _) = try #require(delivered) else { return }
+        #expect(recorded > 0)
+        #expect(queueFile.read()?.isEmpty == true)
+        let coinEvents = try await tenant.events(of: "user-2").filter { ($0["stream"] as? String)?.hasSuffix("2002") == true }
+        // Sent again (as after an answer lost to the network): the ledger records nothing twice.
+        let again = try await manager.engine!.client.recordTransactions("user-2", signed: [coins.jwsRepresentation],
+                                                                        cookie: await manager.engine!.cookie(for: "user-2"))
+        #expect(again.recorded == 0)
+        #expect(again.alreadyKnown > 0)
+        let after = try await tenant.events(of: "user-2").filter { ($0["stream"] as? String)?.hasSuffix("2002") == true }
+        #expect(!coinEvents.isEmpty)
+        #expect(after.count == coinEvents.count)
+        #expect(try await manager.unconsumedPurchases().map(\.transactionID) == ["2002"])
+    }
+
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func aPurchaseIsFinishedOnlyAfterTheLedgerRecordedItThenConsumed() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        let signer = try XcodeSigner()
+        var store = ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, []))
+        store.purchaseIDs = ["coins": "3001"]
+        store.onFinish = { id in
+            (try? await tenant.events(of: "user-3").contains { ($0["stream"] as? String)?.hasSuffix(id) == true }) ?? false
+        }
+        let manager = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()), store: store)
+        defer { manager.shutdown() }
+        try await manager.configure(userID: "user-3")
+
+        let bought = try await manager.purchase(productID: "coins")
+        guard case .purchased(let transactionID, _) = bought else {
+            Issue.record("not purchased: \(bought)")
+            return
+        }
+        #expect(transactionID == "3001")
+        let finished = await store.finished.entries
+        #expect(finished.map(\.id) == ["3001"])
+        #expect(finished.first?.recordedFirst == true, "finish() ran before the ledger had the transaction")
+        #expect(try await manager.unconsumedPurchases().map(\.transactionID) == ["3001"])
+        try await manager.consume(transactionID: "3001")
+        #expect(try await manager.unconsumedPurchases().isEmpty)
+        await #expect(throws: LedgerError.self) { try await manager.consume(transactionID: "3001") }
+        do {
+            try await manager.consume(transactionID: "3001")
+        } catch let LedgerError.server(error) {
+            #expect(error.code == .alreadyConsumed)
+            #expect(error.status == 409)
+        }
+        #expect(try await manager.purchase(productID: "unknown") == .cancelled)
+    }
+
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func restoreRefusedByTheKeepPolicyIsATypedError() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server, transferPolicy: "keep_and_refuse")
+        let signer = try XcodeSigner()
+        let alice = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()),
+                                    store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "4001")])))
+        defer { alice.shutdown() }
+        try await alice.configure(userID: "alice")
+        #expect(alice.status?.activeEntitlements == ["pro"])
+
+        var bobStore = ScriptedStore(signer: signer, receipt: nil)
+        bobStore.restorable = [try bobStore.transaction(id: "4001", product: "lifetime", type: "Non-Consumable")]
+        bobStore.receipt = try ScriptedStore.receipt(signer, [])
+        let bob = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()), store: bobStore)
+        defer { bob.shutdown() }
+        try await bob.configure(userID: "bob")
+        await #expect {
+            try await bob.restore()
+        } throws: { error in
+            guard case LedgerError.restoreRefused(let conflicts, _) = error else { return false }
+            return conflicts == [RestoreConflict(originalTransactionID: "4001", ownerUserID: "alice")]
+        }
+        #expect(try await bob.refreshStatus().activeEntitlements.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func aPublicKeyNeverReachesAnotherUser() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        let signer = try XcodeSigner()
+        let storage = Self.storage()  // one device, two users one after the other
+        let alice = PurchaseManager(configuration: Self.configuration(tenant, storage: storage),
+                                    store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "5001")])))
+        try await alice.configure(userID: "alice")
+        alice.shutdown()
+        let bob = PurchaseManager(configuration: Self.configuration(tenant, storage: storage),
+                                  store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [])))
+        defer { bob.shutdown() }
+        let status = try await bob.configure(userID: "bob")
+        #expect(status.userID == "bob")
+        #expect(status.activeEntitlements.isEmpty, "bob sees alice's purchase")
+
+        let engine = try #require(bob.engine)
+        let bobCookie = try #require(await engine.cookie(for: "bob"))
+        #expect(await engine.cookie(for: "alice") != bobCookie)
+        // Bob's cookie (or none) never reads alice, whatever the endpoint.
+        for cookie in [bobCookie, nil] {
+            await #expect { try await engine.client.userState("alice", cookie: cookie) } throws: { error in
+                guard case LedgerError.server(let refusal) = error else { return false }
+                return refusal.status == 403 || refusal.status == 401
+            }
+            await #expect(throws: LedgerError.self) { try await engine.client.unconsumed("alice", cookie: cookie) }
+        }
+        // A cookie edited to name alice is refused too.
+        var forged = bobCookie
+        forged.uid = "alice"
+        await #expect(throws: LedgerError.self) { try await engine.client.userState("alice", cookie: forged) }
+        // The live stream likewise.
+        let updater = LiveUpdater(client: engine.client, userID: "alice", cookie: { bobCookie }, onState: { _ in }, poll: {}, log: { _ in },
+                                  policy: LiveConnectionPolicy())
+        let (ending, _) = await updater.hold(cursor: nil)
+        #expect(ending == .refused(status: 403))
+    }
+}
+
+/// Records what the delegate hears, as a stream the tests wait on.
+@MainActor
+final class RecordingDelegate: PurchaseManagerDelegate {
+    let heard = AsyncStream<[ProductStatus]>.makeStream()
+
+    func didUpdateProductsStatus(products: [ProductStatus]) {
+        heard.continuation.yield(products)
+    }
+
+    /// The next products heard (in order, from the first not taken yet) that satisfy `check`, or nil after `timeout`.
+    func next(within timeout: Duration, _ check: @escaping @Sendable ([ProductStatus]) -> Bool) async throws -> [ProductStatus]? {
+        try await first(of: heard.stream, within: timeout, where: check)
+    }
+}
+
+/// The first element of `stream` satisfying `check` within `timeout`, else nil.
+func first<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration,
+                              where check: @escaping @Sendable (Element) -> Bool) async throws -> Element? {
+    try await withThrowingTaskGroup(of: Element?.self) { group in
+        group.addTask {
+            for await element in stream where check(element) { return element }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: max(timeout, .zero))  // the deadline
+            return nil
+        }
+        let result = try await group.next() ?? nil
+        group.cancelAll()
+        return result
+    }
+}
+

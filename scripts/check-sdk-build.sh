@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# CI (.ci/run): the iOS SDK builds alone, and compiles none of the server's dependencies, so an app that adds the
+# SubscriptionLedgerSDK product builds none of the server. `--target` rather than `--product`: SwiftPM refuses
+# `--product` for an automatic library ("building the default target instead" builds everything).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+build=.build-sdk
+swift build --target SubscriptionLedgerSDK --build-path "$build"
+swift build --target LedgerSDKDemo --build-path "$build"
+
+# Any module of the server's dependencies (or of the server itself) compiled there fails the check.
+forbidden='(_)?NIO|Hummingbird|CLibPQ|PostgresClient|Logging|Crypto|X509|SwiftASN1|AsyncHTTPClient|ServiceLifecycle|Ledger(Server|Store|Domain|Recording|Webhooks|Billing|Commands)'
+# SwiftPM makes a `<Module>.build` folder for every target of the graph, but object files only in those it compiles.
+compiled=$(find "$build" -path '*/debug/*.build/*' -name '*.o' | sed -E 's|.*/debug/([^/]+)\.build/.*|\1|' | sort -u)
+found=$(grep -E "^($forbidden)" <<<"$compiled" | grep -vE '^(SubscriptionLedgerSDK|LedgerSDKDemo)' || true)
+if [ -n "$found" ]; then
+    echo "sdk: server dependencies compiled for the SDK:"; echo "$found"
+    exit 1
+fi
+echo "sdk: SubscriptionLedgerSDK and ledger-sdk-demo built without any server dependency"
