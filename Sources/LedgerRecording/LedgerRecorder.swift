@@ -72,6 +72,35 @@ package struct LedgerRecorder: Sendable {
         return (result, ids)
     }
 
+    /// Signed transactions fetched from the App Store Server API (a backfill), each with its renewal info if any:
+    /// verified like every other signed item, recorded under the same keys as the notification or upload carrying the
+    /// same transaction (so each is recorded once), with no uploader: only the app's `appAccountToken` policy links
+    /// purchases to users, as for notifications. Returns the verified transactions too (the caller pages by them).
+    package func fetchedTransactions(app: AppRecord, _ fetched: [(transaction: String, renewalInfo: String?)],
+                                     metadata: EventMetadata) async throws -> (RecordResult, transactions: [TransactionPayload]) {
+        let verifiers = verifierCache.verifiers(for: app)
+        let ingest = TransactionIngest(appAccountTokens: app.tokenPolicy)
+        var events: [LedgerEvent] = []
+        var verified: [TransactionPayload] = []
+        var latest: Instant?
+        for (index, item) in fetched.enumerated() {
+            let transaction = try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
+                try await verifiers.verifyTransaction(item.transaction, now: clock.date())
+            }
+            var renewal: RenewalInfoPayload?
+            if let signed = item.renewalInfo {
+                renewal = try await Self.verify(at: "signedRenewalInfo[\(index)]") { () async throws(AppStoreVerificationError) in
+                    try await verifiers.verifyRenewalInfo(signed, now: clock.date())
+                }
+            }
+            events += try Self.ingest { () throws(IngestError) in try ingest.events(fetched: transaction, renewalInfo: renewal) }
+            verified.append(transaction)
+            if let signed = transaction.signedDate.map(Instant.init(appStore:)) { latest = max(latest ?? signed, signed) }
+        }
+        guard !events.isEmpty else { return (RecordResult(), verified) }
+        return (try await record(app: app, events, at: latest ?? clock.now(), metadata: metadata), verified)
+    }
+
     /// A legacy app receipt (DER / BER bytes) uploaded for `user`. Product types come from the app's catalog.
     package func receipt(app: AppRecord, user: String, der: [UInt8], link: Bool,
                         metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
@@ -136,6 +165,38 @@ package struct LedgerRecorder: Sendable {
         } catch let error as ConsumeError {
             throw RecordingError.notConsumed(error)
         }
+    }
+
+    /// The answer the ledger sent to Apple's consumption request, recorded once per request's transaction.
+    package func consumptionInformationSent(app: AppRecord, _ sent: ConsumptionInformationSent, metadata: EventMetadata) async throws
+        -> RecordResult {
+        let event = LedgerEvent.consumptionInformationSent(sent)
+        let outcome = try await EventRecorder(store: store).record(
+            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: sent.originalTransactionID), event: event,
+                           idempotencyKey: event.idempotencyKey)],
+            occurredAt: { _ in sent.sentAt }, metadata: metadata)
+        return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
+    }
+
+    /// What the log knows of a purchase for a consumption answer: whether it holds the purchase, whether it was
+    /// consumed, and its `appAccountToken`.
+    package func consumptionFacts(app: AppRecord, originalTransactionID id: String) async throws
+        -> (known: Bool, consumed: Bool, appAccountToken: String?) {
+        let events = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id))
+        var facts = (known: false, consumed: false, appAccountToken: String?.none)
+        for record in events {
+            switch try? LedgerEvent.decode(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload) {
+            case .purchaseConsumable(let p)?, .purchaseNonConsumable(let p)?, .purchaseNonRenewing(let p)?:
+                facts.known = true
+                facts.appAccountToken = facts.appAccountToken ?? p.transaction.developerPayload
+            case .subscriptionStarted(let s)?:
+                facts.known = true
+                facts.appAccountToken = facts.appAccountToken ?? s.transaction.developerPayload
+            case .consumed?: facts.consumed = true
+            default: break
+            }
+        }
+        return facts
     }
 
     /// A purchase paid outside the App Store (a card payment the developer's server took), recorded once per
