@@ -17,12 +17,26 @@ public enum AppStoreJWT {
         public var exp: Int64
         public var aud: String
         public var bid: String
+
+        public init(iss: String, iat: Int64, exp: Int64, aud: String, bid: String) {
+            self.iss = iss
+            self.iat = iat
+            self.exp = exp
+            self.aud = aud
+            self.bid = bid
+        }
     }
 
     public struct Header: Sendable, Equatable, Codable {
         public var alg: String
         public var kid: String
         public var typ: String
+
+        public init(alg: String, kid: String, typ: String) {
+            self.alg = alg
+            self.kid = kid
+            self.typ = typ
+        }
     }
 
     public static func claims(for key: AppStoreAPIKey, issuedAt: Date) -> Claims {

@@ -125,9 +125,7 @@ public final class AppStoreServerAPIClient: Sendable {
     func send(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async throws(AppStoreServerAPIError) -> Data {
         var attempt = 1
         while true {
-            let outcome = await limit.run { () async throws(AppStoreServerAPIError) -> Result<Data, Failure> in
-                await once(method, path, query: query, body: body)
-            }
+            let outcome = await limit.run { await once(method, path, query: query, body: body) }
             switch outcome {
             case .success(let data): return data
             case .failure(let failure):

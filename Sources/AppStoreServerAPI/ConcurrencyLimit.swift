@@ -12,10 +12,10 @@ final class ConcurrencyLimit: Sendable {
 
     init(limit: Int) { self.limit = max(1, limit) }
 
-    func run<T>(_ body: () async throws(AppStoreServerAPIError) -> T) async throws(AppStoreServerAPIError) -> T {
+    func run<T>(_ body: () async -> T) async -> T {
         await acquire()
         defer { release() }
-        return try await body()
+        return await body()
     }
 
     private func acquire() async {

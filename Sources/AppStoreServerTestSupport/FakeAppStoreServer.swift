@@ -124,15 +124,17 @@ package final class FakeAppStoreServer: Sendable {
         router.get("/inApps/v2/history/{id}") { [self] request, context in try history(request, id: try context.parameters.require("id")) }
         router.get("/inApps/v1/subscriptions/{id}") { [self] _, context in try statuses(id: try context.parameters.require("id")) }
         router.post("/inApps/v1/notifications/history") { [self] request, _ in try await notificationHistory(request) }
-        router.post("/inApps/v1/notifications/test") { _, _ in try Self.json(["testNotificationToken": "fake-test-token"]) }
+        router.post("/inApps/v1/notifications/test") { _, _ in try FakeAppStoreServer.json(["testNotificationToken": "fake-test-token"]) }
         router.get("/inApps/v1/notifications/test/{token}") { [self] _, context in
             let token = try context.parameters.require("token")
-            guard token == "fake-test-token" else { return Self.error(404, 4_040_012, "Test notification not found.") }
+            guard token == "fake-test-token" else { return FakeAppStoreServer.error(404, 4_040_012, "Test notification not found.") }
             let payload = try signer.notification(type: "TEST", signed: 1_767_225_600_000, transactionJSON: nil, bundleID: credentials.bundleID)
-            return try Self.json(["signedPayload": payload])
+            return try FakeAppStoreServer.json(["signedPayload": payload])
         }
-        router.get("/inApps/v1/lookup/{order}") { _, _ in try Self.json(OrderLookupBody(status: 1, signedTransactions: [])) }
-        router.get("/inApps/v2/refund/lookup/{id}") { _, _ in try Self.json(RefundBody(signedTransactions: [], revision: "r0", hasMore: false)) }
+        router.get("/inApps/v1/lookup/{order}") { _, _ in try FakeAppStoreServer.json(OrderLookupBody(status: 1, signedTransactions: [])) }
+        router.get("/inApps/v2/refund/lookup/{id}") { _, _ in
+            try FakeAppStoreServer.json(RefundBody(signedTransactions: [], revision: "r0", hasMore: false))
+        }
         router.put("/inApps/v1/transactions/consumption/{id}") { [self] request, context in
             let id = try context.parameters.require("id")
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -207,7 +209,7 @@ package final class FakeAppStoreServer: Sendable {
 
     func notificationHistory(_ request: Request) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
-        guard let query = try? JSONDecoder().decode(HistoryQuery.self, from: Data(buffer: body)) else {
+        guard let query = try? JSONDecoder().decode(HistoryQuery.self, from: Data(body.readableBytesView)) else {
             return Self.error(400, 4_000_000, "Invalid request.")
         }
         let matching = state.withLock { $0.notifications }.filter { $0.signedDate >= query.startDate && $0.signedDate < query.endDate }

@@ -35,6 +35,13 @@ package struct AppStoreBackfill: Sendable {
             package var appleErrorCode: Int?
             package var message: String
 
+            package init(transactionID: String, code: String, appleErrorCode: Int?, message: String) {
+                self.transactionID = transactionID
+                self.code = code
+                self.appleErrorCode = appleErrorCode
+                self.message = message
+            }
+
             enum CodingKeys: String, CodingKey {
                 case transactionID = "transaction_id"
                 case code

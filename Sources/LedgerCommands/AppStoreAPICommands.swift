@@ -61,7 +61,7 @@ struct AppStoreAPIOptions: ParsableArguments {
             do {
                 client = try AppStoreClients(settings: settings, logger: logger).client(for: record)
             } catch {
-                throw CommandFailure(error.description)
+                throw CommandFailure("\(error)")
             }
             let recorder = LedgerRecorder(store: EventStore(pool: pool, logger: logger), tenancy: tenancy, roots: roots, clock: .system)
             return try await body(record, client, recorder)
@@ -100,7 +100,7 @@ extension AppStoreCommand {
                     return try await AppStoreBackfill(recorder: recorder, logger: logger).run(
                         app: app, client: client, transactionIDs: ids, progress: { done, _ in progress.update(done: done) })
                 } catch {
-                    throw CommandFailure(error.description)
+                    throw CommandFailure("\(error)")
                 }
             }
             progress.finish()
@@ -163,7 +163,7 @@ extension AppStoreCommand {
                     return try await AppStoreReconciliation(recorder: recorder, logger: logger).run(
                         app: app, client: client, since: startDate, now: now)
                 } catch {
-                    throw CommandFailure(error.description)
+                    throw CommandFailure("\(error)")
                 }
             }
             print("""

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import AppStoreSync
 import Foundation
 import LedgerDomain

@@ -2,6 +2,7 @@ import AppStoreSamples
 import AppStoreServerAPI
 import AppStoreServerTestSupport
 import AppStoreSync
+import AppStoreVerification
 import Foundation
 import LedgerDomain
 import LedgerRecording

@@ -6,8 +6,9 @@ import Testing
 
 /// The pure parts of the client: the token, the retry decision, the settings file, the reconciliation schedule.
 @Suite struct AppStoreJWTTests {
+    static let privateKey = P256.Signing.PrivateKey()
     static let key = AppStoreAPIKey(keyID: "2X9R4HXF34", issuerID: "57246542-96fe-1a63-e053-0824d011072a", bundleID: "com.example.app",
-                                    privateKey: P256.Signing.PrivateKey())
+                                    privateKey: privateKey)
 
     @Test func theTokenCarriesAppleClaimsAndVerifiesWithThePublicKey() throws {
         let issued = Date(timeIntervalSince1970: 1_767_225_600.75)
@@ -27,12 +28,14 @@ import Testing
 
     @Test func theHeaderIsExactlyWhatAppleDocuments() throws {
         let token = try AppStoreJWT.token(for: Self.key, issuedAt: Date(timeIntervalSince1970: 0))
-        let header = try #require(Data(base64Encoded: String(token.split(separator: ".")[0]) + "="))
+        var text = String(token.split(separator: ".")[0])
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        let header = try #require(Data(base64Encoded: text))
         #expect(String(decoding: header, as: UTF8.self) == #"{"alg":"ES256","kid":"2X9R4HXF34","typ":"JWT"}"#)
     }
 
     @Test func aKeyDescriptionNeverShowsThePrivateKey() throws {
-        let pem = Self.key.privateKey.pemRepresentation
+        let pem = Self.privateKey.pemRepresentation
         let loaded = try AppStoreAPIKey(keyID: "K", issuerID: "I", bundleID: "B", pkcs8PEM: pem)
         #expect(loaded.publicKey.rawRepresentation == Self.key.publicKey.rawRepresentation)
         #expect(!"\(loaded)".contains("PRIVATE") && "\(loaded)".contains("hidden"))

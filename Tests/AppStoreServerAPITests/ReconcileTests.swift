@@ -2,6 +2,7 @@ import AppStoreSamples
 import AppStoreServerAPI
 import AppStoreServerTestSupport
 import AppStoreSync
+import AppStoreVerification
 import Foundation
 import LedgerDomain
 import LedgerRecording
@@ -15,7 +16,7 @@ import Testing
     static func sent(_ world: SyncWorld, now: Date) throws -> [(uuid: String, signed: Int64, payload: String)] {
         try (1...30).map { index in
             let signed = Int64((now.timeIntervalSince1970 - Double(index) * 3600) * 1000)
-            let uuid = String(format: "10000000-0000-4000-8000-%012d", index)
+            let uuid = SyncWorld.uuid(prefix: "10000000", index)
             let payload = try world.signer.notification(
                 type: "DID_RENEW", uuid: uuid, signed: signed, transactionJSON: SyncWorld.subscription(1000, index, token: SyncWorld.userA),
                 bundleID: SyncWorld.bundleID)

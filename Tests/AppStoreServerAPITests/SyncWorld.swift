@@ -18,7 +18,7 @@ import X509
 /// Customer A (appAccountToken `userA`): a subscription `1000` bought on Jan 1 and renewed daily 44 times (`1001`…`1044`)
 /// and five consumables (`1100`…`1104`). Customer B (no token): a non-consumable `2000` and a subscription `2100` renewed
 /// nine times, `2105` refunded. Get All Subscription Statuses knows the latest of both subscriptions.
-struct SyncWorld {
+struct SyncWorld: Sendable {
     static let jan1 = AppStorePayloads.jan1
     static let day = AppStorePayloads.day
     static let userA = "5f1c8f0e-2b7a-4c1e-9d3a-1b2c3d4e5f60"
@@ -97,13 +97,20 @@ struct SyncWorld {
     }
 
     static var customerA: [(transactionID: String, originalTransactionID: String, json: String)] {
-        (0...44).map { ("\(1000 + $0)", "1000", subscription(1000, $0, token: userA)) }
-            + (0..<5).map { ("\(1100 + $0)", "\(1100 + $0)", oneTime(1100 + $0, product: "coins", type: "Consumable", token: userA, at: $0 * 3)) }
+        let renewals = (0...44).map { (transactionID: "\(1000 + $0)", originalTransactionID: "1000", json: subscription(1000, $0, token: userA)) }
+        let coins = (0..<5).map {
+            (transactionID: "\(1100 + $0)", originalTransactionID: "\(1100 + $0)",
+             json: oneTime(1100 + $0, product: "coins", type: "Consumable", token: userA, at: $0 * 3))
+        }
+        return renewals + coins
     }
 
     static var customerB: [(transactionID: String, originalTransactionID: String, json: String)] {
-        [("2000", "2000", oneTime(2000, product: "lifetime", type: "Non-Consumable", token: nil, at: 2))]
-            + (0...9).map { ("\(2100 + $0)", "2100", subscription(2100, $0, token: nil, revoked: $0 == 5)) }
+        let lifetime = [(transactionID: "2000", originalTransactionID: "2000",
+                         json: oneTime(2000, product: "lifetime", type: "Non-Consumable", token: nil, at: 2))]
+        return lifetime + (0...9).map {
+            (transactionID: "\(2100 + $0)", originalTransactionID: "2100", json: subscription(2100, $0, token: nil, revoked: $0 == 5))
+        }
     }
 
     /// Apple's notification of transaction `1000 + index` of customer A: SUBSCRIBED for the first, DID_RENEW after.
@@ -111,8 +118,14 @@ struct SyncWorld {
         let purchase = Self.jan1 + Int64(index) * Self.day
         return try signer.notification(
             type: index == 0 ? "SUBSCRIBED" : "DID_RENEW", subtype: index == 0 ? "INITIAL_BUY" : nil,
-            uuid: String(format: "00000000-0000-4000-8000-%012d", index), signed: purchase + 2000,
+            uuid: Self.uuid(prefix: "00000000", index), signed: purchase + 2000,
             transactionJSON: Self.subscription(1000, index, token: Self.userA), bundleID: Self.bundleID)
+    }
+
+    /// A notification UUID: `prefix-0000-4000-8000-<index, 12 digits>`.
+    static func uuid(prefix: String, _ index: Int) -> String {
+        let digits = String(index)
+        return "\(prefix)-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
 
     func deliver(_ indices: some Sequence<Int>) async throws {

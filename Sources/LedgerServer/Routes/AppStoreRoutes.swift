@@ -48,7 +48,7 @@ struct AppStoreRoutes {
                 summary = try await AppStoreBackfill(recorder: recorder, logger: logger).run(
                     app: app, client: client, transactionIDs: ids, requestID: context.requestID)
             } catch {
-                throw APIError(.badGateway, "appstore_api_refused", error.description)
+                throw APIError(.badGateway, "appstore_api_refused", "\(error)")
             }
             return try JSONResponse.make(status: .ok, body: summary)
         }
