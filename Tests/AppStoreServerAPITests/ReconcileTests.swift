@@ -53,8 +53,8 @@ import Testing
         let recent = try await reconciliation.run(app: world.app, client: try world.client(), since: now.addingTimeInterval(-15.5 * 3600), now: now)
         #expect(recent.seen == 15)
 
-        #expect(try await ledger(["replay", "--check", "--database-url", world.url]) == 0)
-        #expect(try await ledger(["verify", "--database-url", world.url]) == 0)
+        let checks = try await world.checkLogAndReadModels()
+        #expect(checks.replay == 0 && checks.verify == 0)
         await world.close()
     }
 

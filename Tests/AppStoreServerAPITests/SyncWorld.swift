@@ -65,6 +65,17 @@ struct SyncWorld: Sendable {
                          recorder: recorder)
     }
 
+    /// Applies every recorded event to the read models, as `serve`'s projection worker does.
+    func project() async throws {
+        try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+    }
+
+    /// `ledger replay --check` and `ledger verify` after the projections caught up: both must find nothing wrong.
+    func checkLogAndReadModels() async throws -> (replay: Int32, verify: Int32) {
+        try await project()
+        return (try await ledger(["replay", "--check", "--database-url", url]), try await ledger(["verify", "--database-url", url]))
+    }
+
     func close() async {
         await fake.stop()
         await pool.shutdown()
