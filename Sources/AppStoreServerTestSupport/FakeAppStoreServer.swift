@@ -57,8 +57,9 @@ package final class FakeAppStoreServer: Sendable {
     private struct State {
         /// Each customer's transactions in revision order (Apple's history is per customer and app).
         var customers: [[Transaction]] = []
-        /// Original transaction id → the latest transaction and renewal info (Get All Subscription Statuses).
-        var statuses: [String: (transaction: String, renewalInfo: String)] = [:]
+        /// Original transaction id → the latest transaction and its renewal info for a signing time (Get All Subscription
+        /// Statuses signs the renewal info at each call, as Apple does).
+        var statuses: [String: (transaction: String, renewalInfo: @Sendable (Int64) -> String)] = [:]
         var notifications: [Notification] = []
         var calls: [Call] = []
         var injected = 0
@@ -102,10 +103,12 @@ package final class FakeAppStoreServer: Sendable {
         state.withLock { $0.customers.append(signed) }
     }
 
-    /// The latest transaction and renewal info of a subscription, for Get All Subscription Statuses.
-    package func setStatus(originalTransactionID: String, transactionJSON: String, renewalInfoJSON: String) throws {
-        let pair = (try signer.sign(transactionJSON), try signer.sign(renewalInfoJSON))
-        state.withLock { $0.statuses[originalTransactionID] = pair }
+    /// The latest transaction of a subscription and its renewal info JSON for a signing time (epoch ms), for Get All
+    /// Subscription Statuses.
+    package func setStatus(originalTransactionID: String, transactionJSON: String,
+                           renewalInfoJSON: @escaping @Sendable (_ signedDate: Int64) -> String) throws {
+        let signed = try signer.sign(transactionJSON)
+        state.withLock { $0.statuses[originalTransactionID] = (signed, renewalInfoJSON) }
     }
 
     /// A notification Apple sent (delivered or not) at `signedDate` (epoch ms).
@@ -199,9 +202,10 @@ package final class FakeAppStoreServer: Sendable {
         }
         guard let customer else { return Self.error(404, 4_040_010, "Transaction id not found.") }
         let originals = Set(customer.map(\.originalTransactionID)).sorted()
-        let last = originals.compactMap { original in
-            statuses[original].map { LastBody(status: 1, originalTransactionId: original, signedTransactionInfo: $0.transaction,
-                                             signedRenewalInfo: $0.renewalInfo) }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let last = try originals.compactMap { original in
+            try statuses[original].map { LastBody(status: 1, originalTransactionId: original, signedTransactionInfo: $0.transaction,
+                                                 signedRenewalInfo: try signer.sign($0.renewalInfo(now))) }
         }
         return try Self.json(StatusesBody(environment: "Sandbox", bundleId: credentials.bundleID, appAppleId: 1234,
                                           data: [GroupBody(subscriptionGroupIdentifier: "21000001", lastTransactions: last)]))

@@ -93,12 +93,40 @@ package struct LedgerRecorder: Sendable {
                     try await verifiers.verifyRenewalInfo(signed, now: clock.date())
                 }
             }
-            events += try Self.ingest { () throws(IngestError) in try ingest.events(fetched: transaction, renewalInfo: renewal) }
+            var fetchedEvents = try Self.ingest { () throws(IngestError) in try ingest.events(fetched: transaction, renewalInfo: renewal) }
+            if renewal != nil, let original = transaction.originalTransactionId ?? transaction.transactionId {
+                fetchedEvents = try await withoutKnownRenewalFacts(app: app, fetchedEvents, originalTransactionID: original)
+            }
+            events += fetchedEvents
             verified.append(transaction)
             if let signed = transaction.signedDate.map(Instant.init(appStore:)) { latest = max(latest ?? signed, signed) }
         }
         guard !events.isEmpty else { return (RecordResult(), verified) }
         return (try await record(app: app, events, at: latest ?? clock.now(), metadata: metadata), verified)
+    }
+
+    /// `events` without the renewal-info facts the purchase's stream already states. Apple signs renewal info anew at
+    /// every API call, and a fact's key holds its signing time, so without this every backfill would record the same
+    /// auto-renew status (billing retry, price-increase consent, next product) again; a fact that changes the state is
+    /// kept.
+    func withoutKnownRenewalFacts(app: AppRecord, _ events: [LedgerEvent], originalTransactionID id: String) async throws -> [LedgerEvent] {
+        let stream = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id))
+        let status = fold(SubscriptionStatusReducer.self, key: id, events: stream.compactMap(DomainEventDecoding.decode), asOf: nil)
+        return events.filter { event in
+            switch event {
+            case .autoRenewChanged(let change): status.autoRenew?.value != change.enabled
+            case .priceIncrease(let increase): status.priceIncrease?.value != increase.consent
+            case .renewalPreferenceChanged(let change) where change.transaction == nil:
+                status.nextProduct?.value != .some(change.autoRenewProductID)
+            case .billingFailed(let failure):
+                switch status.lifecycle?.value.state {
+                case .inBillingRetry?: failure.gracePeriodExpiresAt != nil
+                case .inGracePeriod?: status.lifecycle?.value.graceExpiresAt != failure.gracePeriodExpiresAt
+                default: true
+                }
+            default: true
+            }
+        }
     }
 
     /// A legacy app receipt (DER / BER bytes) uploaded for `user`. Product types come from the app's catalog.

@@ -55,9 +55,9 @@ struct SyncWorld: Sendable {
         try fake.addCustomer(customerA)
         try fake.addCustomer(customerB)
         try fake.setStatus(originalTransactionID: "1000", transactionJSON: subscription(1000, 44, token: userA),
-                           renewalInfoJSON: AppStorePayloads.renewalInfo(original: "1000", signed: jan1 + 50 * day))
+                           renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "1000", signed: $0) })
         try fake.setStatus(originalTransactionID: "2100", transactionJSON: subscription(2100, 9, token: nil),
-                           renewalInfoJSON: AppStorePayloads.renewalInfo(original: "2100", autoRenew: 0, signed: jan1 + 50 * day))
+                           renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "2100", autoRenew: 0, signed: $0) })
         try await fake.start()
         let recorder = LedgerRecorder(store: EventStore(pool: pool), tenancy: tenancy, roots: TrustRoots(certificates: signer.roots),
                                       clock: .system)
