@@ -47,6 +47,8 @@ package final class FakeAppStoreServer: Sendable {
         package var transactionID: String
         package var originalTransactionID: String
         package var signed: String
+        /// Whether the transaction carries a revocation date (Get Refund History lists it).
+        package var refunded: Bool
     }
 
     struct Notification {
@@ -99,7 +101,7 @@ package final class FakeAppStoreServer: Sendable {
     /// Adds a customer whose history is `transactions` (payload JSON, signed here), in revision order.
     package func addCustomer(_ transactions: [(transactionID: String, originalTransactionID: String, json: String)]) throws {
         let signed = try transactions.map { Transaction(transactionID: $0.transactionID, originalTransactionID: $0.originalTransactionID,
-                                                        signed: try signer.sign($0.json)) }
+                                                        signed: try signer.sign($0.json), refunded: $0.json.contains("\"revocationDate\"")) }
         state.withLock { $0.customers.append(signed) }
     }
 
@@ -134,9 +136,19 @@ package final class FakeAppStoreServer: Sendable {
             let payload = try signer.notification(type: "TEST", signed: 1_767_225_600_000, transactionJSON: nil, bundleID: credentials.bundleID)
             return try FakeAppStoreServer.json(["signedPayload": payload])
         }
-        router.get("/inApps/v1/lookup/{order}") { _, _ in try FakeAppStoreServer.json(OrderLookupBody(status: 1, signedTransactions: [])) }
-        router.get("/inApps/v2/refund/lookup/{id}") { _, _ in
-            try FakeAppStoreServer.json(RefundBody(signedTransactions: [], revision: "r0", hasMore: false))
+        // Order "MQ2X7Y" is the first customer's first purchase; any other order id is invalid.
+        router.get("/inApps/v1/lookup/{order}") { [self] _, context in
+            let first = try context.parameters.require("order") == "MQ2X7Y" ? state.withLock { $0.customers.first?.first } : nil
+            return try FakeAppStoreServer.json(OrderLookupBody(status: first == nil ? 1 : 0, signedTransactions: first.map { [$0.signed] } ?? []))
+        }
+        // The refunded transactions of the customer, in one page.
+        router.get("/inApps/v2/refund/lookup/{id}") { [self] _, context in
+            let id = try context.parameters.require("id")
+            guard let customer = state.withLock({ $0.customers.first { $0.contains { $0.transactionID == id } } }) else {
+                return FakeAppStoreServer.error(404, 4_040_010, "Transaction id not found.")
+            }
+            let refunded = customer.filter(\.refunded).map(\.signed)
+            return try FakeAppStoreServer.json(RefundBody(signedTransactions: refunded, revision: "r\(refunded.count)", hasMore: false))
         }
         router.put("/inApps/v1/transactions/consumption/{id}") { [self] request, context in
             let id = try context.parameters.require("id")

@@ -105,6 +105,26 @@ package struct LedgerRecorder: Sendable {
         return (try await record(app: app, events, at: latest ?? clock.now(), metadata: metadata), verified)
     }
 
+    /// Signed transactions from the App Store Server API verified offline for `app`, as any other (not recorded).
+    package func verifiedTransactions(app: AppRecord, _ signed: [String]) async throws(RecordingError) -> [TransactionPayload] {
+        let verifiers = verifierCache.verifiers(for: app)
+        var verified: [TransactionPayload] = []
+        for (index, item) in signed.enumerated() {
+            verified.append(try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
+                try await verifiers.verifyTransaction(item, now: clock.date())
+            })
+        }
+        return verified
+    }
+
+    /// A notification's `signedPayload` verified offline for `app` (not recorded).
+    package func verifiedNotification(app: AppRecord, _ signedPayload: String) async throws(RecordingError) -> VerifiedNotification {
+        let verifiers = verifierCache.verifiers(for: app)
+        return try await Self.verify { () async throws(AppStoreVerificationError) in
+            try await verifiers.verifyNotification(signedPayload, now: clock.date())
+        }
+    }
+
     /// `events` without the renewal-info facts the purchase's stream already states. Apple signs renewal info anew at
     /// every API call, and a fact's key holds its signing time, so without this every backfill would record the same
     /// auto-renew status (billing retry, price-increase consent, next product) again; a fact that changes the state is

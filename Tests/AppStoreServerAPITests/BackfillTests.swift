@@ -2,6 +2,7 @@ import AppStoreSamples
 import AppStoreServerAPI
 import AppStoreServerTestSupport
 import AppStoreSync
+import AppStoreVerification
 import Crypto
 import Foundation
 import LedgerDomain
@@ -85,15 +86,24 @@ import Testing
         await world.close()
     }
 
-    @Test func theOtherCallsReachTheirEndpointsSigned() async throws {
+    @Test func theOtherCallsReachTheirEndpointsSignedAndTheirSignedItemsAreVerified() async throws {
         let world = try await SyncWorld.make()
         let client = try world.client()
-        let token = try await client.requestTestNotification().testNotificationToken
-        let status = try await client.testNotificationStatus(token: token)
-        let payload = try #require(status.signedPayload)
-        _ = try await world.recorder.notification(app: world.app, signedPayload: payload, metadata: EventMetadata(source: "test"))
-        #expect(try await client.lookUpOrder(orderID: "MQ2X7Y").status == 1)
-        #expect(try await client.refundHistory(transactionID: "1000").hasMore == false)
+        let lookups = AppStoreLookups(recorder: world.recorder)
+        let test = try await lookups.requestTestNotification(app: world.app, client: client)
+        #expect(test.token == "fake-test-token" && test.sent?.payload.notificationType?.rawValue == "TEST")
+        #expect(try await lookups.order(app: world.app, client: client, orderID: "MQ2X7Y").map(\.transactionId) == ["1000"])
+        #expect(try await lookups.order(app: world.app, client: client, orderID: "NOPE").isEmpty)
+        #expect(try await lookups.refunds(app: world.app, client: client, transactionID: "2000").map(\.transactionId) == ["2105"])
+        // Signed by someone else: refused by the offline verification, as a forged notification would be.
+        let stranger = try await SyncWorld.make(database: world.url)
+        await #expect {
+            _ = try await AppStoreLookups(recorder: stranger.recorder).order(app: stranger.app, client: client, orderID: "MQ2X7Y")
+        } throws: { error in
+            guard case .unverifiable(let failure, _)? = error as? RecordingError else { return false }
+            return failure.code == .untrustedChain
+        }
+        await stranger.close()
         await #expect(throws: AppStoreServerAPIError.rejected(status: 404, errorCode: 4_040_012, errorMessage: "Test notification not found.")) {
             try await client.testNotificationStatus(token: "../../history/1000")
         }
