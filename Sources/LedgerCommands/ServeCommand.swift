@@ -67,6 +67,10 @@ struct ServeCommand: AsyncParsableCommand {
         let database = database
         let digest = digest
         try await database.withLedger(logger: logger, poolSize: poolSize) { service, _, migrations in
+            // Before anything that must be shut down is made (the webhook sender's HTTP client).
+            if let clients = apiConfiguration.appStore {
+                try await Self.checkAppStoreSettings(clients, tenancy: TenancyStore(pool: service), logger: logger)
+            }
             // Loaded once the data folder exists (the embedded default key lives there).
             let key = try digest.key(database: database)
             if key == nil {
@@ -84,10 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
             services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
-            if let clients = apiConfiguration.appStore {
-                try await Self.checkAppStoreSettings(clients, tenancy: TenancyStore(pool: service), logger: logger)
-                services.append(AppStoreService(api: api, clients: clients, logger: logger))
-            }
+            if let clients = apiConfiguration.appStore { services.append(AppStoreService(api: api, clients: clients, logger: logger)) }
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),

@@ -71,6 +71,21 @@ enum SettingsFile {
     }
 }
 
+@Suite(.timeLimit(.minutes(5))) struct ServeSettingsTests {
+    @Test func serveRefusesToStartWithSettingsItCannotUse() async throws {
+        let world = try await SyncWorld.make()
+        let unreadable = try await ledgerWithFailure(["serve", "--database-url", world.url, "--appstore-api-config", "/nonexistent.json"])
+        #expect(unreadable.code == 1 && unreadable.failure?.contains("/nonexistent.json cannot be read") == true)
+        // An app the ledger does not have, named in otherwise good settings: refused at start, before serving.
+        let config = try SettingsFile.write(world: world)
+        let text = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: world.app.id, with: "app_unknown")
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        let unknown = try await ledgerWithFailure(["serve", "--database-url", world.url, "--port", "0", "--appstore-api-config", config])
+        #expect(unknown.code == 1 && unknown.failure?.contains("app_unknown") == true)
+        await world.close()
+    }
+}
+
 @Suite(.timeLimit(.minutes(5))) struct BackfillRouteTests {
     @Test func theAPIBackfillsForTheSecretKeyOrTheAdminAndRefusesBadRequests() async throws {
         let world = try await SyncWorld.make()
