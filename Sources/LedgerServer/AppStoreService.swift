@@ -82,9 +82,10 @@ package struct AppStoreService: Service {
     func reconcileIfDue(appID: String) async throws -> AppStoreReconciliation.Summary? {
         let now = clock.date()
         let last = try await runs.lastRun(app: appID)
-        guard schedule.isDue(lastStartedAt: last.map { Self.date($0.startedAt) }, now: now) else { return nil }
+        guard schedule.isDue(lastStartedAt: last.map { Self.date($0.startedAt) }, lastFailed: last?.succeeded == false, now: now) else { return nil }
         let started = Instant(now)
-        guard try await runs.claim(app: appID, now: started, dueIfStartedBefore: Instant(schedule.dueIfStartedBefore(now: now))) else {
+        guard try await runs.claim(app: appID, now: started, dueIfStartedBefore: Instant(schedule.dueIfStartedBefore(now: now)),
+                                   failedDueIfStartedBefore: Instant(schedule.failedDueIfStartedBefore(now: now))) else {
             return nil  // another instance runs it
         }
         let since = schedule.periodStart(lastSuccessStartedAt: last?.lastSuccessStartedAt.map(Self.date), now: now)

@@ -147,6 +147,10 @@ import Testing
         #expect(!schedule.isDue(lastStartedAt: now.addingTimeInterval(-86_399), now: now))
         #expect(schedule.isDue(lastStartedAt: now.addingTimeInterval(-86_400), now: now))
         #expect(schedule.dueIfStartedBefore(now: now) == now.addingTimeInterval(-86_400))
+        // A failed run is tried again an hour later, not the next day.
+        #expect(!schedule.isDue(lastStartedAt: now.addingTimeInterval(-3_599), lastFailed: true, now: now))
+        #expect(schedule.isDue(lastStartedAt: now.addingTimeInterval(-3_600), lastFailed: true, now: now))
+        #expect(schedule.failedDueIfStartedBefore(now: now) == now.addingTimeInterval(-3_600))
     }
 
     @Test func aRunCoversSinceTheLastSuccessWithOverlapWithinApplesLimit() {

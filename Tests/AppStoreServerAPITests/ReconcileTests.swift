@@ -3,11 +3,13 @@ import AppStoreServerAPI
 import AppStoreServerTestSupport
 import AppStoreSync
 import AppStoreVerification
+import Crypto
 import Foundation
 import LedgerDomain
 import LedgerRecording
 import LedgerServer
 import LedgerStore
+import Synchronization
 import Testing
 
 /// Reconciliation against the fake's notification history: exactly the missed notifications are recorded.
@@ -85,6 +87,32 @@ import Testing
         #expect(metrics.contains(#"ledger_appstore_reconcile_last_missed{app="\#(world.app.id)"} 30"#))
         #expect(metrics.contains(#"ledger_appstore_reconcile_last_success{app="\#(world.app.id)"} 1"#))
         #expect(metrics.contains(#"ledger_appstore_reconcile_last_run_timestamp_seconds{app="\#(world.app.id)"}"#))
+        await world.close()
+    }
+
+    @Test func aFailedRunShowsInMetricsAndIsTriedAgainAnHourLater() async throws {
+        let world = try await SyncWorld.make()
+        let start = Date()
+        for notification in try Self.sent(world, now: start) {
+            world.fake.addNotification(signedDate: notification.signed, signedPayload: notification.payload)
+        }
+        let now = Mutex(start)
+        let api = try await LedgerAPI.make(pool: world.pool, configuration: .init(
+            roots: .init(certificates: world.signer.roots), clock: LedgerClock { now.withLock { $0 } }), logger: world.logger)
+        func service(_ config: String) throws -> AppStoreService {
+            AppStoreService(api: api, clients: AppStoreClients(settings: try AppStoreAPISettings.load(path: config),
+                                                               retryPolicy: SyncWorld.retryPolicy, logger: world.logger), logger: world.logger)
+        }
+        let refused = try service(try SettingsFile.write(world: world, privateKey: P256.Signing.PrivateKey()))
+        await #expect(throws: AppStoreSyncError.self) { try await refused.check(appID: world.app.id) }
+        #expect(try await ReconcileRunStore(pool: world.pool).lastRun(app: world.app.id)?.succeeded == false)
+        #expect(LedgerMetrics.exposition().contains(#"ledger_appstore_reconcile_last_success{app="\#(world.app.id)"} 0"#))
+
+        let fixed = try service(try SettingsFile.write(world: world))
+        #expect(try await fixed.check(appID: world.app.id) == nil)  // failed a moment ago
+        now.withLock { $0 += 3_601 }
+        #expect(try await fixed.check(appID: world.app.id)?.missed == 30)
+        #expect(LedgerMetrics.exposition().contains(#"ledger_appstore_reconcile_last_success{app="\#(world.app.id)"} 1"#))
         await world.close()
     }
 

@@ -19,13 +19,13 @@ public struct ReconcileRunStore: Sendable {
         public var lastSuccessStartedAt: Instant?
     }
 
-    /// Claims the run due at `now` when the last one started at or before `dueIfStartedBefore` (or never): true for
-    /// exactly one caller among concurrent instances.
-    public func claim(app appID: String, now: Instant, dueIfStartedBefore: Instant) async throws -> Bool {
+    /// Claims the run due at `now` when the last one started at or before `dueIfStartedBefore` (or never), or failed and
+    /// started at or before `failedDueIfStartedBefore`: true for exactly one caller among concurrent instances.
+    public func claim(app appID: String, now: Instant, dueIfStartedBefore: Instant, failedDueIfStartedBefore: Instant) async throws -> Bool {
         let rows = try await pool.query("""
             INSERT INTO ledger.appstore_reconcile_runs AS r (app_id, started_at) VALUES (\(appID), \(now))
             ON CONFLICT (app_id) DO UPDATE SET started_at = EXCLUDED.started_at, finished_at = NULL, succeeded = NULL, error = NULL
-            WHERE r.started_at <= \(dueIfStartedBefore)
+            WHERE r.started_at <= \(dueIfStartedBefore) OR (r.succeeded = false AND r.started_at <= \(failedDueIfStartedBefore))
             RETURNING app_id
             """)
         return !rows.isEmpty
