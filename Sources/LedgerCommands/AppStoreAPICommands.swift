@@ -7,6 +7,7 @@ import LedgerDomain
 import LedgerRecording
 import LedgerStore
 import Logging
+import PostgresClient
 
 /// What `ledger appstore backfill` and `reconcile` share: the App Store API settings, the trust roots, the database.
 struct AppStoreAPIOptions: ParsableArguments {
@@ -49,9 +50,16 @@ struct AppStoreAPIOptions: ParsableArguments {
         return ExitCode(2)
     }
 
-    /// Runs `body` with the app, its client and a recorder on the migrated database.
-    func withApp<T>(command: String, logger: Logger,
-                    _ body: (AppRecord, AppStoreServerAPIClient, LedgerRecorder) async throws -> T) async throws -> T {
+    /// What a command works with: the app, its client and settings, a recorder and a pool on the migrated database.
+    struct Context {
+        var app: AppRecord
+        var client: AppStoreServerAPIClient
+        var settings: AppStoreAPISettings.AppSettings
+        var recorder: LedgerRecorder
+        var pool: PostgresPool
+    }
+
+    func withApp<T>(command: String, logger: Logger, _ body: (Context) async throws -> T) async throws -> T {
         let (settings, roots) = try load(command: command)
         let app = app
         return try await database.withLedger(logger: logger) { pool, _, _ in
@@ -64,7 +72,8 @@ struct AppStoreAPIOptions: ParsableArguments {
                 throw CommandFailure("\(error)")
             }
             let recorder = LedgerRecorder(store: EventStore(pool: pool, logger: logger), tenancy: tenancy, roots: roots, clock: .system)
-            return try await body(record, client, recorder)
+            guard let appSettings = settings.apps[app] else { throw CommandFailure(AppStoreSyncError.notConfigured(app: app).description) }
+            return try await body(Context(app: record, client: client, settings: appSettings, recorder: recorder, pool: pool))
         }
     }
 }
@@ -95,10 +104,10 @@ extension AppStoreCommand {
             let ids = try transactionIDList()
             let logger = CommandLogging.logger("ledger.appstore")
             let progress = ProgressReporter(label: "backfill", unit: "transaction ids", total: ids.count)
-            let summary = try await options.withApp(command: "backfill", logger: logger) { app, client, recorder in
+            let summary = try await options.withApp(command: "backfill", logger: logger) { context in
                 do {
-                    return try await AppStoreBackfill(recorder: recorder, logger: logger).run(
-                        app: app, client: client, transactionIDs: ids, progress: { done, _ in progress.update(done: done) })
+                    return try await AppStoreBackfill(recorder: context.recorder, logger: logger).run(
+                        app: context.app, client: context.client, transactionIDs: ids, progress: { done, _ in progress.update(done: done) })
                 } catch {
                     throw CommandFailure("\(error)")
                 }
@@ -158,10 +167,10 @@ extension AppStoreCommand {
                 throw options.usage("reconcile", error.description)
             }
             let logger = CommandLogging.logger("ledger.appstore")
-            let summary = try await options.withApp(command: "reconcile", logger: logger) { app, client, recorder in
+            let summary = try await options.withApp(command: "reconcile", logger: logger) { context in
                 do {
-                    return try await AppStoreReconciliation(recorder: recorder, logger: logger).run(
-                        app: app, client: client, since: startDate, now: now)
+                    return try await AppStoreReconciliation(recorder: context.recorder, logger: logger).run(
+                        app: context.app, client: context.client, since: startDate, now: now)
                 } catch {
                     throw CommandFailure("\(error)")
                 }
@@ -172,6 +181,31 @@ extension AppStoreCommand {
                 """)
             for failure in summary.failures { print("  notification #\(failure.index + 1): \(failure.code): \(failure.message)") }
             if !summary.failures.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    /// `ledger appstore answer-consumption`: what `serve` does at each check, once: answers the app's unanswered
+    /// `CONSUMPTION_REQUEST`s with Send Consumption Information (only if its settings opt in).
+    struct AnswerConsumption: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "answer-consumption",
+            abstract: "Answer the app's unanswered App Store consumption requests now (as serve does), if its settings opt in.")
+
+        @OptionGroup var options: AppStoreAPIOptions
+
+        init() {}
+
+        func run() async throws {
+            let logger = CommandLogging.logger("ledger.appstore")
+            let sent = try await options.withApp(command: "answer-consumption", logger: logger) { context in
+                guard context.settings.consumption.optedIn else {
+                    throw options.usage("answer-consumption", "app \(options.app) has not opted in: set consumption_information.opted_in")
+                }
+                return try await ConsumptionAnswers(recorder: context.recorder, requests: ConsumptionRequestQueries(pool: context.pool),
+                                                    clock: .system, logger: logger)
+                    .answer(app: context.app, client: context.client, settings: context.settings.consumption)
+            }
+            print("answered \(sent) consumption request(s) of app \(options.app)")
         }
     }
 }

@@ -7,7 +7,7 @@ public struct AppStoreCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "appstore",
         abstract: "Verify and decode App Store data offline; backfill and reconcile through the App Store Server API.",
-        subcommands: [Decode.self, Sample.self, Backfill.self, Reconcile.self]
+        subcommands: [Decode.self, Sample.self, Backfill.self, Reconcile.self, AnswerConsumption.self]
     )
 
     public init() {}

@@ -42,6 +42,20 @@ import Testing
         let sent = try await world.events().filter { $0.value.type == "transaction.consumption_information_sent" }
         #expect(sent.keys.sorted() == ["consumption_information:1102"] && sent.first?.value.source == "appstore.consumption")
 
+        // The same from the command line, for a second request.
+        let second = try world.signer.notification(
+            type: "CONSUMPTION_REQUEST", uuid: "20000000-0000-4000-8000-000000000002",
+            signed: Int64((Date().timeIntervalSince1970 - 1800) * 1000),
+            transactionJSON: SyncWorld.oneTime(1103, product: "coins", type: "Consumable", token: SyncWorld.userA, at: 9),
+            bundleID: SyncWorld.bundleID)
+        _ = try await world.recorder.notification(app: world.app, signedPayload: second, metadata: EventMetadata(source: "test"))
+        let roots = try SettingsFile.roots(world.signer).flatMap { ["--root", $0] }
+        let command = ["appstore", "answer-consumption", "--database-url", world.url, "--app", world.app.id] + roots
+        #expect(try await ledger(command + ["--config", optedIn]) == 0)
+        #expect(world.fake.consumptionAnswers.map(\.transactionID) == ["1102", "1103"])
+        #expect(world.fake.consumptionAnswers.last?.body.contains(#""consumptionStatus":1"#) == true)  // 1103 was not consumed
+        #expect(try await ledger(command + ["--config", try SettingsFile.write(world: world)]) == 2)  // not opted in
+
         // An app that did not opt in sends nothing.
         let notOptedIn = AppStoreClients(settings: try AppStoreAPISettings.load(path: try SettingsFile.write(world: world)), logger: world.logger)
         #expect(try await AppStoreService(api: api, clients: notOptedIn, logger: world.logger).answerConsumptionRequests(appID: world.app.id) == 0)
