@@ -157,12 +157,45 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // A client of Apple's App Store Server API: ES256 tokens from the app's In-App Purchase key, retries with backoff,
+        // a concurrency limit, typed errors with Apple's codes. No database: the answers' signed items are verified by callers.
+        .target(
+            name: "AppStoreServerAPI",
+            dependencies: [
+                "AppStoreVerification",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Backfill, reconciliation and consumption answers through the App Store Server API, recorded by LedgerRecording:
+        // shared by the CLI (`ledger appstore backfill|reconcile`) and `serve` (its route and daily service).
+        .target(
+            name: "AppStoreSync",
+            dependencies: [
+                "AppStoreServerAPI",
+                "AppStoreVerification",
+                "LedgerDomain",
+                "LedgerRecording",
+                "LedgerStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
         // The HTTP service (Hummingbird 2): the seed API, the v1 API, Apple's notification endpoint, keys and
         // tenancy, OpenAPI and metrics.
         .target(
             name: "LedgerServer",
             dependencies: [
                 "AppStoreIngest",
+                "AppStoreServerAPI",
+                "AppStoreSync",
                 "LedgerRecording",
                 "AppStoreVerification",
                 "ExactJSON",
@@ -205,7 +238,10 @@ let package = Package(
                 "LedgerWebhooks",
                 "AppStoreVerification",
                 "AppStoreSamples",
+                "AppStoreServerAPI",
+                "AppStoreSync",
                 "LedgerDomain",
+                "LedgerRecording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -237,6 +273,22 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // A fake App Store Server API on loopback for the tests: a scripted history signed with the test PKI, every
+        // request's token checked, 429 and retryable 5xx injected at random (seeded), every call recorded.
+        .target(
+            name: "AppStoreServerTestSupport",
+            dependencies: [
+                "AppStoreSamples", "AppStoreServerAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -275,6 +327,20 @@ let package = Package(
             name: "LedgerRecordingTests",
             dependencies: ["LedgerRecording", "LedgerStore", "LedgerDomain", "AppStoreSamples", "AppStoreVerification",
                            "PostgresClient", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AppStoreServerAPITests",
+            dependencies: [
+                "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
+                "LedgerCommands", "LedgerDomain", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),

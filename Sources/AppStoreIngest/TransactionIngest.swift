@@ -45,6 +45,30 @@ public struct TransactionIngest: Sendable {
         return events
     }
 
+    /// A transaction fetched from the App Store Server API (a backfill), which no app user uploaded: the facts carry
+    /// the user the app's `appAccountToken` policy names, as a notification's do (so the payloads are the same
+    /// whichever path records the transaction first), and the only link is that token's.
+    public func events(fetched transaction: TransactionPayload, renewalInfo: RenewalInfoPayload? = nil) throws(IngestError) -> [LedgerEvent] {
+        let user = appAccountTokens.appUserID(forToken: transaction.appAccountToken)
+        let facts = try TransactionFacts(transaction, appUserID: user)
+        let type = LedgerDomain.ProductType(appStore: transaction.type)
+        var events: [LedgerEvent] = []
+        if let type {
+            events.append(PurchaseEvents.event(facts, type: type, isCustomerPurchase: transaction.transactionReason == .purchase))
+        }
+        if let revoked = transaction.revocationDate.map(Instant.init(appStore:)) {
+            events.append(Self.revocation(transaction, facts, at: revoked))
+        }
+        if let renewalInfo, type == .autoRenewable {
+            events += try Self.renewalEvents(renewalInfo, facts)
+        }
+        if let user {
+            events.append(IdentityLinks.link(user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
+                                             source: .appAccountToken))
+        }
+        return events
+    }
+
     /// Family Sharing access withdrawn is a revocation; anything else with a revocation date is a refund.
     static func revocation(_ t: TransactionPayload, _ facts: TransactionFacts, at instant: Instant) -> LedgerEvent {
         let ref = PurchaseEvents.ref(facts, at: instant)

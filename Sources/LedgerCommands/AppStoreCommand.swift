@@ -6,8 +6,8 @@ import Foundation
 public struct AppStoreCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "appstore",
-        abstract: "Verify and decode App Store signed data and receipts, offline.",
-        subcommands: [Decode.self, Sample.self]
+        abstract: "Verify and decode App Store data offline; backfill and reconcile through the App Store Server API.",
+        subcommands: [Decode.self, Sample.self, Backfill.self, Reconcile.self, AnswerConsumption.self]
     )
 
     public init() {}

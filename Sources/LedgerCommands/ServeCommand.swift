@@ -1,3 +1,5 @@
+import AppStoreServerAPI
+import AppStoreSync
 import AppStoreVerification
 import ArgumentParser
 import Foundation
@@ -43,6 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
                 + "Apple's roots; `default` adds Apple's back)."))
     var appleRoots: [String] = []
 
+    @Option(name: .customLong("appstore-api-config"),
+            help: "The App Store Server API settings file (default: $LEDGER_APPSTORE_API_CONFIG; none: no backfill, no reconciliation).")
+    var appStoreAPIConfig: String?
+
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.serve")
         let environment = ProcessInfo.processInfo.environment
@@ -61,6 +67,10 @@ struct ServeCommand: AsyncParsableCommand {
         let database = database
         let digest = digest
         try await database.withLedger(logger: logger, poolSize: poolSize) { service, _, migrations in
+            // Before anything that must be shut down is made (the webhook sender's HTTP client).
+            if let clients = apiConfiguration.appStore {
+                try await Self.checkAppStoreSettings(clients, tenancy: TenancyStore(pool: service), logger: logger)
+            }
             // Loaded once the data folder exists (the embedded default key lives there).
             let key = try digest.key(database: database)
             if key == nil {
@@ -78,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
             services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
+            if let clients = apiConfiguration.appStore { services.append(AppStoreService(api: api, clients: clients, logger: logger)) }
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),
@@ -98,9 +109,32 @@ extension ServeCommand {
         } catch {
             throw ValidationError("Apple roots: \(error.message)")
         }
+        let appStore: AppStoreAPISettings
+        do {
+            appStore = try AppStoreAPISettings.load(path: appStoreAPIConfig, environment: environment)
+        } catch {
+            throw ValidationError("App Store Server API settings: \(error.message)")
+        }
         return LedgerAPI.Configuration(adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
                                        roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout),
-                                       webhooks: try Self.webhookSettings(environment: environment))
+                                       webhooks: try Self.webhookSettings(environment: environment),
+                                       appStore: appStore.apps.isEmpty ? nil : AppStoreClients(
+                                           settings: appStore, logger: CommandLogging.logger("ledger.appstore-api")))
+    }
+
+    /// Each configured app exists and its key loads, or `serve` stops at start with what to fix (not at 3 a.m.).
+    static func checkAppStoreSettings(_ clients: AppStoreClients, tenancy: TenancyStore, logger: Logger) async throws {
+        for appID in clients.configuredApps {
+            guard let app = try await tenancy.app(id: appID) else {
+                throw ValidationError("App Store Server API settings name app \(appID), which the ledger does not have")
+            }
+            do {
+                _ = try clients.client(for: app)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        logger.info("App Store Server API configured", metadata: ["apps": "\(clients.configuredApps.joined(separator: ","))"])
     }
 
     /// Webhook settings from the environment (docs/webhooks.md lists them).

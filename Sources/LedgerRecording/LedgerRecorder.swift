@@ -72,6 +72,83 @@ package struct LedgerRecorder: Sendable {
         return (result, ids)
     }
 
+    /// Signed transactions fetched from the App Store Server API (a backfill), each with its renewal info if any:
+    /// verified like every other signed item, recorded under the same keys as the notification or upload carrying the
+    /// same transaction (so each is recorded once), with no uploader: only the app's `appAccountToken` policy links
+    /// purchases to users, as for notifications. Returns the verified transactions too (the caller pages by them).
+    package func fetchedTransactions(app: AppRecord, _ fetched: [(transaction: String, renewalInfo: String?)],
+                                     metadata: EventMetadata) async throws -> (RecordResult, transactions: [TransactionPayload]) {
+        let verifiers = verifierCache.verifiers(for: app)
+        let ingest = TransactionIngest(appAccountTokens: app.tokenPolicy)
+        var events: [LedgerEvent] = []
+        var verified: [TransactionPayload] = []
+        var latest: Instant?
+        for (index, item) in fetched.enumerated() {
+            let transaction = try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
+                try await verifiers.verifyTransaction(item.transaction, now: clock.date())
+            }
+            var renewal: RenewalInfoPayload?
+            if let signed = item.renewalInfo {
+                renewal = try await Self.verify(at: "signedRenewalInfo[\(index)]") { () async throws(AppStoreVerificationError) in
+                    try await verifiers.verifyRenewalInfo(signed, now: clock.date())
+                }
+            }
+            var fetchedEvents = try Self.ingest { () throws(IngestError) in try ingest.events(fetched: transaction, renewalInfo: renewal) }
+            if renewal != nil, let original = transaction.originalTransactionId ?? transaction.transactionId {
+                fetchedEvents = try await withoutKnownRenewalFacts(app: app, fetchedEvents, originalTransactionID: original)
+            }
+            events += fetchedEvents
+            verified.append(transaction)
+            if let signed = transaction.signedDate.map(Instant.init(appStore:)) { latest = max(latest ?? signed, signed) }
+        }
+        guard !events.isEmpty else { return (RecordResult(), verified) }
+        return (try await record(app: app, events, at: latest ?? clock.now(), metadata: metadata), verified)
+    }
+
+    /// Signed transactions from the App Store Server API verified offline for `app`, as any other (not recorded).
+    package func verifiedTransactions(app: AppRecord, _ signed: [String]) async throws(RecordingError) -> [TransactionPayload] {
+        let verifiers = verifierCache.verifiers(for: app)
+        var verified: [TransactionPayload] = []
+        for (index, item) in signed.enumerated() {
+            verified.append(try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
+                try await verifiers.verifyTransaction(item, now: clock.date())
+            })
+        }
+        return verified
+    }
+
+    /// A notification's `signedPayload` verified offline for `app` (not recorded).
+    package func verifiedNotification(app: AppRecord, _ signedPayload: String) async throws(RecordingError) -> VerifiedNotification {
+        let verifiers = verifierCache.verifiers(for: app)
+        return try await Self.verify { () async throws(AppStoreVerificationError) in
+            try await verifiers.verifyNotification(signedPayload, now: clock.date())
+        }
+    }
+
+    /// `events` without the renewal-info facts the purchase's stream already states. Apple signs renewal info anew at
+    /// every API call, and a fact's key holds its signing time, so without this every backfill would record the same
+    /// auto-renew status (billing retry, price-increase consent, next product) again; a fact that changes the state is
+    /// kept.
+    func withoutKnownRenewalFacts(app: AppRecord, _ events: [LedgerEvent], originalTransactionID id: String) async throws -> [LedgerEvent] {
+        let stream = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id))
+        let status = fold(SubscriptionStatusReducer.self, key: id, events: stream.compactMap(DomainEventDecoding.decode), asOf: nil)
+        return events.filter { event in
+            switch event {
+            case .autoRenewChanged(let change): status.autoRenew?.value != change.enabled
+            case .priceIncrease(let increase): status.priceIncrease?.value != increase.consent
+            case .renewalPreferenceChanged(let change) where change.transaction == nil:
+                status.nextProduct?.value != .some(change.autoRenewProductID)
+            case .billingFailed(let failure):
+                switch status.lifecycle?.value.state {
+                case .inBillingRetry?: failure.gracePeriodExpiresAt != nil
+                case .inGracePeriod?: status.lifecycle?.value.graceExpiresAt != failure.gracePeriodExpiresAt
+                default: true
+                }
+            default: true
+            }
+        }
+    }
+
     /// A legacy app receipt (DER / BER bytes) uploaded for `user`. Product types come from the app's catalog.
     package func receipt(app: AppRecord, user: String, der: [UInt8], link: Bool,
                         metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
@@ -136,6 +213,38 @@ package struct LedgerRecorder: Sendable {
         } catch let error as ConsumeError {
             throw RecordingError.notConsumed(error)
         }
+    }
+
+    /// The answer the ledger sent to Apple's consumption request, recorded once per request's transaction.
+    package func consumptionInformationSent(app: AppRecord, _ sent: ConsumptionInformationSent, metadata: EventMetadata) async throws
+        -> RecordResult {
+        let event = LedgerEvent.consumptionInformationSent(sent)
+        let outcome = try await EventRecorder(store: store).record(
+            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: sent.originalTransactionID), event: event,
+                           idempotencyKey: event.idempotencyKey)],
+            occurredAt: { _ in sent.sentAt }, metadata: metadata)
+        return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
+    }
+
+    /// What the log knows of a purchase for a consumption answer: whether it holds the purchase, whether it was
+    /// consumed, and its `appAccountToken`.
+    package func consumptionFacts(app: AppRecord, originalTransactionID id: String) async throws
+        -> (known: Bool, consumed: Bool, appAccountToken: String?) {
+        let events = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id))
+        var facts = (known: false, consumed: false, appAccountToken: String?.none)
+        for record in events {
+            switch try? LedgerEvent.decode(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload) {
+            case .purchaseConsumable(let p)?, .purchaseNonConsumable(let p)?, .purchaseNonRenewing(let p)?:
+                facts.known = true
+                facts.appAccountToken = facts.appAccountToken ?? p.transaction.developerPayload
+            case .subscriptionStarted(let s)?:
+                facts.known = true
+                facts.appAccountToken = facts.appAccountToken ?? s.transaction.developerPayload
+            case .consumed?: facts.consumed = true
+            default: break
+            }
+        }
+        return facts
     }
 
     /// A purchase paid outside the App Store (a card payment the developer's server took), recorded once per

@@ -1,3 +1,4 @@
+import AppStoreSync
 import AppStoreVerification
 import Foundation
 import LedgerDomain
@@ -29,11 +30,13 @@ package struct LedgerAPI: Sendable {
         package var live: LiveHub.Settings
         /// Webhook delivery settings (retries, outbound limits); the API checks endpoint URLs against them.
         package var webhooks: WebhookSettings
+        /// The App Store Server API clients of the apps configured for it (`LEDGER_APPSTORE_API_CONFIG`); nil: none.
+        package var appStore: AppStoreClients?
 
         package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
                     readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system, webhooks: WebhookSettings = WebhookSettings(),
-                    live: LiveHub.Settings = LiveHub.Settings()) {
+                    live: LiveHub.Settings = LiveHub.Settings(), appStore: AppStoreClients? = nil) {
             self.adminToken = adminToken
             self.roots = roots
             self.maxBodyBytes = maxBodyBytes
@@ -43,6 +46,7 @@ package struct LedgerAPI: Sendable {
             self.clock = clock
             self.webhooks = webhooks
             self.live = live
+            self.appStore = appStore
         }
     }
 
@@ -58,6 +62,7 @@ package struct LedgerAPI: Sendable {
     let users: UserQueries
     let readYourWrites: ReadYourWrites
     let webhooks: WebhookStore
+    let logger: Logger
     /// The live streams of this instance; `LiveService` runs it.
     package let live: LiveHub
 
@@ -84,6 +89,7 @@ package struct LedgerAPI: Sendable {
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
         self.webhooks = WebhookStore(pool: pool)
+        self.logger = logger
         let cache = tenancyCache
         let live = LiveHub(pool: pool, catalog: { try await cache.products(app: $0) }, clock: configuration.clock,
                            settings: configuration.live, logger: logger)

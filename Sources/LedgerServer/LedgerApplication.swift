@@ -42,6 +42,8 @@ package enum LedgerApplication {
             .register(on: routes, auth: api.auth)
         WebhookRoutes(store: api.webhooks, cache: api.tenancyCache, body: api.body, settings: api.configuration.webhooks)
             .register(on: routes, auth: api.auth)
+        AppStoreRoutes(clients: api.configuration.appStore, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
+                       logger: api.logger).register(on: routes, auth: api.auth)
         InvoiceRoutes(invoices: InvoiceStore(pool: api.pool), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
         return router
     }

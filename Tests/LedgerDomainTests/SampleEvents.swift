@@ -46,6 +46,9 @@ func sampleEvents() -> [LedgerEvent] {
         .refundReversed(RefundReversed(subscription: r, transactionID: "t1")),
         .revoked(Revocation(subscription: r, transactionID: "t1", revocationDate: day(6))),
         .consumptionRequested(ConsumptionRequest(subscription: r, transactionID: "t1")),
+        .consumptionInformationSent(ConsumptionInformationSent(
+            originalTransactionID: "o1", transactionID: "t1", productID: "coins", environment: .sandbox, requestSignedDate: day(6),
+            sentAt: day(7), consumptionStatus: 3, deliveryStatus: 0, platform: 1, customerConsented: true)),
         .linked(TransactionLink(appUserID: "u2", originalTransactionIDs: ["o1", "o2"], linkedAt: day(7), source: .restore)),
         .transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["o1"], transferredAt: day(8), policy: .transferIfNoActive)),
         .appStoreNotification(AppStoreNotification(
@@ -82,6 +85,7 @@ func caseName(_ event: LedgerEvent) -> String {
     case .refundReversed: "refundReversed"
     case .revoked: "revoked"
     case .consumptionRequested: "consumptionRequested"
+    case .consumptionInformationSent: "consumptionInformationSent"
     case .linked: "linked"
     case .transferred: "transferred"
     case .appStoreNotification: "appStoreNotification"

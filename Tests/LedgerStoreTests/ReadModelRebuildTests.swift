@@ -459,7 +459,7 @@ func subscriptionFacts(_ id: String, renewal: Int, user: String?) -> Transaction
 
 /// The number of cases of `LedgerEvent`, and each case's index: exhaustive, so a new case fails to compile here
 /// until the history generator makes it (`HistoryBuilder.everyCase`).
-let caseCount = 23
+let caseCount = 24
 func caseIndex(_ event: LedgerEvent) -> Int {
     switch event {
     case .purchaseConsumable: 0
@@ -485,6 +485,7 @@ func caseIndex(_ event: LedgerEvent) -> Int {
     case .linked: 20
     case .transferred: 21
     case .appStoreNotification: 22
+    case .consumptionInformationSent: 23
     }
 }
 
@@ -660,6 +661,9 @@ struct HistoryBuilder {
         record(.refundReversed(RefundReversed(subscription: r, transactionID: "\(id)-every")))
         record(.revoked(Revocation(subscription: r, transactionID: "\(id)-every-2", revocationDate: onDay(101))))
         record(.consumptionRequested(ConsumptionRequest(subscription: r, transactionID: "\(id)-every")))
+        record(.consumptionInformationSent(ConsumptionInformationSent(
+            originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production, requestSignedDate: onDay(75),
+            sentAt: onDay(76), consumptionStatus: 1, deliveryStatus: 0, platform: 1, customerConsented: true)))
         record(.purchaseConsumable(Purchase(transaction: facts(consumable, transaction: consumable, product: "coins", user: user, group: nil,
                                                                day: 71, expires: nil, environment: .production))))
         record(.consumed(Consumption(appUserID: user, productID: "coins", transactionID: consumable, originalTransactionID: consumable,

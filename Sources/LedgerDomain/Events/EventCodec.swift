@@ -38,6 +38,7 @@ extension LedgerEvent {
         case .refundReversed(let p): ("transaction.refund_reversed", 1, EventCodec.json(p))
         case .revoked(let p): ("transaction.revoked", 1, EventCodec.json(p))
         case .consumptionRequested(let p): ("transaction.consumption_requested", 1, EventCodec.json(p))
+        case .consumptionInformationSent(let p): ("transaction.consumption_information_sent", 1, EventCodec.json(p))
         case .linked(let p): ("identity.linked", 1, EventCodec.json(p))
         case .transferred(let p): ("identity.transferred", 2, EventCodec.json(p))
         case .appStoreNotification(let p): ("appstore.notification", 1, EventCodec.json(p))
@@ -74,6 +75,7 @@ extension LedgerEvent {
         case "transaction.refund_reversed": return .refundReversed(try c.v1())
         case "transaction.revoked": return .revoked(try c.v1())
         case "transaction.consumption_requested": return .consumptionRequested(try c.v1())
+        case "transaction.consumption_information_sent": return .consumptionInformationSent(try c.v1())
         case "identity.linked": return .linked(try c.v1())
         case "identity.transferred":
             switch schemaVersion {

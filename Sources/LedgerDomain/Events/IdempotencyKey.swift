@@ -33,6 +33,7 @@ extension LedgerEvent {
         case .refundReversed(let e): return fact("transaction.refund_reversed", e.subscription, e.transactionID)
         case .revoked(let e): return fact("transaction.revoked", e.subscription, e.transactionID)
         case .consumptionRequested(let e): return fact("transaction.consumption_requested", e.subscription, e.transactionID)
+        case .consumptionInformationSent(let e): return "consumption_information:\(e.transactionID)"
         case .linked(let l):
             return "link:\(l.appUserID):\(l.originalTransactionIDs.sorted().joined(separator: ",")):\(l.linkedAt.microsecondsSinceEpoch)"
         case .transferred(let t):

@@ -24,6 +24,7 @@
 /// | `refundReversed` | `transaction.refund_reversed` | 1 |
 /// | `revoked` | `transaction.revoked` | 1 |
 /// | `consumptionRequested` | `transaction.consumption_requested` | 1 |
+/// | `consumptionInformationSent` | `transaction.consumption_information_sent` | 1 |
 /// | `linked` | `identity.linked` | 1 |
 /// | `transferred` | `identity.transferred` | 2 (1 is upcast) |
 /// | `appStoreNotification` | `appstore.notification` | 1 |
@@ -52,6 +53,7 @@ public enum LedgerEvent: Sendable, Hashable {
     case refundReversed(RefundReversed)
     case revoked(Revocation)
     case consumptionRequested(ConsumptionRequest)
+    case consumptionInformationSent(ConsumptionInformationSent)
     case linked(TransactionLink)
     case transferred(Transfer)
     case appStoreNotification(AppStoreNotification)
@@ -79,6 +81,7 @@ extension LedgerEvent {
         case .refundReversed(let e): [e.subscription.originalTransactionID]
         case .revoked(let e): [e.subscription.originalTransactionID]
         case .consumptionRequested(let e): [e.subscription.originalTransactionID]
+        case .consumptionInformationSent(let e): [e.originalTransactionID]
         case .linked(let l): l.originalTransactionIDs
         case .transferred(let t): t.originalTransactionIDs
         case .appStoreNotification: []
@@ -106,6 +109,7 @@ extension LedgerEvent {
         case .refundReversed(let e): e.subscription.appUserID
         case .revoked(let e): e.subscription.appUserID
         case .consumptionRequested(let e): e.subscription.appUserID
+        case .consumptionInformationSent: nil
         case .linked(let l): l.appUserID
         case .transferred(let t): t.toUserID
         case .appStoreNotification: nil

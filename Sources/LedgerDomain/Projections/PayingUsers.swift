@@ -99,7 +99,7 @@ public enum PayingUsersReducer: ProjectionReducer {
             guard p.environment.isProduction else { return nil }
             return (p.purchasedAt, p.paymentID, p.appUserID, p.paymentID)
         case .consumed, .billingFailed, .gracePeriodExpired, .subscriptionExpired, .autoRenewChanged, .priceIncrease,
-            .renewalExtended, .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested, .linked,
+            .renewalExtended, .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested, .consumptionInformationSent, .linked,
             .transferred, .appStoreNotification:
             return nil
         }

@@ -77,7 +77,7 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refundDeclined, .consumptionRequested, .appStoreNotification:
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .appStoreNotification:
             return []
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
             .refunded, .refundReversed, .revoked, .linked, .transferred:
@@ -95,7 +95,7 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refundDeclined, .consumptionRequested, .appStoreNotification, .linked, .transferred:
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .appStoreNotification, .linked, .transferred:
             break
         case .purchaseConsumable(let p): s.record(p.transaction, .consumable)
         case .purchaseNonConsumable(let p): s.record(p.transaction, .nonConsumable)

@@ -84,7 +84,7 @@ extension LedgerEvent {
             return nil
         case .consumed, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested:
+            .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested, .consumptionInformationSent:
             return appUserID.map { OwnerClaim(appUserID: $0, strong: false, stamp: Stamp(at: Instant(microsecondsSinceEpoch: 0), tie: $0)) }
         }
     }

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A client of the App Store Server API for one app (its In-App Purchase key and one environment's base URL).
+///
+/// Every request carries a fresh ES256 token (`AppStoreJWT`). Failures Apple calls retryable, 429 (after its
+/// `Retry-After`) and 5xx are retried under `AppStoreRetryPolicy`; at most `maximumConcurrentRequests` requests of this
+/// client are in flight at once (Apple rate-limits per app). Errors are `AppStoreServerAPIError`s carrying Apple's code.
+/// Signed items in the answers are returned as Apple sent them: verify them offline before trusting them.
+public final class AppStoreServerAPIClient: Sendable {
+    public enum Environment: String, Sendable, CaseIterable {
+        case production
+        case sandbox
+
+        /// Apple's hosts.
+        public var defaultBaseURL: String {
+            switch self {
+            case .production: "https://api.storekit.itunes.apple.com"
+            case .sandbox: "https://api.storekit-sandbox.itunes.apple.com"
+            }
+        }
+    }
+
+    public let key: AppStoreAPIKey
+    public let baseURL: String
+    let http: HTTPClient
+    let retryPolicy: AppStoreRetryPolicy
+    let limit: ConcurrencyLimit
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let random: @Sendable () -> Double
+
+    /// `baseURL` must be https, or http on a loopback address (a local fake server in tests).
+    public init(key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
+                maximumConcurrentRequests: Int = 4, logger: Logger = Logger(label: "ledger.appstore-api"),
+                now: @escaping @Sendable () -> Date = { Date() },
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) throws(AppStoreAPIKeyError) {
+        self.key = key
+        self.baseURL = try Self.checkedBaseURL(baseURL)
+        self.http = httpClient
+        self.retryPolicy = retryPolicy
+        self.limit = ConcurrencyLimit(limit: maximumConcurrentRequests)
+        self.logger = logger
+        self.now = now
+        self.random = random
+    }
+
+    /// The base URL without a trailing slash, if acceptable.
+    public static func checkedBaseURL(_ text: String) throws(AppStoreAPIKeyError) -> String {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+              url.user == nil, url.query == nil else {
+            throw AppStoreAPIKeyError("base_url \(text) is not an absolute URL such as https://api.storekit.itunes.apple.com")
+        }
+        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw AppStoreAPIKeyError("base_url \(text) must be https (plain http only on a loopback address, for a local test server)")
+        }
+        return trimmed
+    }
+
+    // MARK: The calls
+
+    /// Get Transaction History (v2), oldest first: one page from `revision` (nil: the first page).
+    public func transactionHistory(transactionID: String, revision: String? = nil) async throws(AppStoreServerAPIError) -> TransactionHistoryPage {
+        var query = [("sort", "ASCENDING")]
+        if let revision { query.insert(("revision", revision), at: 0) }
+        return try await call(.GET, "/inApps/v2/history/\(Self.segment(transactionID))", query: query)
+    }
+
+    /// Get All Subscription Statuses of the customer who made `transactionID`.
+    public func allSubscriptionStatuses(transactionID: String) async throws(AppStoreServerAPIError) -> SubscriptionStatuses {
+        try await call(.GET, "/inApps/v1/subscriptions/\(Self.segment(transactionID))")
+    }
+
+    /// Get Notification History: one page (`paginationToken` nil: the first).
+    public func notificationHistory(_ query: NotificationHistoryQuery, paginationToken: String? = nil) async throws(AppStoreServerAPIError)
+        -> NotificationHistoryPage {
+        try await call(.POST, "/inApps/v1/notifications/history", query: paginationToken.map { [("paginationToken", $0)] } ?? [],
+                       body: Self.json(query))
+    }
+
+    /// Request a Test Notification; returns its token.
+    public func requestTestNotification() async throws(AppStoreServerAPIError) -> TestNotificationRequested {
+        try await call(.POST, "/inApps/v1/notifications/test")
+    }
+
+    /// Get Test Notification Status.
+    public func testNotificationStatus(token: String) async throws(AppStoreServerAPIError) -> TestNotificationStatus {
+        try await call(.GET, "/inApps/v1/notifications/test/\(Self.segment(token))")
+    }
+
+    /// Look Up Order ID (the order id of the customer's e-mail receipt).
+    public func lookUpOrder(orderID: String) async throws(AppStoreServerAPIError) -> OrderLookup {
+        try await call(.GET, "/inApps/v1/lookup/\(Self.segment(orderID))")
+    }
+
+    /// Get Refund History (v2): one page from `revision`.
+    public func refundHistory(transactionID: String, revision: String? = nil) async throws(AppStoreServerAPIError) -> RefundHistoryPage {
+        try await call(.GET, "/inApps/v2/refund/lookup/\(Self.segment(transactionID))", query: revision.map { [("revision", $0)] } ?? [])
+    }
+
+    /// Send Consumption Information, the answer to a `CONSUMPTION_REQUEST` about `transactionID` (Apple answers 202).
+    public func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) async throws(AppStoreServerAPIError) {
+        _ = try await send(.PUT, "/inApps/v1/transactions/consumption/\(Self.segment(transactionID))", query: [],
+                           body: Self.json(information))
+    }
+
+    // MARK: Transport
+
+    func call<T: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil)
+        async throws(AppStoreServerAPIError) -> T {
+        let bytes = try await send(method, path, query: query, body: body)
+        do {
+            return try JSONDecoder().decode(T.self, from: bytes)
+        } catch {
+            throw .malformedResponse("\(method) \(path): \(error)")
+        }
+    }
+
+    /// One call, retried under the policy; the body of the successful answer.
+    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async throws(AppStoreServerAPIError) -> Data {
+        var attempt = 1
+        while true {
+            let outcome = await limit.run { await once(method, path, query: query, body: body) }
+            switch outcome {
+            case .success(let data): return data
+            case .failure(let failure):
+                switch retryPolicy.decision(attempt: attempt, error: failure.error, retryAfter: failure.retryAfter, random: random()) {
+                case .giveUp: throw failure.error
+                case .retry(let wait):
+                    logger.notice("App Store Server API call failed; retrying", metadata: [
+                        "path": "\(path)", "attempt": "\(attempt)", "error": "\(failure.error)", "wait": "\(wait)",
+                    ])
+                    do {
+                        try await Task.sleep(for: wait)
+                    } catch {
+                        throw failure.error  // cancelled: give up with what happened
+                    }
+                    attempt += 1
+                }
+            }
+        }
+    }
+
+    struct Failure: Error {
+        var error: AppStoreServerAPIError
+        var retryAfter: String?
+    }
+
+    private func once(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async -> Result<Data, Failure> {
+        let token: String
+        do {
+            token = try AppStoreJWT.token(for: key, issuedAt: now())
+        } catch {
+            return .failure(Failure(error: .transport("the request could not be signed: \(error)")))
+        }
+        var request = HTTPClientRequest(url: baseURL + path + Self.queryString(query))
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "subscription-ledger")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        do {
+            let response = try await http.execute(request, timeout: .seconds(30))
+            let buffer = try await response.body.collect(upTo: 16 << 20)
+            let data = Data(buffer.readableBytesView)
+            let status = Int(response.status.code)
+            if (200..<300).contains(status) { return .success(data) }
+            let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: data)
+            return .failure(Failure(error: .rejected(status: status, errorCode: apple?.errorCode, errorMessage: apple?.errorMessage),
+                                    retryAfter: response.headers.first(name: "Retry-After")))
+        } catch {
+            return .failure(Failure(error: .transport("\(method) \(path): \(error)")))
+        }
+    }
+
+    static func json(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding these plain structs cannot fail; an empty object would be refused by Apple, loudly.
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+
+    /// An id as one path segment: ids are digits or letters; anything else is percent-encoded so it cannot change the path.
+    static func segment(_ id: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    static func queryString(_ query: [(String, String)]) -> String {
+        guard !query.isEmpty else { return "" }
+        return "?" + query.map { "\(segment($0.0))=\(segment($0.1))" }.joined(separator: "&")
+    }
+}

@@ -1,0 +1,26 @@
+import LedgerDomain
+import PostgresClient
+
+/// Apple's consumption requests (`transaction.consumption_requested`) that no `transaction.consumption_information_sent`
+/// answers yet, oldest first.
+public struct ConsumptionRequestQueries: Sendable {
+    public let pool: PostgresPool
+
+    public init(pool: PostgresPool) { self.pool = pool }
+
+    public func unanswered(app appID: String, limit: Int = 100) async throws -> [ConsumptionRequest] {
+        let rows = try await pool.query("""
+            SELECT r.schema_version, r.payload::text FROM ledger.events r
+            WHERE r.app_id = \(appID) AND r.event_type = 'transaction.consumption_requested'
+              AND NOT EXISTS (SELECT FROM ledger.events a WHERE a.app_id = r.app_id
+                              AND a.idempotency_key = 'consumption_information:' || (r.payload->>'transactionID'))
+            ORDER BY r.position LIMIT \(Int64(limit))
+            """)
+        return try rows.compactMap { row in
+            let event = try LedgerEvent.decode(type: "transaction.consumption_requested", schemaVersion: try row.decode(Int32.self, at: 0),
+                                               payload: try row.decode(String.self, at: 1))
+            if case .consumptionRequested(let request) = event { return request }
+            return nil
+        }
+    }
+}
