@@ -145,26 +145,39 @@ package final class LiveHub: Sendable {
         }
         state.withLock { $0.cursor = frontier }
         let text = Self.cursor(frontier)
-        for user in concerned.sorted(by: { ($0.app, $0.id) < ($1.app, $1.id) }) {
-            let (json, held) = try await read(user)
-            let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
-            for (id, snapshot) in sends {
-                send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for (app, ids) in Dictionary(grouping: concerned, by: \.app).mapValues({ $0.map(\.id).sorted() }).sorted(by: { $0.key < $1.key }) {
+            let products = try await catalog(app)
+            // The users' states in one statement per slice, not one per user: a round after a burst concerns many.
+            for start in stride(from: 0, to: ids.count, by: Self.usersPerRead) {
+                let slice = ids[start..<min(start + Self.usersPerRead, ids.count)]
+                let owned = try await self.users.summaries(app: app, owners: Set(slice))
+                let subscriptions = Dictionary(grouping: owned.subscriptions) { $0.ownerUserID ?? "" }
+                let purchases = Dictionary(grouping: owned.purchases) { $0.ownerUserID ?? "" }
+                for id in slice {
+                    let user = LiveRegistry.User(app: app, id: id)
+                    let (json, held) = try Self.state(of: id, subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [],
+                                                      catalog: products, at: clock.now(), encoder: encoder)
+                    let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
+                    for (id, snapshot) in sends {
+                        send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
+                    }
+                }
             }
         }
     }
 
-    /// The user's state as the API shows it now, and the purchases it was read from.
-    private func read(_ user: LiveRegistry.User) async throws -> (String, Set<String>) {
-        let owned = try await users.summaries(app: user.app, owners: [user.id])
-        let products = try await catalog(user.app)
-        let snapshot = UserSnapshot(appUserID: user.id, subscriptions: owned.subscriptions, purchases: owned.purchases,
-                                    catalog: products.catalog, at: clock.now())
-        let body = LiveState(appUserID: user.id, entitlements: EntitlementBody.list(snapshot.entitlements),
+    /// Users whose states one statement reads.
+    static let usersPerRead = 500
+
+    /// The user's state as the API shows it, and the purchases it was read from.
+    private static func state(of user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary],
+                              catalog products: [ProductRecord], at now: Instant, encoder: JSONEncoder) throws -> (String, Set<String>) {
+        let snapshot = UserSnapshot(appUserID: user, subscriptions: subscriptions, purchases: purchases, catalog: products.catalog, at: now)
+        let body = LiveState(appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements),
                              productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: products))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let held = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
+        let held = Set(subscriptions.map(\.originalTransactionID) + purchases.map(\.originalTransactionID))
         return (String(decoding: try encoder.encode(body), as: UTF8.self), held)
     }
 

@@ -187,18 +187,26 @@ public struct WebhookStore: Sendable {
     /// The deliveries of the endpoint that may be sent now: per order key only its lowest pending sequence (the
     /// next waits for it), and only once its retry time has come.
     public func due(app appID: String, endpoint id: String, limit: Int) async throws -> [WebhookDelivery] {
-        try await pool.query(prepared: """
-            SELECT \(unescaped: Self.deliveryColumns) FROM (
-                SELECT DISTINCT ON (order_key) * FROM ledger.webhook_deliveries
-                WHERE app_id = \(appID) AND endpoint_id = \(id) AND status = 'pending'
-                ORDER BY order_key, sequence) AS heads
-            WHERE next_attempt_at <= clock_timestamp()
-            ORDER BY next_attempt_at, position LIMIT \(Int64(limit))
-            """).map(Self.delivery)
+        try await pool.query(prepared: PostgresQuery(unsafeSQL: Self.dueSQL, bindings: [
+            appID.postgresValue, id.postgresValue, Int64(limit).postgresValue,
+        ])).map(Self.delivery)
     }
 
+    /// `due`'s statement ($1 app, $2 endpoint, $3 limit): walks `webhook_deliveries_due` in sending order and keeps
+    /// the heads (schema/015), so it reads about as many rows as it returns, whatever the backlog.
+    package static let dueSQL = """
+        SELECT \(deliveryColumns) FROM ledger.webhook_deliveries AS d
+        WHERE d.app_id = $1 AND d.endpoint_id = $2 AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
+          AND NOT EXISTS (
+            SELECT 1 FROM ledger.webhook_deliveries AS earlier
+            WHERE earlier.app_id = d.app_id AND earlier.endpoint_id = d.endpoint_id AND earlier.order_key = d.order_key
+              AND earlier.status = 'pending' AND earlier.sequence < d.sequence)
+        ORDER BY d.next_attempt_at, d.position LIMIT $3
+        """
+
     /// Records an attempt and its outcome, and the endpoint's health: a success ends its failure streak; a failure
-    /// starts one, and an endpoint failing for longer than `disableAfter` is disabled with the reason.
+    /// starts one, and an endpoint failing for longer than `disableAfter` is disabled with the reason. A success on a
+    /// healthy endpoint leaves its row alone, so concurrent deliveries never queue on that row's lock.
     public func record(_ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome,
                        disableAfter: Duration) async throws {
         let (status, next): (WebhookDelivery.Status, Instant?) = switch outcome {
@@ -233,7 +241,7 @@ public struct WebhookStore: Sendable {
                         THEN 'failing since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
                             || ' with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)'
                         ELSE disabled_reason END
-                WHERE app_id = \(appID) AND endpoint_id = \(endpointID)
+                WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
                 """)
         }
     }
