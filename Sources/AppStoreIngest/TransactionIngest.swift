@@ -28,6 +28,27 @@ public struct TransactionIngest: Sendable {
         transaction: TransactionPayload, renewalInfo: RenewalInfoPayload? = nil, appUserID: String
     ) throws(IngestError) -> [LedgerEvent] {
         let facts = try TransactionFacts(transaction, appUserID: appUserID)
+        return try Self.factEvents(transaction, facts, renewalInfo: renewalInfo)
+            + links(facts, appUserID: appUserID, token: transaction.appAccountToken)
+    }
+
+    /// A transaction fetched from the App Store Server API (a backfill), which no app user uploaded: the facts carry
+    /// the user the app's `appAccountToken` policy names, as a notification's do (so the payloads are the same
+    /// whichever path records the transaction first), and the only link is that token's.
+    public func events(fetched transaction: TransactionPayload, renewalInfo: RenewalInfoPayload? = nil) throws(IngestError) -> [LedgerEvent] {
+        let user = appAccountTokens.appUserID(forToken: transaction.appAccountToken)
+        let facts = try TransactionFacts(transaction, appUserID: user)
+        var events = try Self.factEvents(transaction, facts, renewalInfo: renewalInfo)
+        if let user {
+            events.append(IdentityLinks.link(user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
+                                             source: .appAccountToken))
+        }
+        return events
+    }
+
+    /// What the transaction (and its renewal info) says of the purchase, whoever delivered it.
+    static func factEvents(_ transaction: TransactionPayload, _ facts: TransactionFacts, renewalInfo: RenewalInfoPayload?)
+        throws(IngestError) -> [LedgerEvent] {
         let type = LedgerDomain.ProductType(appStore: transaction.type)
         var events: [LedgerEvent] = []
         if let type {
@@ -40,31 +61,6 @@ public struct TransactionIngest: Sendable {
         }
         if let renewalInfo, type == .autoRenewable {
             events += try Self.renewalEvents(renewalInfo, facts)
-        }
-        events += links(facts, appUserID: appUserID, token: transaction.appAccountToken)
-        return events
-    }
-
-    /// A transaction fetched from the App Store Server API (a backfill), which no app user uploaded: the facts carry
-    /// the user the app's `appAccountToken` policy names, as a notification's do (so the payloads are the same
-    /// whichever path records the transaction first), and the only link is that token's.
-    public func events(fetched transaction: TransactionPayload, renewalInfo: RenewalInfoPayload? = nil) throws(IngestError) -> [LedgerEvent] {
-        let user = appAccountTokens.appUserID(forToken: transaction.appAccountToken)
-        let facts = try TransactionFacts(transaction, appUserID: user)
-        let type = LedgerDomain.ProductType(appStore: transaction.type)
-        var events: [LedgerEvent] = []
-        if let type {
-            events.append(PurchaseEvents.event(facts, type: type, isCustomerPurchase: transaction.transactionReason == .purchase))
-        }
-        if let revoked = transaction.revocationDate.map(Instant.init(appStore:)) {
-            events.append(Self.revocation(transaction, facts, at: revoked))
-        }
-        if let renewalInfo, type == .autoRenewable {
-            events += try Self.renewalEvents(renewalInfo, facts)
-        }
-        if let user {
-            events.append(IdentityLinks.link(user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
-                                             source: .appAccountToken))
         }
         return events
     }
