@@ -23,8 +23,14 @@ let package = Package(
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "AppStoreSamples", targets: ["AppStoreSamples"]),
         .library(name: "PostgresTestSupport", targets: ["PostgresTestSupport"]),
-        // The iOS SDK: Foundation only, so an app that adds it builds none of the server (CI checks it).
-        .library(name: "SubscriptionLedgerSDK", targets: ["SubscriptionLedgerSDK"]),
+        // The iOS SDK: Foundation only, so an app that adds it builds none of the server (CI checks it with
+        // `swift build --product SubscriptionLedgerSDK`, scripts/check-sdk-build.sh). Static rather than automatic
+        // because SwiftPM refuses `--product` for an automatic library and builds the whole package instead. For apps
+        // this changes nothing: Xcode links an automatic product statically into the target that adds it anyway, and a
+        // static product is what Xcode (and SwiftPM for iOS) links into an app; embedding is not needed, so there is
+        // no framework to sign. As with any static library, add it to one target per app binary (an app and its own
+        // dynamic frameworks each linking it would each hold a copy, with two `PurchaseManager.sharedInstance()`s).
+        .library(name: "SubscriptionLedgerSDK", type: .static, targets: ["SubscriptionLedgerSDK"]),
         .executable(name: "ledger-sdk-demo", targets: ["LedgerSDKDemo"]),
     ],
     dependencies: [

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # CI (.ci/run): the iOS SDK builds alone, and compiles none of the server's dependencies, so an app that adds the
-# SubscriptionLedgerSDK product builds none of the server. `--target` rather than `--product`: SwiftPM refuses
-# `--product` for an automatic library ("building the default target instead" builds everything).
+# SubscriptionLedgerSDK product builds none of the server. The product is a static library (Package.swift): SwiftPM
+# refuses `--product` for an automatic library ("building the default target instead" builds everything).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build=.build-sdk
-swift build --target SubscriptionLedgerSDK --build-path "$build"
-swift build --target LedgerSDKDemo --build-path "$build"
+swift build --product SubscriptionLedgerSDK --build-path .build-sdk
+swift build --product ledger-sdk-demo --build-path .build-sdk
 
 # Any module of the server's dependencies (or of the server itself) compiled there fails the check.
 forbidden='(_)?NIO|Hummingbird|CLibPQ|PostgresClient|Logging|Crypto|X509|SwiftASN1|AsyncHTTPClient|ServiceLifecycle|Ledger(Server|Store|Domain|Recording|Webhooks|Billing|Commands)'

@@ -95,7 +95,7 @@ export HYPOTHESIS_STORAGE_DIRECTORY="$WORK/hypothesis"
     # there. Every other check still applies to them, and `negative_data_rejection` everywhere.
     cat <<'TOML'
 [[operations]]
-include-operation-id = ["receiveNotification", "postUserTransactions", "restoreUserPurchases", "uploadReceipt", "createApp", "getProductsStatus", "recordExternalPurchase", "createPlan", "assignPlan"]
+include-operation-id = ["receiveNotification", "postUserTransactions", "restoreUserPurchases", "uploadReceipt", "uploadTransactions", "createApp", "getProductsStatus", "recordExternalPurchase", "createPlan", "assignPlan"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 TOML
 } >"$CONFIG"

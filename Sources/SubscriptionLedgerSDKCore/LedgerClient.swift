@@ -34,13 +34,40 @@ public struct LedgerClient: Sendable {
     func uploadReceipt(userID: String?, receipt: Data, cookie: UIDCookie?) async throws -> (UploadReceiptResult, UIDCookie) {
         var body: [String: String] = ["data": receipt.base64EncodedString()]
         if let userID { body["user-id"] = userID }
-        let (data, response) = try await send("POST", "/uploadReceipt", json: try JSONEncoder().encode(body), cookie: cookie)
+        return try await identifying("/uploadReceipt", json: try JSONEncoder().encode(body), cookie: cookie)
+    }
+
+    /// `POST /uploadTransactions`: records StoreKit 2 signed transactions for `userID` (nil: the cookie's user, else a
+    /// new anonymous one) and returns the cookie that lets the public key act for that user: how an app without a
+    /// receipt (StoreKit 2 only) gets its cookie.
+    func uploadTransactions(userID: String?, signed: [String], cookie: UIDCookie?) async throws -> (UploadReceiptResult, UIDCookie) {
+        struct Body: Encodable {
+            var userID: String?
+            var transactions: [SignedItem]
+            enum CodingKeys: String, CodingKey {
+                case userID = "user-id"
+                case transactions
+            }
+        }
+        let body = try JSONEncoder().encode(Body(userID: userID, transactions: signed.map(SignedItem.init)))
+        return try await identifying("/uploadTransactions", json: body, cookie: cookie)
+    }
+
+    /// An upload that identifies the user: its answer names the user and sets their `uid` cookie.
+    private func identifying(_ path: String, json: Data, cookie: UIDCookie?) async throws -> (UploadReceiptResult, UIDCookie) {
+        let (data, response) = try await send("POST", path, json: json, cookie: cookie)
         let result = try decode(UploadReceiptResult.self, data)
         let header = response.value(forHTTPHeaderField: "Set-Cookie") ?? ""
         guard let issued = UIDCookie.from(setCookie: header, userID: result.userID) else {
-            throw LedgerError.invalidResponse("POST /uploadReceipt set no uid cookie")
+            throw LedgerError.invalidResponse("POST \(path) set no uid cookie")
         }
         return (result, issued)
+    }
+
+    /// One item of an upload of signed transactions.
+    struct SignedItem: Encodable {
+        var signedTransaction: String
+        enum CodingKeys: String, CodingKey { case signedTransaction = "signed_transaction" }
     }
 
     /// `GET /productsStatus` (seed API) for the cookie's user.
@@ -69,14 +96,8 @@ public struct LedgerClient: Sendable {
 
     /// `POST /v1/users/{id}/transactions`: StoreKit 2 signed transactions (idempotent).
     func recordTransactions(_ userID: String, signed: [String], cookie: UIDCookie?) async throws -> RecordResult {
-        struct Body: Encodable {
-            struct Item: Encodable {
-                var signedTransaction: String
-                enum CodingKeys: String, CodingKey { case signedTransaction = "signed_transaction" }
-            }
-            var transactions: [Item]
-        }
-        let body = try JSONEncoder().encode(Body(transactions: signed.map(Body.Item.init)))
+        struct Body: Encodable { var transactions: [SignedItem] }
+        let body = try JSONEncoder().encode(Body(transactions: signed.map(SignedItem.init)))
         let (data, _) = try await send("POST", "/v1/users/\(Self.segment(userID))/transactions", json: body, cookie: cookie)
         return try decode(RecordResult.self, data)
     }

@@ -52,16 +52,32 @@ actor LedgerEngine {
         } else {
             status = nil
         }
+        var refusal: (any Error)?
         if let receipt = await store.appReceipt() {
-            _ = try? await upload(.receipt(receipt), for: known)
+            do { _ = try await upload(.receipt(receipt), for: known) } catch { refusal = error }
+        }
+        // The current entitlements are uploaded once: before the guard when they are what identifies the user (no
+        // receipt, or one that got no cookie: a StoreKit 2 app; the sender then uses POST /uploadTransactions), else
+        // after it.
+        let current = await store.currentEntitlements()
+        let identifying = userID.flatMap { cookie(for: $0) } == nil && !current.isEmpty
+        if identifying {
+            for transaction in current { finishers[transaction.id] = transaction.finish }
+            do {
+                _ = try await upload(.transactions(current.map(\.jwsRepresentation)), for: userID, transactionIDs: current.map(\.id))
+                refusal = nil
+            } catch {
+                refusal = error
+            }
         }
         guard let user = userID, cookie(for: user) != nil else {
             startSender()
             if let status, status.isCached { return status }
+            // A refusal (e.g. the transfer policy keeps the purchases with another user) says more than "no cookie".
+            if let refusal = refusal as? LedgerError { throw refusal }
             throw LedgerError.notConfigured
         }
-        let current = await store.currentEntitlements()
-        if !current.isEmpty {
+        if !identifying, !current.isEmpty {
             for transaction in current { finishers[transaction.id] = transaction.finish }
             _ = try? await upload(.transactions(current.map(\.jwsRepresentation)), for: user, transactionIDs: current.map(\.id))
         }
@@ -346,9 +362,17 @@ actor LedgerEngine {
                 if userID == nil || userID == upload.userID { userID = result.userID }
                 counts = (result.recorded, result.alreadyKnown)
             case .transactions(let signed):
-                guard let user = upload.userID else { throw LedgerError.notConfigured }
-                let result = try await client.recordTransactions(user, signed: signed, cookie: cookie(for: user))
-                counts = (result.recorded, result.alreadyKnown)
+                if let user = upload.userID, let existing = cookie(for: user) {
+                    let result = try await client.recordTransactions(user, signed: signed, cookie: existing)
+                    counts = (result.recorded, result.alreadyKnown)
+                } else {
+                    // No cookie for the user (a StoreKit 2 app's first upload, or an expired cookie): the signed
+                    // transactions identify the user as a receipt would, and the answer sets the cookie.
+                    let (result, issued) = try await client.uploadTransactions(userID: upload.userID, signed: signed, cookie: nil)
+                    keep(issued)
+                    if userID == nil || userID == upload.userID { userID = result.userID }
+                    counts = (result.recorded, result.alreadyKnown)
+                }
             }
             queue.record(.delivered, for: upload.id, at: Date())
             persistQueue()

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The signed `uid` / `uid_sig` cookie pair `POST /uploadReceipt` sets: with it the app's public key acts for that
-/// one user. The SDK keeps it itself (not in a shared cookie jar) so it is sent only to the ledger that issued it,
-/// only for the user it names, and survives launches.
+/// The signed `uid` / `uid_sig` cookie pair `POST /uploadReceipt` (or, for StoreKit 2 apps, `POST /uploadTransactions`)
+/// sets: with it the app's public key acts for that one user. The SDK keeps it itself (not in a shared cookie jar) so
+/// it is sent only to the ledger that issued it, only for the user it names, and survives launches.
 struct UIDCookie: Sendable, Equatable, Codable {
     /// The user the ledger issued it for (the decoded `uid`).
     var userID: String

@@ -37,12 +37,13 @@ public struct PendingUpload: Sendable, Equatable, Codable, Identifiable {
     public enum Payload: Sendable, Equatable, Codable {
         /// A StoreKit 1 app receipt (`POST /uploadReceipt`).
         case receipt(Data)
-        /// StoreKit 2 signed transactions (`POST /v1/users/{id}/transactions`).
+        /// StoreKit 2 signed transactions (`POST /v1/users/{id}/transactions`; `POST /uploadTransactions`, which
+        /// identifies the user and sets the cookie, while the SDK holds no cookie for the user).
         case transactions([String])
     }
 
     public var id: UUID
-    /// nil: a receipt for the cookie's user, or a new anonymous user.
+    /// nil: a receipt (or signed transactions) for a new anonymous user.
     public var userID: String?
     public var payload: Payload
     public var enqueuedAt: Date

@@ -20,7 +20,7 @@ import Testing
             #expect(document.status == .ok)
             #expect(document.string("openapi") == "3.1.0")
             let paths = (document.json["paths"] as? [String: Any])?.keys.sorted() ?? []
-            for path in ["/uploadReceipt", "/productsStatus", "/v1/admin/accounts", "/v1/apps/{app_id}/notifications",
+            for path in ["/uploadReceipt", "/uploadTransactions", "/productsStatus", "/v1/admin/accounts", "/v1/apps/{app_id}/notifications",
                          "/v1/users/{user_id}/purchases/{transaction_id}/consume", "/metrics", "/v1/users/{user_id}/live",
                          "/v1/apps/{app_id}/webhooks", "/v1/admin/apps/{app_id}/webhooks/{endpoint_id}/redeliver",
                          "/v1/apps/{app_id}/appstore/backfill", "/v1/admin/apps/{app_id}/appstore/backfill"] {

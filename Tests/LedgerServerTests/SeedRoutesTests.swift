@@ -155,6 +155,146 @@ import Testing
         }
     }
 
+    /// `POST /uploadTransactions` with `{"user-id"?, "transactions": [{"signed_transaction"}]}` and a public key.
+    static func uploadTransactions(_ api: APIClient, _ tenant: APIClient.Tenant, user: String?, _ signed: [String],
+                                   cookie: String? = nil) async throws -> (APIResponse, cookie: String) {
+        let member = user.map { #""user-id":"\#($0)","# } ?? ""
+        let items = signed.map { #"{"signed_transaction":"\#($0)"}"# }.joined(separator: ",")
+        let headers = cookie.map { tenant.publicHeaders.with(cookie: $0) } ?? tenant.publicHeaders
+        let response = try await api.send(.post, "/uploadTransactions", headers: headers, json: #"{\#(member)"transactions":[\#(items)]}"#)
+        let issued = response.headers[values: .setCookie].compactMap { $0.split(separator: ";").first.map(String.init) }
+            .joined(separator: "; ")
+        return (response, issued)
+    }
+
+    static func lifetime(_ harness: APIHarness, _ id: String) throws -> String {
+        try harness.signer.sign(AppStorePayloads.transaction(id: id, original: id, product: "lifetime", type: "Non-Consumable", expires: nil))
+    }
+
+    /// A StoreKit 2 app (no receipt) gets its `uid` cookie from its signed transactions, exactly as a receipt would.
+    @Test func uploadTransactionsSetsTheCookieOfTheUserItNamesAndThatCookieReadsOnlyThatUser() async throws {
+        let harness = try await APIHarness.make()
+        let receipt = try Self.receipt(harness, [("monthly", "6100", "2026-02-01T00:00:00Z")])
+        let lifetime = try Self.lifetime(harness, "6001")
+        let coins = try harness.signer.sign(AppStorePayloads.transaction(id: "6002", original: "6002", product: "coins", type: "Consumable",
+                                                                        expires: nil))
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let (_, aliceCookie) = try await api.uploadReceipt(tenant, user: "alice", receipt: receipt)
+
+            // No cookie: the named user gets the purchases and the cookie.
+            let (upload, cookie) = try await Self.uploadTransactions(api, tenant, user: "sk2-user", [lifetime, coins])
+            #expect(upload.status == .ok, "\(upload.text)")
+            #expect(upload.string("user_id") == "sk2-user")
+            #expect(upload.int("recorded") == 2)
+            let setCookies = upload.headers[values: .setCookie]
+            #expect(setCookies.contains { $0.hasPrefix("uid=sk2-user;") && $0.contains("Expires=") && $0.contains("HttpOnly") })
+            #expect(setCookies.contains { $0.hasPrefix("uid_sig=") })
+            try await harness.project()
+
+            // The cookie reads that user, and no other.
+            let own = try await api.send(.get, "/v1/users/sk2-user", headers: tenant.publicHeaders.with(cookie: cookie))
+            #expect(own.status == .ok, "\(own.text)")
+            #expect(own.array("one_time_purchases").compactMap { $0["product_id"] as? String }.sorted() == ["coins", "lifetime"])
+            #expect(try await api.productsStatus(tenant.publicHeaders.with(cookie: cookie)).text.contains(#"{"id":"lifetime","status":"active"}"#))
+            for path in ["/v1/users/alice", "/v1/users/alice/unconsumed", "/v1/users/alice/events"] {
+                #expect(try await api.send(.get, path, headers: tenant.publicHeaders.with(cookie: cookie)).status == .forbidden, "\(path)")
+            }
+            // The same transactions again: nothing recorded twice, the cookie set again.
+            let (again, renewed) = try await Self.uploadTransactions(api, tenant, user: "sk2-user", [lifetime, coins])
+            #expect(again.status == .ok)
+            #expect(again.int("recorded") == 0)
+            #expect(again.int("already_known") == 2)
+            #expect(renewed.hasPrefix("uid=sk2-user; uid_sig="))
+
+            // As for a receipt: the named user wins over another user's cookie; without a name, the cookie's user; else anonymous.
+            let other = try Self.lifetime(harness, "6003")
+            let (named, namedCookie) = try await Self.uploadTransactions(api, tenant, user: "sk2-other", [other], cookie: aliceCookie)
+            #expect(named.status == .ok, "\(named.text)")
+            #expect(named.string("user_id") == "sk2-other")
+            #expect(namedCookie.hasPrefix("uid=sk2-other; "))
+            let (fromCookie, _) = try await Self.uploadTransactions(api, tenant, user: nil, [other], cookie: namedCookie)
+            #expect(fromCookie.string("user_id") == "sk2-other")
+            let (anonymous, anonymousCookie) = try await Self.uploadTransactions(api, tenant, user: nil, [Self.lifetime(harness, "6004")])
+            let anon = try #require(anonymous.string("user_id"))
+            #expect(anon.hasPrefix("anon-"))
+            #expect(anonymousCookie.hasPrefix("uid=\(anon); "))
+            try await harness.project()
+            #expect(try await api.send(.get, "/v1/users/\(anon)", headers: tenant.publicHeaders.with(cookie: anonymousCookie))
+                .array("one_time_purchases").compactMap { $0["transaction_id"] as? String } == ["6004"])
+            // Alice's purchase stayed hers.
+            let alice = try await api.send(.get, "/v1/users/alice", headers: tenant.publicHeaders.with(cookie: aliceCookie))
+            #expect(alice.array("subscriptions").compactMap { $0["original_transaction_id"] as? String } == ["6100"])
+        }
+    }
+
+    @Test func hostileOrInvalidSignedTransactionsAre4xxSetNoCookieAndRecordNothing() async throws {
+        let harness = try await APIHarness.make()
+        let valid = try Self.lifetime(harness, "7001")
+        let foreign = try AppStoreTestSigner().sign(AppStorePayloads.transaction(id: "7002", original: "7002", product: "lifetime",
+                                                                                type: "Non-Consumable", expires: nil))
+        let parts = valid.split(separator: ".").map(String.init)
+        let edited = try harness.signer.sign(AppStorePayloads.transaction(id: "7003", original: "7003", product: "lifetime",
+                                                                          type: "Non-Consumable", expires: nil)).split(separator: ".")[1]
+        let spliced = [parts[0], String(edited), parts[2]].joined(separator: ".")
+        let otherBundle = try harness.signer.sign(AppStorePayloads.transaction(id: "7004", original: "7004", product: "lifetime",
+                                                                              type: "Non-Consumable", expires: nil, bundleID: "com.other.app"))
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let cases: [(HTTPFields, String, HTTPResponse.Status, String)] = [
+                ([:], #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"}]}"#, .unauthorized, "unauthorized"),
+                ([HTTPField.Name("APIKey")!: "pk_forged"], #"{"transactions":[{"signed_transaction":"\#(valid)"}]}"#, .unauthorized,
+                 "unauthorized"),
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(foreign)"}]}"#, .badRequest, "untrusted_chain"),
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(spliced)"}]}"#, .badRequest,
+                 "invalid_signature"),
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(otherBundle)"}]}"#, .badRequest,
+                 "wrong_bundle_id"),
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"a.b.c"}]}"#, .badRequest, "malformed"),
+                // One bad item refuses the whole upload, the valid one included.
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"},{"signed_transaction":"x"}]}"#,
+                 .badRequest, "malformed"),
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[]}"#, .badRequest, "invalid_request"),
+                (tenant.publicHeaders, #"{"user-id":"u"}"#, .badRequest, "invalid_json"),
+                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"}],"extra":1}"#, .badRequest,
+                 "invalid_json"),
+                (tenant.publicHeaders, #"{"user-id":42,"transactions":[{"signed_transaction":"\#(valid)"}]}"#, .badRequest, "invalid_json"),
+            ]
+            for (headers, body, status, code) in cases {
+                let response = try await api.send(.post, "/uploadTransactions", headers: headers, json: body)
+                #expect(response.status == status, "\(body.prefix(80)): \(response.text)")
+                #expect(response.errorCode == code, "\(body.prefix(80)): \(response.text)")
+                #expect(response.headers[values: .setCookie].isEmpty, "\(body.prefix(80)) set a cookie")
+            }
+            let count = try await harness.pool.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0)
+            #expect(count == 0)
+        }
+    }
+
+    /// A refused transfer sets no cookie, whether the purchase comes in a receipt or as a signed transaction.
+    @Test func aTransferTheAppRefusesSetsNoCookieForEitherUpload() async throws {
+        let harness = try await APIHarness.make()
+        let signed = try Self.lifetime(harness, "8001")
+        let receipt = try harness.signer.receipt(purchases: [ReceiptBuilder.inAppPurchase(product: "lifetime", transactionId: "8001")])
+        try await harness.test { api in
+            let tenant = try await api.tenant(transferPolicy: "keep_and_refuse")
+            let (owner, _) = try await Self.uploadTransactions(api, tenant, user: "owner", [signed])
+            #expect(owner.status == .ok, "\(owner.text)")
+            let (taken, takenCookie) = try await Self.uploadTransactions(api, tenant, user: "taker", [signed])
+            #expect(taken.status == .conflict, "\(taken.text)")
+            #expect(taken.errorCode == "restore_refused")
+            #expect(takenCookie.isEmpty)
+            let (viaReceipt, receiptCookie) = try await api.uploadReceipt(tenant, user: "taker", receipt: receipt)
+            #expect(viaReceipt.status == .conflict, "\(viaReceipt.text)")
+            #expect(viaReceipt.errorCode == "restore_refused")
+            #expect(receiptCookie.isEmpty)
+            try await harness.project()
+            let owners = try await api.send(.get, "/v1/users/owner", headers: tenant.secret)
+            #expect(owners.array("one_time_purchases").compactMap { $0["transaction_id"] as? String } == ["8001"])
+            #expect(try await api.send(.get, "/v1/users/taker", headers: tenant.secret).array("one_time_purchases").isEmpty)
+        }
+    }
+
     @Test func oversizedBodiesAre413() async throws {
         let harness = try await APIHarness.make(maxBodyBytes: 4096)
         try await harness.test { api in

@@ -154,6 +154,76 @@ import Testing
         #expect(try await manager.purchase(productID: "unknown") == .cancelled)
     }
 
+    /// A StoreKit 2 app has no receipt: its current entitlements' signed transactions get the user's cookie
+    /// (`POST /uploadTransactions`), and the public key then acts for that user, and only that user.
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func aStoreKit2AppWithoutAReceiptStartsFromItsCurrentEntitlements() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        let signer = try XcodeSigner()
+        var store = ScriptedStore(signer: signer, receipt: nil)
+        // No appAccountToken (the user id is not a UUID): only the upload links the purchase to the user.
+        store.entitlements = [try store.transaction(id: "6001", product: "lifetime", type: "Non-Consumable")]
+        store.purchaseIDs = ["coins": "6002"]
+        store.onFinish = { id in
+            (try? await tenant.events(of: "sk2-user").contains { ($0["stream"] as? String)?.hasSuffix(id) == true }) ?? false
+        }
+        let manager = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()), store: store)
+        defer { manager.shutdown() }
+
+        let status = try await manager.configure(userID: "sk2-user")
+        #expect(status.userID == "sk2-user")
+        #expect(!status.isCached)
+        #expect(status.products.contains(ProductStatus(id: "lifetime", status: "active")))
+        #expect(status.activeEntitlements == ["pro"])
+        let finished = await store.finished.entries
+        #expect(finished.map(\.id) == ["6001"])
+        #expect(finished.first?.recordedFirst == true, "finish() ran before the ledger had the transaction")
+
+        // The cookie the upload set is kept, and reads this user only.
+        let engine = try #require(manager.engine)
+        let cookie = try #require(await engine.cookie(for: "sk2-user"))
+        #expect(try await engine.client.userState("sk2-user", cookie: cookie).appUserID == "sk2-user")
+        await #expect { try await engine.client.userState("alice", cookie: cookie) } throws: { error in
+            guard case LedgerError.server(let refusal) = error else { return false }
+            return refusal.status == 403
+        }
+        // With it the public key buys and consumes as any other user.
+        guard case .purchased(let transactionID, _) = try await manager.purchase(productID: "coins") else {
+            Issue.record("the purchase was not recorded")
+            return
+        }
+        #expect(transactionID == "6002")
+        #expect(try await manager.unconsumedPurchases().map(\.transactionID) == ["6002"])
+        try await manager.consume(transactionID: "6002")
+        #expect(try await manager.unconsumedPurchases().isEmpty)
+    }
+
+    /// When the app's transfer policy keeps the entitlements with another user, configure says so (no cookie is set).
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func aStoreKit2StartRefusedByTheKeepPolicyIsATypedError() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server, transferPolicy: "keep_and_refuse")
+        let signer = try XcodeSigner()
+        var aliceStore = ScriptedStore(signer: signer, receipt: nil)
+        aliceStore.entitlements = [try aliceStore.transaction(id: "6101", product: "lifetime", type: "Non-Consumable")]
+        let alice = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()), store: aliceStore)
+        defer { alice.shutdown() }
+        #expect(try await alice.configure(userID: "alice").activeEntitlements == ["pro"])
+
+        let bob = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()), store: aliceStore)
+        defer { bob.shutdown() }
+        await #expect {
+            try await bob.configure(userID: "bob")
+        } throws: { error in
+            guard case LedgerError.restoreRefused(let conflicts, _) = error else { return false }
+            return conflicts == [RestoreConflict(originalTransactionID: "6101", ownerUserID: "alice")]
+        }
+        #expect(await bob.engine?.cookie(for: "bob") == nil)
+    }
+
     @Test(.timeLimit(.minutes(3))) @MainActor
     func restoreRefusedByTheKeepPolicyIsATypedError() async throws {
         let server = try await LedgerTestServer.started()

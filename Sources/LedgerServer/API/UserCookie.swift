@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
 
-/// The `uid` cookie a public key works under: the server names the user in `uid` and signs it in `uid_sig`
-/// (`<expiry, unix seconds>.<base64url HMAC-SHA256 of app, user and expiry>`), so a client can neither forge one,
-/// edit the user, move it to another app, nor keep using it after it expires.
+/// The `uid` cookie a public key works under (set by `POST /uploadReceipt` and `POST /uploadTransactions`): the server
+/// names the user in `uid` and signs it in `uid_sig` (`<expiry, unix seconds>.<base64url HMAC-SHA256 of app, user and
+/// expiry>`), so a client can neither forge one, edit the user, move it to another app, nor keep using it after it
+/// expires.
 ///
 /// Two cookies rather than one so that `uid` holds exactly the user id, as the seed API promised.
 package struct UserCookie: Sendable {
@@ -29,11 +30,14 @@ package struct UserCookie: Sendable {
         var message: String {
             switch self {
             case .missing:
-                "a public key needs the signed `uid` cookie the server set on POST /uploadReceipt; upload the receipt first "
-                    + "(or call from your backend with a secret key)"
-            case .malformed: "the `uid_sig` cookie is not one this server issued; upload the receipt again to get a new cookie"
-            case .badSignature: "the `uid` cookie does not match its signature (was it edited?); upload the receipt again to get a new cookie"
-            case .expired: "the `uid` cookie has expired; upload the receipt again to renew it"
+                "a public key needs the signed `uid` cookie the server sets on POST /uploadReceipt or POST /uploadTransactions; "
+                    + "upload the receipt or the StoreKit 2 signed transactions first (or call from your backend with a secret key)"
+            case .malformed:
+                "the `uid_sig` cookie is not one this server issued; upload the receipt (or the signed transactions) again to get a new cookie"
+            case .badSignature:
+                "the `uid` cookie does not match its signature (was it edited?); upload the receipt (or the signed transactions) again "
+                    + "to get a new cookie"
+            case .expired: "the `uid` cookie has expired; upload the receipt (or the signed transactions) again to renew it"
             }
         }
     }

@@ -13,6 +13,11 @@ import LedgerStore
 /// a valid `uid` cookie, or a new anonymous id `anon-<uuid>`) gets the receipt's purchases, and the answer sets the
 /// signed `uid` cookie the public key then reads that user's data with. As with any key shipped inside an app,
 /// the public key cannot prove who the user is; read sensitive data from your backend with the secret key.
+///
+/// `POST /uploadTransactions` is the same for apps that use StoreKit 2 only (no receipt): the signed transactions
+/// identify the user exactly as a receipt does (`identify`, shared by both). It is a route of its own rather than
+/// `POST /v1/users/{id}/transactions` answering cookies, because every `/v1/users/{id}` route lets a public key act
+/// only for the user of the cookie it already holds (401 without one, 403 with another user's).
 struct SeedRoutes {
     let recorder: LedgerRecorder
     let users: UserQueries
@@ -30,6 +35,18 @@ struct SeedRoutes {
             case userID = "user-id"
             case data
         }
+    }
+
+    /// `POST /uploadTransactions`: the named user (optional, as for a receipt) and StoreKit 2 signed transactions.
+    struct UploadTransactionsInput: StrictBody {
+        var userID: String?
+        var transactions: [UserCommandRoutes.TransactionsInput.Upload]
+
+        enum CodingKeys: String, CodingKey {
+            case userID = "user-id"
+            case transactions
+        }
+        static let members: [String: BodyMember] = ["user-id": .plain, "transactions": .object(UserCommandRoutes.TransactionsInput.Upload.self)]
     }
 
     struct UploadAnswer: Encodable {
@@ -52,20 +69,19 @@ struct SeedRoutes {
         app.on(.post, "/uploadReceipt") { request, context in
             let caller = try context.caller()
             let (named, der) = try await seed.receipt(request)
-            let user = try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
-                ?? seed.cookieUser(request, caller: caller)
-                ?? "anon-" + UUID().uuidString.lowercased()
-            let (result, _) = try await seed.recorder.receipt(
-                app: caller.app, user: user, der: der, link: true,
-                metadata: EventMetadata(source: "upload.receipt", requestID: context.requestID, actor: caller.key.id))
-            try await seed.readYourWrites.wait(app: caller.app.id, positions: result.positions)
-            let issued = seed.cookie.issue(app: caller.app.id, user: user, now: Int64(seed.clock.date().timeIntervalSince1970))
-            var headers = HTTPFields()
-            for value in seed.cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
-                headers.append(HTTPField(name: .setCookie, value: value))
+            return try await seed.identify(request, context, caller: caller, named: named, source: "upload.receipt") { user, metadata in
+                try await seed.recorder.receipt(app: caller.app, user: user, der: der, link: true, metadata: metadata).0
             }
-            return try JSONResponse.make(status: .ok, body: UploadAnswer(
-                userID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown), headers: headers)
+        }
+        app.on(.post, "/uploadTransactions") { request, context in
+            let caller = try context.caller()
+            let input = try await seed.body.json(UploadTransactionsInput.self, from: request)
+            let uploads = try Check.items(input.transactions, "transactions", max: 100, min: 1)
+            let named = input.userID ?? request.headers[Self.userIDHeader]
+            return try await seed.identify(request, context, caller: caller, named: named, source: "upload.transactions") { user, metadata in
+                try await seed.recorder.transactions(
+                    app: caller.app, user: user, uploads.map { ($0.signedTransaction, $0.signedRenewalInfo) }, link: true, metadata: metadata).0
+            }
         }
         app.on(.get, "/productsStatus") { request, context in
             let caller = try context.caller()
@@ -104,6 +120,26 @@ struct SeedRoutes {
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
                            "send the receipt as application/json {\"data\": base64} or as application/octet-stream bytes")
         }
+    }
+
+    /// How an upload of signed App Store data identifies its user, for the receipt and for StoreKit 2 transactions
+    /// alike: the user is the one `named` (else the user of a valid `uid` cookie, else a new `anon-<uuid>`); `record`
+    /// verifies and records the data for that user and links its purchases under the app's transfer policy (a refused
+    /// transfer throws, so no cookie is set); then, once the reads see the upload, the answer sets that user's cookie.
+    func identify(_ request: Request, _ context: LedgerRequestContext, caller: AppCaller, named: String?, source: String,
+                  record: (_ user: String, _ metadata: EventMetadata) async throws -> RecordResult) async throws -> Response {
+        let user = try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
+            ?? cookieUser(request, caller: caller)
+            ?? "anon-" + UUID().uuidString.lowercased()
+        let result = try await record(user, EventMetadata(source: source, requestID: context.requestID, actor: caller.key.id))
+        try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
+        let issued = cookie.issue(app: caller.app.id, user: user, now: Int64(clock.date().timeIntervalSince1970))
+        var headers = HTTPFields()
+        for value in cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
+            headers.append(HTTPField(name: .setCookie, value: value))
+        }
+        return try JSONResponse.make(status: .ok, body: UploadAnswer(
+            userID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown), headers: headers)
     }
 
     /// The user of a valid `uid` cookie for this app, if the request carries one.
