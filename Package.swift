@@ -415,7 +415,7 @@ let package = Package(
         // The SDK against a real `ledger serve` (the `Ledger` executable) on a real PostgreSQL, and its pure parts.
         .testTarget(
             name: "SubscriptionLedgerSDKTests",
-            dependencies: ["Ledger", "SubscriptionLedgerSDKCore", "PostgresTestSupport", "AppStoreSamples", "EmbeddedPostgres"],
+            dependencies: ["Ledger", "SubscriptionLedgerSDKCore", "PostgresTestSupport", "PostgresClient", "AppStoreSamples", "EmbeddedPostgres"],
             swiftSettings: strict
         ),
         // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).

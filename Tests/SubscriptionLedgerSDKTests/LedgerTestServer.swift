@@ -2,6 +2,7 @@ import AppStoreSamples
 import EmbeddedPostgres
 import Foundation
 import Glibc
+import PostgresClient
 import PostgresTestSupport
 import Testing
 
@@ -63,6 +64,15 @@ actor LedgerTestServer {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Events of the purchase stream of `originalTransactionID` in the log itself: what was recorded, whether or not
+    /// the read models (which a busy server may answer before) include it yet.
+    nonisolated func recordedEvents(originalTransactionID: String) async throws -> Int64 {
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: databaseURL), size: 1)
+        defer { Task { await pool.shutdown() } }
+        return try await pool.query("SELECT count(*) FROM ledger.events WHERE stream_id = \("otx:" + originalTransactionID)")
+            .first?.decode(Int64.self, at: 0) ?? 0
     }
 
     func logTail() -> String {
@@ -143,12 +153,16 @@ struct SDKTenant: Sendable {
         return try await HTTP.send("POST", baseURL.appendingPathComponent("v1/apps/\(appID)/notifications"),
                                    body: #"{"signedPayload":"\#(payload)"}"#)
     }
+}
 
-    /// The user's events as the secret key reads them.
-    func events(of user: String) async throws -> [[String: Any]] {
-        let answer = try await HTTP.send("GET", baseURL.appendingPathComponent("v1/users/\(user)/events"),
-                                         headers: ["Authorization": "Bearer \(secretKey)"])
-        #expect(answer.status == 200, "\(answer.text)")
-        return answer.json["events"] as? [[String: Any]] ?? []
+/// Waits (up to `timeout`) until `check` holds: for reads of the read models, which follow a write within a bound
+/// (2 s) on an idle server and later on a busy one. Whether it held.
+func eventually(within timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation,
+                _ check: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await check() { return true }
+        try await Task.sleep(for: .milliseconds(50))  // re-reading a view that catches up: no event to wait on here
     }
+    return try await check()
 }
