@@ -145,7 +145,7 @@ import Testing
         #expect(finished.first?.recordedFirst == true, "finish() ran before the ledger had the transaction")
         #expect(try await eventually { try await manager.unconsumedPurchases().map(\.transactionID) == ["3001"] })
         try await manager.consume(transactionID: "3001")
-        #expect(try await manager.unconsumedPurchases().isEmpty)
+        #expect(try await eventually { try await manager.unconsumedPurchases().isEmpty })
         await #expect(throws: LedgerError.self) { try await manager.consume(transactionID: "3001") }
         do {
             try await manager.consume(transactionID: "3001")
