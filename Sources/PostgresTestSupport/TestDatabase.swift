@@ -107,11 +107,20 @@ public actor TestServer {
     /// crash and tamper tests: their killed servers, open batches and database copies would otherwise hold back the
     /// server-wide commit horizon (`pg_snapshot_xmin`) that every other test's projections and read-your-writes
     /// waits depend on (a 20 s read-your-writes wait ran out in CI). With `DATABASE_URL` both are that server.
-    public enum Role: Sendable { case shared, faults }
+    /// `.horizonHolder` is a third, for a test that keeps a transaction open on purpose: on a starved machine its
+    /// holding outlasted a minute and the fault tests' projections on their cluster waited behind it.
+    public enum Role: Sendable { case shared, faults, horizonHolder }
 
     static let shared = TestServer()
     static let faults = TestServer()
-    static func of(_ role: Role) -> TestServer { role == .shared ? shared : faults }
+    static let horizonHolder = TestServer()
+    static func of(_ role: Role) -> TestServer {
+        switch role {
+        case .shared: shared
+        case .faults: faults
+        case .horizonHolder: horizonHolder
+        }
+    }
     private var info: Info?
 
     func start() throws -> Info {

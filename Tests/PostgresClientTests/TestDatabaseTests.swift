@@ -7,8 +7,8 @@ import Testing
     /// A transaction left open holds the commit horizon below a newer event: the wait ends in an error naming that
     /// event's transaction and the horizon it saw, instead of returning as if the log were final.
     @Test func waitForHorizonThrowsNamingWhatItWaitedForAndWhatItSaw() async throws {
-        // The fault tests' server: the open transaction below would hold back the horizon of every other test.
-        let url = try await TestDatabase.makeDatabase(prefix: "horizon", on: .faults)
+        // A server of its own: the open transaction below would hold back the horizon of every other test.
+        let url = try await TestDatabase.makeDatabase(prefix: "horizon", on: .horizonHolder)
         let writer = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
         try writer.execute("""
             CREATE SCHEMA ledger;
