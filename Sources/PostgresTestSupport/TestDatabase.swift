@@ -46,10 +46,11 @@ public enum TestDatabase {
     /// transaction (in any database of the shared server) can hold it back for a while. Throws `horizonNotReached`
     /// after `timeout` rather than letting the caller go on to read a log that is not final yet.
     public static func waitForHorizon(_ connectionString: String, timeout: Duration = .seconds(60)) async throws {
-        let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: connectionString))
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: connectionString), size: 1)
+        defer { Task { await pool.shutdown() } }
         let deadline = ContinuousClock.now + timeout
         while true {
-            let row = try connection.query("""
+            let row = try await pool.query("""
                 SELECT pg_snapshot_xmin(pg_current_snapshot()), (SELECT coalesce(max(transaction_id), '0'::xid8) FROM ledger.events)
                 """).first! // a SELECT without FROM: always one row
             let (horizon, newest) = (try row.decode(UInt64.self, at: 0), try row.decode(UInt64.self, at: 1))
@@ -96,39 +97,45 @@ public actor TestServer {
             return adminConnectionString + " dbname=\(database)"
         }
 
-        func withAdminConnection(_ body: @Sendable (PostgresConnection) throws -> Void) async throws {
-            let connection = try PostgresConnection.connect(PostgresConfiguration(
-                connectionString: isURL ? adminConnectionString : adminConnectionString + " dbname=postgres"))
-            try body(connection)
+        /// On a thread of its own: libpq blocks.
+        func withAdminConnection(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
+            let connectionString = isURL ? adminConnectionString : adminConnectionString + " dbname=postgres"
+            try await Blocking.run { try body(try PostgresConnection.connect(PostgresConfiguration(connectionString: connectionString))) }
         }
     }
 
-    /// Which of the run's servers a test uses. `.faults` is a second private cluster for the reliability suite's
-    /// crash and tamper tests: their killed servers, open batches and database copies would otherwise hold back the
-    /// server-wide commit horizon (`pg_snapshot_xmin`) that every other test's projections and read-your-writes
-    /// waits depend on (a 20 s read-your-writes wait ran out in CI). With `DATABASE_URL` both are that server.
-    /// `.horizonHolder` is a third, for a test that keeps a transaction open on purpose: on a starved machine its
-    /// holding outlasted a minute and the fault tests' projections on their cluster waited behind it.
-    public enum Role: Sendable { case shared, faults, horizonHolder }
+    /// Which of the run's servers a test uses. PostgreSQL's commit horizon (`pg_snapshot_xmin`) is server-wide: a
+    /// transaction open in any database holds back every other database's projections, read-your-writes waits and
+    /// digests. So the tests that hold it on purpose, or for long, get clusters of their own (with `DATABASE_URL`
+    /// all are that server):
+    /// - `.faults`: the reliability suite's crash and tamper tests (killed servers, open batches, database copies);
+    /// - `.horizonHolder`: a test that keeps a transaction open on purpose;
+    /// - `.rebuilds`: a rebuild killed again and again, whose snapshot stays open while it folds a large log (on
+    ///   a starved CI machine for longer than the fault tests' and the late-commit tests' waits of a minute);
+    /// - `.lateCommits`: the randomized rebuild histories, whose late commits and rebuilds hold it in turn.
+    public enum Role: Sendable, CaseIterable { case shared, faults, horizonHolder, rebuilds, lateCommits }
 
-    static let shared = TestServer()
-    static let faults = TestServer()
-    static let horizonHolder = TestServer()
-    static func of(_ role: Role) -> TestServer {
-        switch role {
-        case .shared: shared
-        case .faults: faults
-        case .horizonHolder: horizonHolder
-        }
-    }
+    static let servers: [Role: TestServer] = Dictionary(uniqueKeysWithValues: Role.allCases.map { ($0, TestServer()) })
+    static var shared: TestServer { of(.shared) }
+    static func of(_ role: Role) -> TestServer { servers[role]! }  // every case has one
     private var info: Info?
+    private var starting: Task<Info, any Error>?
 
-    func start() throws -> Info {
+    /// Starts the cluster once (concurrent callers share the one start). initdb and pg_ctl block: they run on a
+    /// thread of their own, never on the cooperative pool that every test and in-process server shares.
+    func start() async throws -> Info {
         if let info { return info }
+        if let starting { return try await starting.value }
+        let task = Task { try await Blocking.run { try Self.startCluster() } }
+        starting = task
+        let info = try await task.value
+        self.info = info
+        return info
+    }
+
+    private static func startCluster() throws -> Info {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
-            let info = Info(adminConnectionString: url, isURL: url.contains("://"))
-            self.info = info
-            return info
+            return Info(adminConnectionString: url, isURL: url.contains("://"))
         }
         let directory = NSTemporaryDirectory() + "ledger-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
         let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
@@ -137,8 +144,7 @@ public actor TestServer {
         TestClusterRegistry.register(cluster)
         let info = Info(adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
                         isURL: false, unixSocketDirectory: directory + "/pgdata")
-        try Self.prepareServiceRole(info)
-        self.info = info
+        try prepareServiceRole(info)
         return info
     }
 

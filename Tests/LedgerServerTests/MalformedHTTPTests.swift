@@ -31,13 +31,14 @@ import Glibc
 }
 
 /// One request written to a TCP socket on 127.0.0.1 and everything read back until the server closes, on a thread
-/// of its own so that no task of the in-process server waits behind a blocking read.
+/// of its own so that no task of the in-process server waits behind a blocking read. The timeout only bounds a hang:
+/// while a whole run starts on two cores, the in-process server was seen to take over 10 s to answer.
 enum RawHTTP {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    static func exchange(port: Int, request: String, timeoutSeconds: Int = 10) async throws -> String {
+    static func exchange(port: Int, request: String, timeoutSeconds: Int = 60) async throws -> String {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
             let thread = Thread {
                 continuation.resume(with: Result { try blockingExchange(port: port, request: request, timeoutSeconds: timeoutSeconds) })

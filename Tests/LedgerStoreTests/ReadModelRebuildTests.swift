@@ -23,7 +23,7 @@ import Testing
 
     /// A fresh migrated database on the `.faults` server: the service's store and a superuser pool.
     static func fixture(prefix: String) async throws -> StoreFixture {
-        let url = try await TestDatabase.makeDatabase(prefix: prefix, on: .faults)
+        let url = try await TestDatabase.makeDatabase(prefix: prefix, on: .lateCommits)
         let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: try SchemaLocation.migrations())
         return StoreFixture(connectionString: url, store: EventStore(pool: pool),
                             superuser: PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2))

@@ -48,7 +48,7 @@ import Testing
         try await load.value
 
         let inspection = LogInspection(databaseURL: databaseURL)
-        let keys = try inspection.idempotencyKeyCounts(app: tenant.appID)
+        let keys = try await inspection.idempotencyKeyCounts(app: tenant.appID)
         let seen = counters.snapshot
         #expect(seen.rejects == 0, "\(seen.rejectTexts.prefix(3))")
         #expect(seen.acknowledged == deliveries.count)
@@ -76,7 +76,7 @@ import Testing
         #expect(verify.status == 0, "\(verify.output)")
 
         let restarts = await server.starts - 1
-        let events = try inspection.eventCount(app: tenant.appID)
+        let events = try await inspection.eventCount(app: tenant.appID)
         ReliabilityScale.report("crash", [
             "deliveries": deliveries.count, "requests": seen.requests, "kills": kills, "restarts": restarts,
             "retries": seen.retries, "transport_errors": seen.transportErrors, "kills_cutting_off_requests": killPointsHit,

@@ -75,7 +75,7 @@ import Testing
         #expect(seen.acknowledged == histories.all.count && seen.rejects == 0, "\(seen.rejectTexts.prefix(3))")
 
         let inspection = LogInspection(databaseURL: databaseURL)
-        let keys = try inspection.idempotencyKeyCounts(app: tenant.appID)
+        let keys = try await inspection.idempotencyKeyCounts(app: tenant.appID)
         #expect(seen.acknowledgedNotifications.allSatisfy { keys["notification:\($0)"] == 1 })
         #expect(histories.all.compactMap(\.notificationUUID).allSatisfy { keys["notification:\($0)"] == 1 })
         #expect(keys["notification:\(probe.notificationUUID ?? "")"] == 1)
@@ -86,7 +86,7 @@ import Testing
             "answers_503": seen.statuses[503] ?? 0, "answers_500": seen.statuses[500] ?? 0, "retries": seen.retries,
             "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed, "rejects": seen.rejects,
             "slowest_ms": seen.slowestMilliseconds, "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1,
-                "events": try inspection.eventCount(app: tenant.appID),
+                "events": try await inspection.eventCount(app: tenant.appID),
             "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
         ])
     }

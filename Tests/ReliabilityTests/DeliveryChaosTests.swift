@@ -55,10 +55,10 @@ import Testing
         try await inspection.waitForProjections()
         let chaosSeen = chaosCounters.snapshot
         #expect(chaosSeen.rejects == 0 && orderlyCounters.snapshot.rejects == 0, "\(chaosSeen.rejectTexts.prefix(3))")
-        #expect(try inspection.eventCount(app: chaotic.appID) == inspection.eventCount(app: orderly.appID))
-        #expect(try Set(inspection.idempotencyKeyCounts(app: chaotic.appID).keys) == Set(inspection.idempotencyKeyCounts(app: orderly.appID).keys))
-        let chaosStates = try inspection.projectionStates(app: chaotic.appID)
-        let orderStates = try inspection.projectionStates(app: orderly.appID)
+        #expect(try await inspection.eventCount(app: chaotic.appID) == inspection.eventCount(app: orderly.appID))
+        #expect(try await Set(inspection.idempotencyKeyCounts(app: chaotic.appID).keys) == Set(inspection.idempotencyKeyCounts(app: orderly.appID).keys))
+        let chaosStates = try await inspection.projectionStates(app: chaotic.appID)
+        let orderStates = try await inspection.projectionStates(app: orderly.appID)
         #expect(!orderStates.isEmpty)
         let differing = Set(chaosStates.keys).union(orderStates.keys).filter { chaosStates[$0] != orderStates[$0] }
         #expect(differing.isEmpty,
@@ -89,7 +89,7 @@ import Testing
             "concurrent_pairs": jobs.filter { $0.count == 2 }.count, "requests": chaosSeen.requests + orderlyCounters.snapshot.requests,
             "duplicates_absorbed": chaosSeen.acknowledged - histories.all.count, "rejects": chaosSeen.rejects,
             "users_compared": histories.users.count, "active_users": activeUsers, "projection_states": orderStates.count,
-            "events_per_app": try inspection.eventCount(app: orderly.appID),
+            "events_per_app": try await inspection.eventCount(app: orderly.appID),
             "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
         ])
     }

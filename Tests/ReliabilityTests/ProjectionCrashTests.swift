@@ -28,12 +28,12 @@ import Testing
         await server.stop()
 
         // The whole log becomes the backlog: projections emptied, checkpoints back to the start.
-        try inspection.execute("""
+        try await inspection.execute("""
             DELETE FROM ledger.subscriptions; DELETE FROM ledger.purchases;
             DELETE FROM ledger.paying_purchases; DELETE FROM ledger.paying_users;
             UPDATE ledger.projection_checkpoints SET transaction_id = '0', position = 0;
             """)
-        let events = try inspection.eventCount()
+        let events = try await inspection.eventCount()
         var killsInBatch = 0
         var resumedFrom: [Int] = []
         var lastApplied = 0
@@ -43,19 +43,19 @@ import Testing
             let deadline = ContinuousClock.now + .seconds(120)
             var inBatch = false
             while ContinuousClock.now < deadline {
-                let applied = try inspection.appliedCounts().values.reduce(0, +)
+                let applied = try await inspection.appliedCounts().values.reduce(0, +)
                 #expect(applied >= lastApplied, "a checkpoint moved backwards")
-                if applied > lastApplied, try inspection.batchInProgress() {
+                if applied > lastApplied, try await inspection.batchInProgress() {
                     inBatch = true
                     break
                 }
-                if try inspection.projectionsCaughtUp() { break }
+                if try await inspection.projectionsCaughtUp() { break }
                 try await Task.sleep(for: .milliseconds(2))
             }
             await server.kill()
             guard inBatch else { break }
             killsInBatch += 1
-            let applied = try inspection.appliedCounts().values.reduce(0, +)
+            let applied = try await inspection.appliedCounts().values.reduce(0, +)
             resumedFrom.append(applied)
             lastApplied = applied
         }

@@ -19,7 +19,7 @@ import Testing
         let kills = ReliabilityScale.pick(ci: 3, full: 8)
         var random = SplitMix64(state: UInt64(UInt32.random(in: 1...UInt32.max)))
         let seed = random.state
-        let databaseURL = try await TestDatabase.makeDatabase(prefix: "rebuildkill", on: .faults)
+        let databaseURL = try await TestDatabase.makeDatabase(prefix: "rebuildkill", on: .rebuilds)
         let pool = try await LedgerDatabase.open(connectionString: databaseURL, poolSize: 2, migrations: try SchemaLocation.migrations())
         let inspection = LogInspection(databaseURL: databaseURL)
 
@@ -42,14 +42,14 @@ import Testing
                 ("otx:c\(index)", coins, coins.idempotencyKey),
             ], occurredAt: { _ in Self.day(34) }, metadata: EventMetadata(source: "test"))
         }
-        let events = try inspection.eventCount()
+        let events = try await inspection.eventCount()
         // A rebuild folds the transactions below the server-wide commit horizon: wait until it has passed them all.
         try await TestDatabase.waitForHorizon(databaseURL)
 
         // The read models built once by a rebuild that runs to its end.
         let first = try await LedgerBinary.run(["replay"], databaseURL: databaseURL)
         #expect(first.status == 0, "\(first.output)")
-        let before = try Self.snapshot(inspection)
+        let before = try await Blocking.run { try Self.snapshot(inspection) }
         // Each link names a consumable too, which gets an (owner-only) subscription row: users + 300.
         #expect(before.counts["subscriptions"] == Int64(users + 300), "\(before.counts)")
         #expect((before.counts["purchases"] ?? 0) >= 300 && (before.counts["paying_users"] ?? 0) >= Int64(users))
@@ -65,14 +65,14 @@ import Testing
             // Reads answer while the rebuild holds its snapshot open and copies.
             let owned = try await UserQueries(pool: pool).summaries(app: Self.app, owners: ["user-k1", "user-k2"])
             #expect(Set(owned.subscriptions.filter(\.isKnown).map(\.originalTransactionID)) == ["k1", "k2"])
-            let status = child.kill()
+            let status = await child.kill()
             #expect(reached, "the rebuild exited before it reported \(threshold) events: \(child.output)")
             #expect(status == 128 + SIGKILL, "the rebuild was not killed midway (exit \(status)): \(child.output)")
             #expect(!child.output.contains("rebuilt"), "\(child.output)")
             if reached && status == 128 + SIGKILL { killedWhileFolding += 1 }
 
             // The live tables are exactly as before, their checkpoints too; the leftovers are the scratch schema.
-            #expect(try Self.snapshot(inspection) == before, "threshold \(threshold), seed \(seed)")
+            #expect(try await Blocking.run { try Self.snapshot(inspection) } == before, "threshold \(threshold), seed \(seed)")
             let answer = try await UserQueries(pool: pool).summaries(app: Self.app, owners: ["user-k2"])
             #expect(answer.subscriptions.filter(\.isKnown).map(\.originalTransactionID) == ["k2"])
             #expect(answer.purchases.filter { $0.details != nil }.map(\.originalTransactionID) == ["c2"])
@@ -84,13 +84,13 @@ import Testing
         let again = try await LedgerBinary.run(["replay"], databaseURL: databaseURL)
         #expect(again.status == 0 && again.output.contains("rebuilt"), "\(again.output)")
         // The same rows (the checkpoints moved on to the new rebuild's cut).
-        let after = try Self.snapshot(inspection)
+        let after = try await Blocking.run { try Self.snapshot(inspection) }
         #expect(after.counts == before.counts && after.digests == before.digests)
         #expect(after.checkpoints.count == 3 && after.checkpoints != before.checkpoints)
         let check = try await LedgerBinary.run(["replay", "--check"], databaseURL: databaseURL)
         #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
-        let leftovers = try PostgresConnection.connect(PostgresConfiguration(connectionString: databaseURL))
-            .query("SELECT count(*) FROM pg_namespace WHERE nspname IN ('ledger_rebuild', 'ledger_check')").first?.decode(Int64.self, at: 0)
+        let leftovers = try await pool.query("SELECT count(*) FROM pg_namespace WHERE nspname IN ('ledger_rebuild', 'ledger_check')")
+            .first?.decode(Int64.self, at: 0)
         #expect(leftovers == 0)
 
         await pool.shutdown()
@@ -129,13 +129,20 @@ import Testing
     /// The killed process's sessions end when PostgreSQL notices the closed connections; until then its rebuild lock
     /// is held and a new rebuild would be refused. Polls for the lock (taking and releasing it).
     static func waitUntilTheRebuildLockIsFree(_ databaseURL: String, timeout: Duration = .seconds(60)) async throws {
-        let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: databaseURL))
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: databaseURL), size: 1)
+        defer { Task { await pool.shutdown() } }
         let deadline = ContinuousClock.now + timeout
-        while try connection.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) != true {
+        while true {
+            // Session-level lock and unlock on the same connection, so a lock taken is never left with the pool.
+            let free = try await pool.withConnection { connection in
+                let taken = try connection.query("SELECT pg_try_advisory_lock(hashtext('ledger.rebuild'))").first?.decode(Bool.self, at: 0) == true
+                if taken { try connection.query("SELECT pg_advisory_unlock(hashtext('ledger.rebuild'))") }
+                return taken
+            }
+            if free { return }
             guard ContinuousClock.now < deadline else { throw RebuildProcess.Failure.lockStillHeld }
             try await Task.sleep(for: .milliseconds(10))
         }
-        try connection.query("SELECT pg_advisory_unlock(hashtext('ledger.rebuild'))")
     }
 }
 
@@ -206,9 +213,8 @@ final class RebuildProcess {
     }
 
     /// SIGKILL, and the exit status as a shell reports it (128 + signal when killed).
-    func kill() -> Int32 {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    func kill() async -> Int32 {
+        await ChildProcess.kill(process)
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 }

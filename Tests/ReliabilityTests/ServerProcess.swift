@@ -94,21 +94,19 @@ actor ServerProcess {
     }
 
     /// SIGKILL: no graceful shutdown, requests in flight are cut off.
-    func kill() {
+    func kill() async {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await ChildProcess.kill(process)
         runningPID.withLock { $0 = nil }
     }
 
     /// SIGTERM and wait: the graceful stop. Returns the exit status (nil: it was not running).
     @discardableResult
-    func stop() -> Int32? {
+    func stop() async -> Int32? {
         guard let process, process.isRunning else { return nil }
-        process.terminate()
-        process.waitUntilExit()
+        let status = await ChildProcess.terminate(process)
         runningPID.withLock { $0 = nil }
-        return process.terminationStatus
+        return status
     }
 
     /// SIGKILL without waiting: cleanup after a failed test.

@@ -51,7 +51,7 @@ import Testing
         var done = false
         let end = ContinuousClock.now + .seconds(240)
         while !done && ContinuousClock.now < end {
-            done = try inspection.query("""
+            done = try await inspection.query("""
                 SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
                            >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
                        AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
@@ -60,14 +60,14 @@ import Testing
         }
         let log = await server.logTail(2000)
         #expect(done, "deliveries still pending: \(log)")
-        let stored = Set(try inspection.query("SELECT delivery_id FROM ledger.webhook_deliveries").map { try $0.decode(String.self, at: 0) })
+        let stored = Set(try await inspection.query("SELECT delivery_id FROM ledger.webhook_deliveries").map { try $0.decode(String.self, at: 0) })
         let messages = receiver.accepted
         let arrived = Set(messages.map(\.id))
         #expect(stored.count >= histories.all.count, "fewer deliveries than notifications")
         #expect(arrived == stored, "missing \(stored.subtracting(arrived).count), unknown \(arrived.subtracting(stored).count)")
         let problems = WebhookReceiver.orderProblems(messages)
         #expect(problems.isEmpty, "\(problems.prefix(5))")
-        let attempts = try inspection.query("""
+        let attempts = try await inspection.query("""
             SELECT count(*), count(*) FILTER (WHERE status_code IS NULL), count(*) FILTER (WHERE status_code >= 500), max(latency_ms)
             FROM ledger.webhook_attempts
             """)[0]

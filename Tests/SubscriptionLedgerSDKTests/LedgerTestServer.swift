@@ -63,10 +63,9 @@ actor LedgerTestServer {
     }
 
     /// SIGKILL and wait: the server is gone at once, as when a device loses the network mid-upload.
-    func kill() {
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    func kill() async {
+        guard let process else { return }
+        await ChildProcess.kill(process)
     }
 
     /// Events of the purchase stream of `originalTransactionID` in the log itself: what was recorded, whether or not
@@ -160,7 +159,7 @@ struct SDKTenant: Sendable {
 
 /// Waits (up to `timeout`) until `check` holds: for reads of the read models, which follow a write within a bound
 /// (2 s) on an idle server and later on a busy one. Whether it held.
-func eventually(within timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation,
+func eventually(within timeout: Duration = .seconds(90), isolation: isolated (any Actor)? = #isolation,
                 _ check: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
