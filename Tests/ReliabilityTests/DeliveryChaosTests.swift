@@ -56,7 +56,8 @@ import Testing
         let chaosSeen = chaosCounters.snapshot
         #expect(chaosSeen.rejects == 0 && orderlyCounters.snapshot.rejects == 0, "\(chaosSeen.rejectTexts.prefix(3))")
         #expect(try await inspection.eventCount(app: chaotic.appID) == inspection.eventCount(app: orderly.appID))
-        #expect(try await Set(inspection.idempotencyKeyCounts(app: chaotic.appID).keys) == Set(inspection.idempotencyKeyCounts(app: orderly.appID).keys))
+        let chaoticKeys = try await Set(inspection.idempotencyKeyCounts(app: chaotic.appID).keys)
+        #expect(try await chaoticKeys == Set(inspection.idempotencyKeyCounts(app: orderly.appID).keys))
         let chaosStates = try await inspection.projectionStates(app: chaotic.appID)
         let orderStates = try await inspection.projectionStates(app: orderly.appID)
         #expect(!orderStates.isEmpty)
