@@ -1,0 +1,34 @@
+-- Distributing the ledger's schema with Citus, by tenant (app_id). Run on the coordinator after `ledger migrate`,
+-- before the first instance serves. Every table of the schema `ledger` appears here exactly once; the test
+-- `CitusReadinessTests` (Tests/LedgerStoreTests) reads this file and fails when a table is missing, when a table
+-- distributed by app_id has a unique index or a foreign key that does not start with app_id, or when a table is
+-- named before a table it references.
+
+-- Reference tables: small, read on every request before the tenant is known (an API key is found by its hash),
+-- copied to every worker.
+SELECT create_reference_table('ledger.accounts');
+SELECT create_reference_table('ledger.apps');
+SELECT create_reference_table('ledger.api_keys');
+SELECT create_reference_table('ledger.server_secrets');
+SELECT create_reference_table('ledger.price_plans');
+SELECT create_reference_table('ledger.account_plans');
+SELECT create_reference_table('ledger.invoice_numbers');
+SELECT create_reference_table('ledger.invoices');
+
+-- Tenant tables, distributed by app_id and co-located (one tenant's log, read models and webhooks on one worker).
+SELECT create_distributed_table('ledger.events', 'app_id');
+SELECT create_distributed_table('ledger.chain_digests', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.products', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.subscriptions', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.purchases', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.paying_purchases', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.paying_users', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.webhook_endpoints', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.webhook_deliveries', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.webhook_attempts', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.appstore_reconcile_runs', 'app_id', colocate_with => 'ledger.events');
+
+-- Coordinator-only bookkeeping: one row per projection, one cursor of the webhook fan-out, the schema's own history.
+SELECT citus_add_local_table_to_metadata('ledger.projection_checkpoints');
+SELECT citus_add_local_table_to_metadata('ledger.webhook_fanout');
+SELECT citus_add_local_table_to_metadata('ledger.schema_migrations');
