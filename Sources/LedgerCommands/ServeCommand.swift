@@ -61,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         let batchSize = projectionBatchSize ?? Int(environment["LEDGER_PROJECTION_BATCH_SIZE"] ?? "500") ?? 0
         guard (1...10_000).contains(batchSize) else { throw ValidationError("the projection batch size must be between 1 and 10000 events") }
         let apiConfiguration = try apiConfiguration(environment: environment)
+        let jobs = try Self.jobSettings(environment: environment)
         if apiConfiguration.adminToken == nil {
             logger.warning("LEDGER_ADMIN_TOKEN is not set: the admin API (/v1/admin) answers 401 until the server is started with it")
         }
@@ -83,12 +84,12 @@ struct ServeCommand: AsyncParsableCommand {
             let progress = ProjectionProgress()
             var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service,
                 runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger))]
-            if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), logger: logger)) }
+            if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), jobs: jobs, logger: logger)) }
             let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, progress: progress, logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
             services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
-            if let clients = apiConfiguration.appStore { services.append(AppStoreService(api: api, clients: clients, logger: logger)) }
+            if let clients = apiConfiguration.appStore { services.append(AppStoreService(api: api, clients: clients, jobs: jobs, logger: logger)) }
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),
@@ -137,15 +138,25 @@ extension ServeCommand {
         logger.info("App Store Server API configured", metadata: ["apps": "\(clients.configuredApps.joined(separator: ","))"])
     }
 
+    /// A whole number from the environment within `range`; nil when unset.
+    static func environmentNumber(_ name: String, _ range: ClosedRange<Int64>, in environment: [String: String]) throws -> Int64? {
+        guard let text = environment[name], !text.isEmpty else { return nil }
+        guard let value = Int64(text), range.contains(value) else {
+            throw ValidationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// How the jobs that run on one instance at a time move between instances (README, "Several instances").
+    static func jobSettings(environment: [String: String]) throws -> ExclusiveJob.Settings {
+        var settings = ExclusiveJob.Settings()
+        if let retry = try environmentNumber("LEDGER_JOB_RETRY_SECONDS", 1...3600, in: environment) { settings.retry = .seconds(retry) }
+        return settings
+    }
+
     /// Webhook settings from the environment (docs/webhooks.md lists them).
     static func webhookSettings(environment: [String: String]) throws -> WebhookSettings {
-        func number(_ name: String, _ range: ClosedRange<Int64>) throws -> Int64? {
-            guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let value = Int64(text), range.contains(value) else {
-                throw ValidationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return value
-        }
+        func number(_ name: String, _ range: ClosedRange<Int64>) throws -> Int64? { try environmentNumber(name, range, in: environment) }
         var settings = WebhookSettings()
         switch environment["LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES"] ?? "" {
         case "", "0", "false": break

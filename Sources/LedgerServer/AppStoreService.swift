@@ -25,7 +25,13 @@ package struct AppStoreService: Service {
     let clock: LedgerClock
     let logger: Logger
 
-    package init(api: LedgerAPI, clients: AppStoreClients, schedule: ReconcileSchedule = ReconcileSchedule(), logger: Logger) {
+    /// On one instance at a time ("appstore"): the reconciliation's claim keeps a run single anyway, and one
+    /// instance answering consumption requests sends each answer once.
+    let job: ExclusiveJob
+
+    package init(api: LedgerAPI, clients: AppStoreClients, schedule: ReconcileSchedule = ReconcileSchedule(),
+                 jobs: ExclusiveJob.Settings = ExclusiveJob.Settings(), logger: Logger) {
+        self.job = ExclusiveJob(lock: ExclusiveJobLock(job: "appstore", configuration: api.pool.configuration), settings: jobs, logger: logger)
         self.clients = clients
         self.tenancy = api.tenancy
         self.runs = ReconcileRunStore(pool: api.pool)
@@ -42,10 +48,7 @@ package struct AppStoreService: Service {
         // Graceful shutdown cancels the waits (and a run in progress: it resumes at the next check, idempotently).
         await cancelWhenGracefulShutdown {
             try? await Task.sleep(for: schedule.firstCheckDelay)
-            while !Task.isCancelled {
-                await check()
-                try? await Task.sleep(for: schedule.checkInterval)
-            }
+            await job.run(every: schedule.checkInterval) { await check() }
         }
     }
 

@@ -4,27 +4,28 @@ import Logging
 import PostgresClient
 import ServiceLifecycle
 
-/// Signs a digest of every app's log at start and then every `interval`, until graceful shutdown.
+/// Signs a digest of every app's log at start and then every `interval`, until graceful shutdown, on one instance
+/// at a time (`ExclusiveJob` "digests"): instances sharing a database do not sign the same digests over and over.
 package struct DigestService: Service {
     let pool: PostgresPool
     let key: Curve25519.Signing.PrivateKey
     let interval: Duration
+    let job: ExclusiveJob
     let logger: Logger
 
-    package init(pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration, logger: Logger) {
+    package init(pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration,
+                 jobs: ExclusiveJob.Settings = ExclusiveJob.Settings(), logger: Logger) {
         self.pool = pool
         self.key = key
         self.interval = interval
+        self.job = ExclusiveJob(lock: ExclusiveJobLock(job: "digests", configuration: pool.configuration), settings: jobs, logger: logger)
         self.logger = logger
     }
 
     package func run() async throws {
         // Graceful shutdown cancels the wait; that is the normal end, not an error.
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await digestOnce()
-                try? await Task.sleep(for: interval)
-            }
+            await job.run(every: interval) { await digestOnce() }
         }
     }
 

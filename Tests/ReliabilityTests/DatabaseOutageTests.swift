@@ -2,6 +2,7 @@ import AppStoreSamples
 import Dispatch
 import EmbeddedPostgres
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Issue 8.2: PostgreSQL stopped mid-load and started again on the same port. The server answers 503 with a JSON
@@ -89,14 +90,5 @@ import Testing
                 "events": try await inspection.eventCount(app: tenant.appID),
             "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
         ])
-    }
-}
-
-/// Runs blocking work (pg_ctl) on a Dispatch thread, off Swift's cooperative pool.
-enum Blocking {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
     }
 }

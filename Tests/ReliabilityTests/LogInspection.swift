@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import PostgresTestSupport
 
 /// Reads the event log and the projections straight from PostgreSQL, to check what the server claimed. Each read
 /// connects anew (a test may restart the cluster between reads) on a thread of its own (`Blocking`): libpq blocks.
