@@ -30,16 +30,20 @@ public enum PostgresError: Error, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// True when retrying on a new connection may succeed (the server or the network went away).
+    /// True when retrying on a new connection may succeed (the server or the network went away, or the server is
+    /// a standby now).
     public var isConnectionProblem: Bool {
         switch self {
         case .connectionFailed, .connectionLost: true
         case .server(let error):
             // Class 08: connection exception; 57P01..57P03: admin shutdown, crash shutdown, cannot connect now.
-            error.sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(error.sqlState)
+            error.sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(error.sqlState) || isReadOnlyServer
         default: false
         }
     }
+
+    /// 25006 (read_only_sql_transaction): a write reached a standby, such as a primary demoted by a failover.
+    public var isReadOnlyServer: Bool { sqlState == "25006" }
 }
 
 /// An error reported by the server, with its diagnostic fields.

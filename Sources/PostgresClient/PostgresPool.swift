@@ -37,7 +37,10 @@ public final class PostgresPool: Sendable {
             release(connection)
             return value
         } catch {
-            release(connection)
+            // A server that has become a standby (a demoted primary after a failover) refuses writes on connections
+            // that still work: such a connection is closed, and the next one finds the primary
+            // (`target_session_attrs=read-write` in a multi-host URL).
+            release(connection, reusable: (error as? PostgresError)?.isReadOnlyServer != true)
             throw error
         }
     }
@@ -91,8 +94,8 @@ public final class PostgresPool: Sendable {
         }
     }
 
-    private func release(_ connection: PostgresConnection) {
-        let reusable = connection.isReusable
+    private func release(_ connection: PostgresConnection, reusable reusableAfterError: Bool = true) {
+        let reusable = reusableAfterError && connection.isReusable
         switch state.withLock({ $0.release(connection, reusable: reusable) }) {
         case .keepIdle, .closeAfterShutdown:
             break

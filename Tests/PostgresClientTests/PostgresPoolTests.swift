@@ -94,6 +94,24 @@ import Testing
         await pool.shutdown()
     }
 
+    /// A write refused because the server is read-only (a primary demoted by a failover) is a connection problem
+    /// (the API answers 503) and retires the connection: the next call opens another, which finds the primary.
+    @Test func aConnectionToAReadOnlyServerIsNotReused() async throws {
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: try await TestDatabase.makeDatabase()), size: 1)
+        try await pool.query("CREATE TABLE t (n int)")
+        let first = try await pool.withConnection { connection in
+            try connection.execute("SET default_transaction_read_only = on")
+            return try connection.query("SELECT pg_backend_pid()").first!.decode(Int32.self, at: 0)
+        }
+        await #expect { try await pool.query("INSERT INTO t VALUES (1)") } throws: { error in
+            (error as? PostgresError)?.isReadOnlyServer == true && (error as? PostgresError)?.isConnectionProblem == true
+        }
+        let second = try await pool.query("SELECT pg_backend_pid()").first!.decode(Int32.self, at: 0)
+        #expect(first != second)
+        try await pool.query("INSERT INTO t VALUES (1)")
+        await pool.shutdown()
+    }
+
     @Test func listenerReceivesNotifications() async throws {
         let url = try await TestDatabase.makeDatabase()
         let listener = PostgresListener(configuration: PostgresConfiguration(connectionString: url), channels: ["ledger test"])
