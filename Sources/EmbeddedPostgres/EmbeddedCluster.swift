@@ -93,6 +93,27 @@ public final class EmbeddedCluster: Sendable {
         return Running(host: "127.0.0.1", port: port, superuser: Self.superuser, password: password, startedHere: true)
     }
 
+    /// Makes this folder a streaming replica of `primary` unless it already holds a cluster: a base backup taken over
+    /// the replication protocol (`pg_basebackup -R`, which also writes `standby.signal` and `primary_conninfo`). `start()`
+    /// then runs it as a hot standby that follows the primary. Give it `maxConnections` of at least the primary's.
+    public func createReplica(of primary: Running) throws {
+        let user = try ServerUser.current()
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                    attributes: [.posixPermissions: user.runAsPrefix == nil ? 0o700 : 0o711])
+        guard !manager.fileExists(atPath: dataPath + "/PG_VERSION") else { return }
+        try manager.createDirectory(atPath: dataPath, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try user.take(dataPath)
+        try ProcessRunner.check(workingDirectory: directory, user.command([
+            installation.program("pg_basebackup"), "-D", dataPath, "-d", primary.connectionString(database: "postgres"),
+            "-X", "stream", "-R", "--checkpoint=fast",
+        ] + (options.unsafeFastWrites ? ["--no-sync"] : [])))
+        guard manager.createFile(atPath: passwordPath, contents: Data(primary.password.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw EmbeddedPostgresError.corruptDataDirectory(path: directory, reason: "cannot write \(passwordPath)")
+        }
+        logger.info("created a streaming replica", metadata: ["data": "\(dataPath)", "primary port": "\(primary.port)"])
+    }
+
     /// Stops the cluster (fast shutdown: open transactions roll back, committed data is safe).
     public func stop() throws {
         let user = try ServerUser.current()

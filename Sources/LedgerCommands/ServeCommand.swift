@@ -85,7 +85,13 @@ struct ServeCommand: AsyncParsableCommand {
             var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service,
                 runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger))]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), jobs: jobs, logger: logger)) }
-            let api = try await LedgerAPI.make(pool: service, configuration: apiConfiguration, progress: progress, logger: logger)
+            // Status reads on a streaming replica of the database, when one is given (README, "Several instances").
+            let replica = environment["LEDGER_READ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }.map {
+                LedgerDatabase.replica(connectionString: $0, like: service, poolSize: poolSize, logger: logger)
+            }
+            defer { if let replica { Task { await replica.shutdown() } } }
+            let api = try await LedgerAPI.make(pool: service, replica: replica, configuration: apiConfiguration, progress: progress,
+                                               logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
             services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
@@ -116,11 +122,15 @@ extension ServeCommand {
         } catch {
             throw ValidationError("App Store Server API settings: \(error.message)")
         }
-        return LedgerAPI.Configuration(adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+        var configuration = LedgerAPI.Configuration(adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
                                        roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout),
                                        webhooks: try Self.webhookSettings(environment: environment),
                                        appStore: appStore.apps.isEmpty ? nil : AppStoreClients(
                                            settings: appStore, logger: CommandLogging.logger("ledger.appstore-api")))
+        if let wait = try Self.environmentNumber("LEDGER_READ_REPLICA_WAIT_MS", 0...60_000, in: environment) {
+            configuration.replicaWait = .milliseconds(wait)
+        }
+        return configuration
     }
 
     /// Each configured app exists and its key loads, or `serve` stops at start with what to fix (not at 3 a.m.).

@@ -32,6 +32,9 @@ package struct LedgerAPI: Sendable {
         package var webhooks: WebhookSettings
         /// The App Store Server API clients of the apps configured for it (`LEDGER_APPSTORE_API_CONFIG`); nil: none.
         package var appStore: AppStoreClients?
+        /// How long a read carrying `Ledger-Read-After` waits for the read replica before it reads the primary
+        /// (`LEDGER_READ_REPLICA_WAIT_MS`; `ReplicaReads`).
+        package var replicaWait: Duration = .seconds(1)
 
         package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
@@ -60,6 +63,8 @@ package struct LedgerAPI: Sendable {
     let body: RequestBodyReader
     let recorder: LedgerRecorder
     let users: UserQueries
+    /// Status reads: the primary, or the read replica (`ReplicaReads`).
+    let reads: ReplicaReads
     let readYourWrites: ReadYourWrites
     let webhooks: WebhookStore
     let logger: Logger
@@ -68,15 +73,17 @@ package struct LedgerAPI: Sendable {
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     /// `progress` is the one this process's projection worker advances (a fresh one: waits read the database).
-    package static func make(pool: PostgresPool, configuration: Configuration, progress: ProjectionProgress = ProjectionProgress(),
-                             logger: Logger) async throws -> LedgerAPI {
+    /// `replica`: a pool on a streaming replica of `pool`'s database, for status reads (`LEDGER_READ_DATABASE_URL`).
+    package static func make(pool: PostgresPool, replica: PostgresPool? = nil, configuration: Configuration,
+                             progress: ProjectionProgress = ProjectionProgress(), logger: Logger) async throws -> LedgerAPI {
         let tenancy = TenancyStore(pool: pool)
         let secret = try await tenancy.serverSecret(named: "uid_cookie")
-        return LedgerAPI(configuration: configuration, pool: pool, tenancy: tenancy, cookieKey: secret, progress: progress, logger: logger)
+        return LedgerAPI(configuration: configuration, pool: pool, replica: replica, tenancy: tenancy, cookieKey: secret, progress: progress,
+                         logger: logger)
     }
 
-    init(configuration: Configuration, pool: PostgresPool, tenancy: TenancyStore, cookieKey: [UInt8], progress: ProjectionProgress,
-         logger: Logger) {
+    init(configuration: Configuration, pool: PostgresPool, replica: PostgresPool? = nil, tenancy: TenancyStore, cookieKey: [UInt8],
+         progress: ProjectionProgress, logger: Logger) {
         self.configuration = configuration
         self.pool = pool
         self.store = EventStore(pool: pool, logger: logger)
@@ -88,6 +95,7 @@ package struct LedgerAPI: Sendable {
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
+        self.reads = ReplicaReads(primary: pool, replica: replica, wait: configuration.replicaWait)
         self.webhooks = WebhookStore(pool: pool)
         self.logger = logger
         let cache = tenancyCache

@@ -30,13 +30,14 @@ package enum LedgerApplication {
         router.add(middleware: ErrorMiddleware(routes: routes.known))
         OperationalRoutes(readiness: readiness).register(on: routes)
         guard let api else { return router }
+        if api.reads.replica != nil { router.add(middleware: ReadTokenMiddleware(primary: api.pool)) }
         let clock = api.configuration.clock
         SeedRoutes(recorder: api.recorder, users: api.users, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
                    readYourWrites: api.readYourWrites, clock: clock).register(on: routes, auth: api.auth)
         AdminRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body).register(on: routes, auth: api.auth)
         AppRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
                   readYourWrites: api.readYourWrites).register(on: routes, auth: api.auth)
-        UserRoutes(users: api.users, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
+        UserRoutes(reads: api.reads, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
         LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)

@@ -51,4 +51,13 @@ public enum LedgerDatabase {
         }
         return pool
     }
+
+    /// A pool on a streaming replica of `service`'s database (`LEDGER_READ_DATABASE_URL`), its connections set up as
+    /// the service's are. Nothing is migrated or built there: a replica follows its primary.
+    public static func replica(connectionString: String, like service: PostgresPool, poolSize: Int = 4,
+                               logger: Logger = Logger(label: "ledger.database")) -> PostgresPool {
+        var configuration = PostgresConfiguration(connectionString: connectionString)
+        configuration.setupStatements = service.configuration.setupStatements
+        return PostgresPool(configuration: configuration, size: poolSize, logger: logger)
+    }
 }

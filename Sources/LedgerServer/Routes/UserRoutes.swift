@@ -7,22 +7,22 @@ import LedgerStore
 /// `GET /v1/users/{user_id}…`: what a user has, and the audit timeline of their purchases. A secret key reads
 /// any user of its app; a public key only the user of its signed `uid` cookie (`UserAuthentication`).
 struct UserRoutes {
-    let users: UserQueries
+    let reads: ReplicaReads
     let cache: TenancyCache
     let clock: LedgerClock
 
     func register(on routes: RouteTable, auth: Authenticator) {
-        let (users, cache, clock) = (users, cache, clock)
+        let (reads, cache, clock) = (reads, cache, clock)
         let perUser = routes.group("/v1/users/{user_id}", UserAuthentication(auth: auth, timeout: routes.timeout))
-        perUser.on(.get, "/v1/users/{user_id}") { _, context in
+        perUser.on(.get, "/v1/users/{user_id}") { request, context in
             let (caller, user) = try context.actor()
             let app = caller.app
-            let owned = try await users.summaries(app: app.id, owners: [user])
+            let (owned, source) = try await reads.read(request) { try await $0.summaries(app: app.id, owners: [user]) }
             let catalog = try await cache.products(app: app.id)
             let now = clock.now()
             let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
                                         catalog: catalog.catalog, at: now)
-            return try JSONResponse.make(status: .ok, body: UserBody(
+            return try Self.from(source, JSONResponse.make(status: .ok, body: UserBody(
                 appUserID: user,
                 subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
                 entitlements: EntitlementBody.list(snapshot.entitlements),
@@ -30,30 +30,43 @@ struct UserRoutes {
                 unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
                 productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
                 introOfferEligibility: IntroOfferEligibilityBody.list(
-                    UserView(appUserID: user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog)))
+                    UserView(appUserID: user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog))))
         }
-        perUser.on(.get, "/v1/users/{user_id}/entitlements") { _, context in
+        perUser.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (caller, user) = try context.actor()
-            let snapshot = try await users.snapshot(
-                app: caller.app.id, user: user, catalog: try await cache.products(app: caller.app.id).catalog, at: clock.now())
-            return try JSONResponse.make(status: .ok, body: EntitlementsAnswer(
-                appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements)))
+            let catalog = try await cache.products(app: caller.app.id).catalog
+            let (snapshot, source) = try await reads.read(request) {
+                try await $0.snapshot(app: caller.app.id, user: user, catalog: catalog, at: clock.now())
+            }
+            return try Self.from(source, JSONResponse.make(status: .ok, body: EntitlementsAnswer(
+                appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements))))
         }
-        perUser.on(.get, "/v1/users/{user_id}/unconsumed") { _, context in
+        perUser.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
             let (caller, user) = try context.actor()
-            let snapshot = try await users.snapshot(app: caller.app.id, user: user, catalog: Catalog(), at: clock.now())
-            return try JSONResponse.make(status: .ok, body: UnconsumedAnswer(
-                appUserID: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init)))
+            let (snapshot, source) = try await reads.read(request) {
+                try await $0.snapshot(app: caller.app.id, user: user, catalog: Catalog(), at: clock.now())
+            }
+            return try Self.from(source, JSONResponse.make(status: .ok, body: UnconsumedAnswer(
+                appUserID: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
         }
         perUser.on(.get, "/v1/users/{user_id}/events") { request, context in
             let (caller, user) = try context.actor()
             let after = try Self.integer(request, "after", default: 0, range: 0...Int64.max)
             let limit = try Self.integer(request, "limit", default: 100, range: 1...1000)
-            let events = try await users.timeline(app: caller.app.id, user: user, after: after, limit: Int(limit))
-            return try JSONResponse.make(status: .ok, body: TimelineAnswer(
+            let (events, source) = try await reads.read(request) {
+                try await $0.timeline(app: caller.app.id, user: user, after: after, limit: Int(limit))
+            }
+            return try Self.from(source, JSONResponse.make(status: .ok, body: TimelineAnswer(
                 appUserID: user, events: events.map(TimelineEvent.init),
-                nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil)))
+                nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil))))
         }
+    }
+
+    /// The answer, marked with where it was read.
+    static func from(_ source: ReplicaReads.Source, _ response: Response) -> Response {
+        var response = response
+        response.headers[ReplicaReads.sourceHeader] = source.rawValue
+        return response
     }
 
     static func integer(_ request: Request, _ name: String, default value: Int64, range: ClosedRange<Int64>) throws(APIError) -> Int64 {
