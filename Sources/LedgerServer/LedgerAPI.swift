@@ -32,6 +32,8 @@ package struct LedgerAPI: Sendable {
         package var webhooks: WebhookSettings
         /// The App Store Server API clients of the apps configured for it (`LEDGER_APPSTORE_API_CONFIG`); nil: none.
         package var appStore: AppStoreClients?
+        /// How long a console session lasts from sign-in, in seconds.
+        package var consoleSessionLifetime: Int64 = 8 * 3600
 
         package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
