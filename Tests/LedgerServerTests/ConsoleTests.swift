@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import LedgerServerTestSupport
+import PostgresClient
 import Testing
 
 /// The console (`/console`) in-process against a real PostgreSQL: sign-in, sessions, CSRF refusals, expiry, escaping,
@@ -225,6 +226,39 @@ import Testing
             for action in ["invoice.finalize", "invoice.void", "key.create", "key.revoke", "sign_in"] {
                 #expect(operations.text.contains("<td>Ada</td><td>\(action)</td>"), "\(action)")
             }
+        }
+    }
+    @Test func webhookDeliveriesAreListedAndRedeliveredByTheSignedInUser() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                                             json: #"{"url":"http://127.0.0.1:9/hook"}"#)
+            #expect(created.status == .created, "\(created.text)")
+            let endpoint = try #require(created.string("endpoint_id"))
+            // A delivery that gave up, as the dispatcher leaves one (its fan-out and sending are WebhookTests' subject).
+            _ = try await harness.pool.query("""
+                INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key,
+                                                       sequence, payload, status, attempts)
+                VALUES (\(tenant.appID), \(endpoint), 'msg_console', 1, 'purchase.external', 'carol', 'carol', 1, '{}', 'given_up', 8)
+                """)
+            let session = try #require(try await Self.signIn(api).1)
+            let app = try await api.send(.get, "/console/operations/apps/\(tenant.appID)", headers: session.headers)
+            #expect(app.status == .ok && app.text.contains(endpoint))
+            let path = "/console/operations/apps/\(tenant.appID)/webhooks/\(endpoint)"
+            let log = try await api.send(.get, path, headers: session.headers)
+            #expect(log.status == .ok)
+            let delivery = try #require(log.text.range(of: "/deliveries/").map { log.text[$0.upperBound...].prefix { $0 != "/" } })
+            let redeliver = "\(path)/deliveries/\(delivery)/redeliver"
+            #expect(try await Self.post(api, redeliver, cookie: session.cookie, [("csrf", "forged")]).status == .forbidden)
+            let answer = try await Self.post(api, redeliver, cookie: session.cookie, [("csrf", session.csrf)])
+            #expect(answer.status == .seeOther)
+            #expect(try await Self.post(api, "\(path)/deliveries/msg_nope/redeliver", cookie: session.cookie,
+                                        [("csrf", session.csrf)]).status == .notFound)
+            let operations = try await api.send(.get, "/console/operations", headers: session.headers)
+            #expect(operations.text.contains("<td>Ada</td><td>webhook.redeliver</td><td>\(delivery)</td>"))
+            let status = try await harness.pool.query("SELECT status FROM ledger.webhook_deliveries WHERE delivery_id = 'msg_console'")
+            #expect(try status.first?.decode(String.self, at: 0) == "pending")
         }
     }
 }
