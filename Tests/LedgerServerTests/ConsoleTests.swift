@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerDomain
 import LedgerServerTestSupport
 import PostgresClient
 import Testing
@@ -259,6 +260,42 @@ import Testing
             #expect(operations.text.contains("<td>Ada</td><td>webhook.redeliver</td><td>\(delivery)</td>"))
             let status = try await harness.pool.query("SELECT status FROM ledger.webhook_deliveries WHERE delivery_id = 'msg_console'")
             #expect(try status.first?.decode(String.self, at: 0) == "pending")
+        }
+    }
+    /// The benchmark's console phase in small: one user with 10,000 events (a subscription renewed 9,999 times, written
+    /// by PostgreSQL through the hash-chain trigger) opens paginated, with the chain checked. The time is the
+    /// benchmark's figure (release build); here it is only printed.
+    @Test(.timeLimit(.minutes(5))) func aCustomerWithTenThousandEventsOpensOnePageAtATime() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let day = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)
+            let facts = TransactionFacts(appUserID: "many", productID: "monthly", transactionID: "TXID", originalTransactionID: "many-otx",
+                                         environment: .production, purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
+            let started = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
+            let renewed = LedgerEvent.subscriptionRenewed(Renewal(transaction: facts)).encoded()
+            let stream = LedgerStreams.purchase(originalTransactionID: "many-otx")
+            for chunk in stride(from: 1, through: 10_000, by: 1_000) {
+                _ = try await harness.pool.query("""
+                    INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, idempotency_key,
+                                               occurred_at)
+                    SELECT \(tenant.appID), \(stream), v, CASE WHEN v = 1 THEN \(started.type) ELSE \(renewed.type) END, 1,
+                           replace(CASE WHEN v = 1 THEN \(started.payload) ELSE \(renewed.payload) END, 'TXID', 'many-tx-' || v)::jsonb,
+                           'many:' || v, 'epoch'::timestamptz + \(day.microsecondsSinceEpoch) * interval '1 microsecond' + v * interval '1 minute'
+                    FROM generate_series(\(Int64(chunk)), \(Int64(chunk + 999))) AS v ORDER BY v
+                    """)
+            }
+            try await harness.project()
+            let session = try #require(try await Self.signIn(api).1)
+            let page = try await api.send(.get, "/console/customers/\(tenant.appID)/many", headers: session.headers)
+            #expect(page.status == .ok)
+            #expect(page.text.components(separatedBy: "class=as-of").count - 1 == 50)
+            #expect(page.text.contains("id=chain>Intact: 10000 events in 1 streams"))
+            #expect(page.text.contains("subscription.renewed (9999)"))
+            let next = try #require(page.text.range(of: "id=next href=\"").map { page.text[$0.upperBound...].prefix { $0 != "\"" } })
+            let second = try await api.send(.get, String(next).replacingOccurrences(of: "&amp;", with: "&"), headers: session.headers)
+            #expect(second.status == .ok && second.text.components(separatedBy: "class=as-of").count - 1 == 50)
+            print("console customer page, 10,000 events (debug build): \(page.headers[HTTPField.Name("Server-Timing")!] ?? "?")")
         }
     }
 }
