@@ -298,4 +298,23 @@ import Testing
             print("console customer page, 10,000 events (debug build): \(page.headers[HTTPField.Name("Server-Timing")!] ?? "?")")
         }
     }
+    @Test func financeChartsRevenueByCurrencyFromTheApplePrices() async throws {
+        let harness = try await APIHarness.make()
+        let signed = try UserRoutesTests.signed(harness)
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let upload = try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
+                                            json: UserRoutesTests.upload([signed.subscription], renewal: signed.renewal))
+            #expect(upload.status == .ok, "\(upload.text)")
+            try await harness.project()
+            let session = try #require(try await Self.signIn(api).1)
+            let finance = try await api.send(.get, "/console/finance?account=\(tenant.accountID)", headers: session.headers)
+            #expect(finance.status == .ok)
+            // 9990 milliunits is 9.99 USD (integer arithmetic, the currency's own decimals).
+            #expect(finance.text.contains("Revenue per month, USD") && finance.text.contains(">9.99</text>"), "\(finance.text)")
+            #expect(finance.text.contains("New subscriptions per month"))
+            let customer = try await api.send(.get, "/console/customers/\(tenant.appID)/alice", headers: session.headers)
+            #expect(customer.text.contains("<td>9001</td>") && customer.text.contains("subscription.started"))
+        }
+    }
 }
