@@ -441,7 +441,7 @@ let package = Package(
         .testTarget(
             name: "LedgerCommandsTests",
             dependencies: [
-                "Ledger", "LedgerCommands", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
+                "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
