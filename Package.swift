@@ -194,6 +194,24 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The console (`/console` of `ledger serve`): support, finance and operations in a browser. Pages are built on
+        // the server as escaped HTML strings, charts as SVG; sessions and CSRF tokens in PostgreSQL (schema/016).
+        .target(
+            name: "LedgerConsole",
+            dependencies: [
+                "LedgerBilling",
+                "LedgerDomain",
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+
         // The HTTP service (Hummingbird 2): the seed API, the v1 API, Apple's notification endpoint, keys and
         // tenancy, OpenAPI and metrics.
         .target(
@@ -207,6 +225,7 @@ let package = Package(
                 "ExactJSON",
                 "LedgerBilling",
                 "LedgerConcurrency",
+                "LedgerConsole",
                 "LedgerDomain",
                 "LedgerStore",
                 "LedgerWebhooks",
@@ -422,7 +441,7 @@ let package = Package(
         .testTarget(
             name: "LedgerCommandsTests",
             dependencies: [
-                "Ledger", "LedgerCommands", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
+                "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -14,6 +14,9 @@ SELECT create_reference_table('ledger.price_plans');
 SELECT create_reference_table('ledger.account_plans');
 SELECT create_reference_table('ledger.invoice_numbers');
 SELECT create_reference_table('ledger.invoices');
+-- The console's sign-in sessions and its record of who did what: the operators', across tenants.
+SELECT create_reference_table('ledger.console_sessions');
+SELECT create_reference_table('ledger.console_actions');
 
 -- Tenant tables, distributed by app_id and co-located (one tenant's log, read models and webhooks on one worker).
 SELECT create_distributed_table('ledger.events', 'app_id');

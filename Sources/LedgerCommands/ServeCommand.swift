@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds before a request is answered 504 (default: $LEDGER_REQUEST_TIMEOUT or 30).")
     var requestTimeout: Int?
 
+    @Option(help: "Minutes a console sign-in lasts (default: $LEDGER_CONSOLE_SESSION_MINUTES or 480).")
+    var consoleSessionMinutes: Int?
+
     @Option(name: .customLong("apple-root"),
             help: ArgumentHelp("Root certificate files App Store data must chain to; replaces Apple's (default: $LEDGER_APPLE_ROOTS or "
                 + "Apple's roots; `default` adds Apple's back)."))
@@ -110,6 +113,8 @@ extension ServeCommand {
         guard maxBody >= 1024 else { throw ValidationError("the body limit must be at least 1024 bytes") }
         let timeout = requestTimeout ?? Int(environment["LEDGER_REQUEST_TIMEOUT"] ?? "") ?? 30
         guard timeout > 0 else { throw ValidationError("the request timeout must be a positive number of seconds") }
+        let sessionMinutes = consoleSessionMinutes ?? Int(environment["LEDGER_CONSOLE_SESSION_MINUTES"] ?? "") ?? 480
+        guard (1...10_080).contains(sessionMinutes) else { throw ValidationError("a console session lasts 1 to 10080 minutes (a week)") }
         let roots: TrustRoots
         do {
             roots = try TrustRoots.resolve(paths: appleRoots, environment: environment)
@@ -122,11 +127,12 @@ extension ServeCommand {
         } catch {
             throw ValidationError("App Store Server API settings: \(error.message)")
         }
-        var configuration = LedgerAPI.Configuration(adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
-                                       roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout),
-                                       webhooks: try Self.webhookSettings(environment: environment),
-                                       appStore: appStore.apps.isEmpty ? nil : AppStoreClients(
-                                           settings: appStore, logger: CommandLogging.logger("ledger.appstore-api")))
+        var configuration = LedgerAPI.Configuration(
+            adminToken: environment["LEDGER_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 },
+            roots: roots, maxBodyBytes: maxBody, requestTimeout: .seconds(timeout),
+            webhooks: try Self.webhookSettings(environment: environment),
+            appStore: appStore.apps.isEmpty ? nil : AppStoreClients(settings: appStore, logger: CommandLogging.logger("ledger.appstore-api")))
+        configuration.consoleSessionLifetime = Int64(sessionMinutes) * 60
         if let wait = try Self.environmentNumber("LEDGER_READ_REPLICA_WAIT_MS", 0...60_000, in: environment) {
             configuration.replicaWait = .milliseconds(wait)
         }

@@ -35,6 +35,8 @@ package struct LedgerAPI: Sendable {
         /// How long a read carrying `Ledger-Read-After` waits for the read replica before it reads the primary
         /// (`LEDGER_READ_REPLICA_WAIT_MS`; `ReplicaReads`).
         package var replicaWait: Duration = .seconds(1)
+        /// How long a console session lasts from sign-in, in seconds.
+        package var consoleSessionLifetime: Int64 = 8 * 3600
 
         package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
                     requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,

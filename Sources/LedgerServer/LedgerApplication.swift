@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import LedgerBilling
+import LedgerConsole
 import LedgerStore
 import Logging
 import PostgresClient
@@ -46,6 +47,12 @@ package enum LedgerApplication {
         AppStoreRoutes(clients: api.configuration.appStore, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
                        logger: api.logger).register(on: routes, auth: api.auth)
         InvoiceRoutes(invoices: InvoiceStore(pool: api.pool), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
+        // The console (`/console`, Sources/LedgerConsole): HTML pages with their own sessions, outside the JSON API's
+        // route table and OpenAPI document.
+        let cache = api.tenancyCache
+        Console(pool: api.pool, settings: Console.Settings(adminToken: api.configuration.adminToken,
+                                                           sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
+                clock: clock, logger: api.logger, tenancyChanged: { cache.invalidate(.apiKeys) }).register(on: router)
         return router
     }
 

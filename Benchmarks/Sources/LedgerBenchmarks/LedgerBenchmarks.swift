@@ -24,6 +24,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("results").path
     @Flag(help: "A small, quick run (a smoke test of the suite, not figures to quote).") var quick = false
     @Flag(help: "Only the live streams and webhooks phase (to profile it; its figures are not kept).") var liveOnly = false
+    @Flag(help: "Only the console phase (a customer with 10,000 events; its figures are not kept).") var consoleOnly = false
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -52,6 +53,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
             (accounts, usersPerApp, readSeconds, largeReplayEvents) = (20, 500, 5, 0)
         }
         if liveOnly { output = NSTemporaryDirectory() + "ledger-bench-live" }
+        if consoleOnly { output = NSTemporaryDirectory() + "ledger-bench-console" }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning

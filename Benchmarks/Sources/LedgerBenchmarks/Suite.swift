@@ -33,6 +33,13 @@ struct Suite {
             return report
         }
 
+        if options.consoleOnly {
+            let server = try await startServer(cluster: cluster, signer: try AppStoreTestSigner())
+            defer { server.stop() }
+            log(try await ConsoleBenchmark(cluster: cluster, server: server).run())
+            return report
+        }
+
         let append = AppendBenchmark(cluster: cluster, seconds: options.appendSeconds)
         try append.prepareReference()
         let single = try await append.single()
@@ -52,6 +59,7 @@ struct Suite {
         log(try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
                                       seconds: options.ingestSeconds).run(singleAppendPerSecond: single.value))
         log(try await InvoiceBenchmark(cluster: cluster, dataset: dataset).run())
+        log(try await ConsoleBenchmark(cluster: cluster, server: server).run())
         // After the invoices: its users pay in the invoiced month too.
         if options.liveStreams > 0 {
             for figure in try await LiveBenchmark(cluster: cluster, server: server, signer: signer, users: options.liveStreams,

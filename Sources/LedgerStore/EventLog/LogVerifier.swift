@@ -60,6 +60,32 @@ public struct LogVerifier: Sendable {
         return VerificationReport(eventsChecked: checked, streams: heads.count, problems: problems)
     }
 
+    /// The same checks as `verify` on some streams of one app only (the console's proof for one user): each stream
+    /// is read in version order from its first event, so a removed first version or a broken link shows here too.
+    public func verify(app appID: String, streams: [String], on connection: PostgresConnection) throws -> VerificationReport {
+        var problems: [ChainProblem] = []
+        var checked = 0
+        for stream in streams.sorted() {
+            var head: (version: Int64, hash: [UInt8]) = (0, EventHash.genesis)
+            var after: Int64 = 0
+            while problems.count < maximumProblems {
+                let page = try EventColumns.decode(connection.query("""
+                    SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                    WHERE app_id = \(appID) AND stream_id = \(stream) AND position > \(after)
+                    ORDER BY position LIMIT \(Int64(pageSize))
+                    """))
+                guard let last = page.last else { break }
+                for event in page {
+                    if let problem = check(event, head: head) { problems.append(problem) }
+                    if event.streamVersion > head.version { head = (event.streamVersion, event.hash) }
+                }
+                checked += page.count
+                after = last.position
+            }
+        }
+        return VerificationReport(eventsChecked: checked, streams: streams.count, problems: problems)
+    }
+
     func check(_ event: RecordedEvent, head: (version: Int64, hash: [UInt8])) -> ChainProblem? {
         func problem(_ kind: ChainProblem.Kind, _ message: String) -> ChainProblem {
             ChainProblem(kind: kind, position: event.position, appID: event.appID, streamID: event.streamID,

@@ -1,0 +1,340 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerBilling
+import LedgerDomain
+import LedgerStore
+import Logging
+import NIOCore
+import PostgresClient
+
+/// The console under `/console`: support (customers), finance (invoices, charts) and operations (tenancy, keys,
+/// webhooks, projection lag, digests), rendered on the server. `LedgerApplication` mounts it on the service's router.
+///
+/// Sign-in takes the admin token (`LEDGER_ADMIN_TOKEN`) and a name; the session is an HttpOnly, SameSite=Strict
+/// cookie (Secure when the request came over TLS or `X-Forwarded-Proto: https`) that expires. Every form that writes
+/// is a POST carrying the session's CSRF token, and every write is recorded in `ledger.console_actions` with the
+/// name given at sign-in.
+package struct Console: Sendable {
+    package struct Settings: Sendable {
+        /// `LEDGER_ADMIN_TOKEN`; nil or empty: the console refuses every sign-in.
+        package var adminToken: String?
+        /// How long a session lasts from sign-in.
+        package var sessionLifetimeSeconds: Int64
+
+        package init(adminToken: String?, sessionLifetimeSeconds: Int64 = 8 * 3600) {
+            self.adminToken = adminToken
+            self.sessionLifetimeSeconds = sessionLifetimeSeconds
+        }
+    }
+
+    let settings: Settings
+    let adminTokenDigest: [UInt8]?
+    let clock: LedgerClock
+    let logger: Logger
+    let sessions: ConsoleSessionStore
+    let queries: ConsoleQueries
+    let users: UserQueries
+    let tenancy: TenancyStore
+    let invoices: InvoiceStore
+    let webhooks: WebhookStore
+    /// Called after a write to tenancy (a key created or revoked), so the API's caches forget at once.
+    let tenancyChanged: @Sendable () -> Void
+
+    package init(pool: PostgresPool, settings: Settings, clock: LedgerClock, logger: Logger,
+                 tenancyChanged: @escaping @Sendable () -> Void = {}) {
+        self.settings = settings
+        self.adminTokenDigest = settings.adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
+        self.clock = clock
+        self.logger = logger
+        self.sessions = ConsoleSessionStore(pool: pool)
+        self.queries = ConsoleQueries(pool: pool)
+        self.users = UserQueries(pool: pool)
+        self.tenancy = TenancyStore(pool: pool)
+        self.invoices = InvoiceStore(pool: pool)
+        self.webhooks = WebhookStore(pool: pool)
+        self.tenancyChanged = tenancyChanged
+    }
+
+    static let sessionCookie = "ledger_console"
+    static let signInCookie = "ledger_console_signin"
+
+    /// Registers every console route on `router`.
+    package func register<Context: RequestContext>(on router: Router<Context>) {
+        let console = self
+        func page(_ method: HTTPRequest.Method, _ path: String, signedIn: Bool = true,
+                  _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response) {
+            let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
+            router.on(RouterPath(path), method: method) { request, context -> Response in
+                var parameters: [String: String] = [:]
+                for name in names {
+                    parameters[name] = context.parameters.get(name).map { String($0) }
+                }
+                return await console.respond(request, parameters: parameters, signedIn: signedIn, handler)
+            }
+        }
+        page(.get, "/console", signedIn: false) { request in
+            Self.redirect(request.session == nil ? "/console/sign-in" : "/console/customers")
+        }
+        page(.get, "/console/sign-in", signedIn: false) { try await console.signInPage($0) }
+        page(.post, "/console/sign-in", signedIn: false) { try await console.signIn($0) }
+        page(.post, "/console/sign-out") { try await console.signOut($0) }
+        page(.get, "/console/customers") { try await console.customersPage($0) }
+        page(.get, "/console/customers/:app/:user") { try await console.customerPage($0) }
+        page(.get, "/console/customers/:app/:user/as-of/:position") { try await console.asOfPage($0) }
+        page(.get, "/console/finance") { try await console.financePage($0) }
+        page(.post, "/console/finance/finalize") { try await console.finalize($0) }
+        page(.get, "/console/finance/invoices/:invoice") { try await console.invoicePage($0) }
+        page(.get, "/console/finance/invoices/:invoice/download") { try await console.download($0) }
+        page(.post, "/console/finance/invoices/:invoice/void") { try await console.void($0) }
+        page(.get, "/console/operations") { try await console.operationsPage($0) }
+        page(.get, "/console/operations/apps/:app") { try await console.appPage($0) }
+        page(.post, "/console/operations/apps/:app/keys") { try await console.createKey($0) }
+        page(.post, "/console/operations/apps/:app/keys/:key/revoke") { try await console.revokeKey($0) }
+        page(.get, "/console/operations/apps/:app/webhooks/:endpoint") { try await console.deliveriesPage($0) }
+        page(.post, "/console/operations/apps/:app/webhooks/:endpoint/deliveries/:delivery/redeliver") { try await console.redeliver($0) }
+    }
+
+    /// Runs a page: reads the session (refusing a page that needs one), checks the CSRF token of every POST, and
+    /// turns refusals into HTML answers with a 4xx status. Only a fault of the service itself answers 500.
+    func respond(_ request: Request, parameters: [String: String], signedIn: Bool,
+                 _ handler: @Sendable (ConsoleRequest) async throws -> Response) async -> Response {
+        // The server's time for the page, in `Server-Timing` (the benchmark's console figure reads it).
+        let clock = ContinuousClock()
+        let start = clock.now
+        var response = await answer(request, parameters: parameters, signedIn: signedIn, handler)
+        let elapsed = start.duration(to: clock.now)
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        response.headers[HTTPField.Name("Server-Timing")!] = "app;dur=" + String(format: "%.3f", milliseconds)
+        return response
+    }
+
+    func answer(_ request: Request, parameters: [String: String], signedIn: Bool,
+                _ handler: @Sendable (ConsoleRequest) async throws -> Response) async -> Response {
+        do {
+            var console = try await ConsoleRequest(request: request, parameters: parameters, console: self)
+            if request.method == .post { console.form = try await Form.read(request) }
+            if signedIn {
+                guard let session = console.session else {
+                    if request.method == .get { return Self.redirect("/console/sign-in") }
+                    throw ConsoleError(.forbidden, "You are not signed in, or your session has expired. Sign in again.")
+                }
+                if request.method == .post {
+                    let presented = console.form["csrf"] ?? ""
+                    guard Self.constantTimeEqual(presented, session.csrf) else {
+                        throw ConsoleError(.forbidden, "The form's CSRF token is missing or not this session's. Reload the page and try again.")
+                    }
+                }
+            }
+            return try await handler(console)
+        } catch let error as ConsoleError {
+            return Self.errorPage(error)
+        } catch let error as InvoiceError {
+            let status: HTTPResponse.Status = switch error {
+            case .unknownAccount, .unknownInvoice, .unknownPlan: .notFound
+            default: .conflict
+            }
+            return Self.errorPage(ConsoleError(status, error.description))
+        } catch let error as WebhookStoreError {
+            return Self.errorPage(ConsoleError(.notFound, "\(error)"))
+        } catch {
+            logger.error("console page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return Self.errorPage(ConsoleError(.internalServerError, "The page could not be made; the service logged why."))
+        }
+    }
+
+    // MARK: Sign-in
+
+    func signInPage(_ request: ConsoleRequest) async throws -> Response {
+        let nonce = ConsoleSessionStore.token()
+        let body = """
+            <form method=post action="/console/sign-in" id=sign-in>\(HTML.hidden("csrf", nonce))
+            <p><label>Your name (recorded with what you change)<br><input name=actor id=actor required maxlength=100></label></p>
+            <p><label>Admin token (LEDGER_ADMIN_TOKEN)<br><input name=token id=token type=password required></label></p>
+            <p><button type=submit>Sign in</button></p></form>
+            """
+        var response = Self.html(.ok, Layout.page(title: "Sign in", actor: nil, csrf: nil, body: body))
+        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(Self.signInCookie, nonce, path: "/console/sign-in",
+                                                                                maxAge: 3600, secure: request.isSecure)))
+        return response
+    }
+
+    func signIn(_ request: ConsoleRequest) async throws -> Response {
+        // The sign-in form carries the nonce of its own cookie (double submit): another site cannot post it.
+        guard let nonce = request.request.cookies[Self.signInCookie]?.value,
+              Self.constantTimeEqual(request.form["csrf"] ?? "", nonce)
+        else { throw ConsoleError(.forbidden, "The sign-in form is stale or did not come from this console. Open the sign-in page again.") }
+        guard let digest = adminTokenDigest else {
+            throw ConsoleError(.forbidden, "The console is disabled: start `ledger serve` with LEDGER_ADMIN_TOKEN set.")
+        }
+        let actor = (request.form["actor"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !actor.isEmpty, actor.count <= 100 else { throw ConsoleError(.badRequest, "Give your name (1 to 100 characters).") }
+        let candidate = Array(SHA256.hash(data: Array((request.form["token"] ?? "").utf8)))
+        guard zip(candidate, digest).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            logger.notice("console sign-in refused", metadata: ["actor": "\(actor)"])
+            throw ConsoleError(.unauthorized, "The admin token is not valid.")
+        }
+        let now = clock.now()
+        let (token, _) = try await sessions.start(actor: actor, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
+        try await sessions.record("sign_in", target: "console", actor: actor, at: now)
+        var response = Self.redirect("/console/customers")
+        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(
+            Self.sessionCookie, token, path: "/console", maxAge: settings.sessionLifetimeSeconds, secure: request.isSecure)))
+        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(
+            Self.signInCookie, "", path: "/console/sign-in", maxAge: 0, secure: request.isSecure)))
+        return response
+    }
+
+    func signOut(_ request: ConsoleRequest) async throws -> Response {
+        if let token = request.token { try await sessions.end(token: token) }
+        try await sessions.record("sign_out", target: "console", actor: try request.actor(), at: clock.now())
+        var response = Self.redirect("/console/sign-in")
+        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(Self.sessionCookie, "", path: "/console", maxAge: 0,
+                                                                                secure: request.isSecure)))
+        return response
+    }
+
+    // MARK: Responses
+
+    static func html(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-store",
+            .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
+        ]
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    static func errorPage(_ error: ConsoleError) -> Response {
+        let body = "<p class=error id=error>\(HTML.escape(error.message))</p><p><a href=\"/console\">Back to the console</a></p>"
+        return html(error.status, Layout.page(title: "\(error.status.code) \(error.status.reasonPhrase)", actor: nil, csrf: nil, body: body))
+    }
+
+    static func cookie(_ name: String, _ value: String, path: String, maxAge: Int64, secure: Bool) -> String {
+        "\(name)=\(value); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count, !x.isEmpty else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+/// A refusal answered as an HTML page with a 4xx status and a message that says what to do.
+struct ConsoleError: Error {
+    var status: HTTPResponse.Status
+    var message: String
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// One console request: its session (if any), path parameters, query and (for POST) form fields, all decoded and
+/// checked (valid UTF-8 percent-encoding, no NUL, bounded length).
+struct ConsoleRequest: Sendable {
+    let request: Request
+    let parameters: [String: String]
+    let query: [String: String]
+    var form: [String: String] = [:]
+    let token: String?
+    let session: ConsoleSession?
+
+    init(request: Request, parameters: [String: String], console: Console) async throws {
+        self.request = request
+        var decoded: [String: String] = [:]
+        for (name, raw) in parameters {
+            guard let value = raw.removingPercentEncoding, !value.unicodeScalars.contains("\u{0}"), value.utf8.count <= 1000 else {
+                throw ConsoleError(.badRequest, "The path's `\(name)` is not valid (percent-encoded UTF-8, at most 1000 bytes).")
+            }
+            decoded[name] = value
+        }
+        self.parameters = decoded
+        self.query = try Form.parse(request.uri.query ?? "", what: "query")
+        let token = request.cookies[Console.sessionCookie]?.value
+        self.token = token
+        var session: ConsoleSession? = nil
+        if let token, !token.isEmpty { session = try await console.sessions.find(token: token, now: console.clock.now()) }
+        self.session = session
+    }
+
+    var isSecure: Bool {
+        request.uri.scheme == .https || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+    }
+
+    func actor() throws -> String {
+        guard let session else { throw ConsoleError(.forbidden, "Sign in first.") }
+        return session.actor
+    }
+
+    var csrf: String { session?.csrf ?? "" }
+
+    func path(_ name: String) throws -> String {
+        guard let value = parameters[name], !value.isEmpty else { throw ConsoleError(.badRequest, "The path needs `\(name)`.") }
+        return value
+    }
+
+    /// A query parameter, nil when absent or empty.
+    func query(_ name: String) -> String? { query[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+    func field(_ name: String) throws -> String {
+        guard let value = form[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+            throw ConsoleError(.badRequest, "The form needs `\(name)`.")
+        }
+        return value
+    }
+
+    func month(_ text: String?) throws -> CalendarMonth? {
+        guard let text else { return nil }
+        guard let month = CalendarMonth(parsing: text) else { throw ConsoleError(.badRequest, "A month is written YYYY-MM, e.g. 2026-03.") }
+        return month
+    }
+
+    func integer(_ name: String, default value: Int64) throws -> Int64 {
+        guard let text = query(name) else { return value }
+        guard let number = Int64(text), number >= 0 else { throw ConsoleError(.badRequest, "`\(name)` must be a whole number ≥ 0.") }
+        return number
+    }
+
+    /// The page, framed, for the signed-in user.
+    func page(_ title: String, _ body: String) -> Response {
+        Console.html(.ok, Layout.page(title: title, actor: session?.actor, csrf: session?.csrf, body: body))
+    }
+}
+
+/// `application/x-www-form-urlencoded` (forms and query strings).
+enum Form {
+    static let limit = 64 * 1024
+
+    static func read(_ request: Request) async throws -> [String: String] {
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: limit) } catch {
+            throw ConsoleError(.contentTooLarge, "A console form is at most \(limit) bytes.")
+        }
+        return try parse(String(buffer: buffer), what: "form")
+    }
+
+    static func parse(_ text: String, what: String) throws -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) throws -> String {
+                guard let value = part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+                      !value.unicodeScalars.contains("\u{0}")
+                else { throw ConsoleError(.badRequest, "The \(what) is not valid percent-encoded UTF-8 (or holds NUL).") }
+                return value
+            }
+            let name = try decode(parts[0])
+            if fields[name] == nil { fields[name] = parts.count > 1 ? try decode(parts[1]) : "" }
+        }
+        return fields
+    }
+}

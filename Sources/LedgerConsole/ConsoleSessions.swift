@@ -1,0 +1,87 @@
+import Crypto
+import LedgerDomain
+import LedgerStore
+import PostgresClient
+
+/// A signed-in console user: who (the name given at sign-in, recorded with every write) and the session's CSRF token.
+package struct ConsoleSession: Sendable, Equatable {
+    package var actor: String
+    package var csrf: String
+    package var expiresAt: Instant
+}
+
+/// One write made through the console, as `ledger.console_actions` keeps it.
+package struct ConsoleAction: Sendable, Equatable {
+    package var at: Instant
+    package var actor: String
+    package var action: String
+    package var target: String
+    package var detail: String
+}
+
+/// Sessions (`ledger.console_sessions`, found by the SHA-256 of the cookie's token) and the record of writes
+/// (`ledger.console_actions`, append-only). Times come from the service's clock, so tests move them.
+package struct ConsoleSessionStore: Sendable {
+    let pool: PostgresPool
+
+    package init(pool: PostgresPool) { self.pool = pool }
+
+    /// A fresh random token: 32 bytes from the system's CSPRNG, hex.
+    static func token() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.string((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    static func digest(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
+
+    /// Starts a session for `actor`; returns the cookie's token (only its hash is stored).
+    package func start(actor: String, now: Instant, lifetimeSeconds: Int64) async throws -> (token: String, session: ConsoleSession) {
+        let token = Self.token()
+        let session = ConsoleSession(actor: actor, csrf: Self.token(),
+                                     expiresAt: Instant(microsecondsSinceEpoch: now.microsecondsSinceEpoch + lifetimeSeconds * 1_000_000))
+        let hash = Self.digest(token)
+        _ = try await pool.query("""
+            INSERT INTO ledger.console_sessions (token_hash, actor, csrf_token, created_at, expires_at)
+            VALUES (\(hash), \(session.actor), \(session.csrf), \(now), \(session.expiresAt))
+            """)
+        // Expired sessions are of no use to anyone: cleared as new ones start.
+        _ = try await pool.query("DELETE FROM ledger.console_sessions WHERE expires_at < \(now)")
+        return (token, session)
+    }
+
+    /// The live session of a cookie's token, or nil (unknown, signed out or expired).
+    package func find(token: String, now: Instant) async throws -> ConsoleSession? {
+        guard token.utf8.count == 64 else { return nil }
+        let rows = try await pool.query("""
+            SELECT actor, csrf_token, expires_at FROM ledger.console_sessions
+            WHERE token_hash = \(Self.digest(token)) AND expires_at > \(now)
+            """)
+        guard let row = rows.first else { return nil }
+        return ConsoleSession(actor: try row.decode(String.self, at: 0), csrf: try row.decode(String.self, at: 1),
+                              expiresAt: try row.decode(Instant.self, at: 2))
+    }
+
+    package func end(token: String) async throws {
+        _ = try await pool.query("DELETE FROM ledger.console_sessions WHERE token_hash = \(Self.digest(token))")
+    }
+
+    /// Records a write made through the console.
+    package func record(_ action: String, target: String, detail: String = "", actor: String, at now: Instant) async throws {
+        _ = try await pool.query("""
+            INSERT INTO ledger.console_actions (at, actor, action, target, detail)
+            VALUES (\(now), \(actor), \(action), \(target), \(detail))
+            """)
+    }
+
+    /// The latest writes, newest first.
+    package func actions(limit: Int) async throws -> [ConsoleAction] {
+        let rows = try await pool.query("""
+            SELECT at, actor, action, target, detail FROM ledger.console_actions ORDER BY action_id DESC LIMIT \(Int64(limit))
+            """)
+        return try rows.map { row in
+            ConsoleAction(at: try row.decode(Instant.self, at: 0), actor: try row.decode(String.self, at: 1),
+                          action: try row.decode(String.self, at: 2), target: try row.decode(String.self, at: 3),
+                          detail: try row.decode(String.self, at: 4))
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+
+/// Support's side: find a user, see what they have, their timeline in ledger order, any state as of any event, and
+/// the hash-chain proof of their streams.
+extension Console {
+    static let timelinePage = 50
+
+    func customersPage(_ request: ConsoleRequest) async throws -> Response {
+        let apps = try await queries.apps()
+        let chosen = request.query("app") ?? apps.first?.id
+        let options = apps.map { app in
+            HTML.option(app.id, "\(app.name) (\(app.id))", selected: app.id == chosen)
+        }.joined()
+        var body = """
+            <form method=get action="/console/customers" id=find>
+            <label>App <select name=app id=app>\(options)</select></label>
+            <label>App user id, original transaction id or transaction id
+            <input name=q id=q size=40 value="\(HTML.escape(request.query("q") ?? ""))"></label>
+            <button type=submit>Find</button></form>
+            """
+        if let q = request.query("q"), let app = chosen {
+            guard q.utf8.count <= 256 else { throw ConsoleError(.badRequest, "Search for at most 256 bytes.") }
+            let found = try await queries.findUsers(app: app, query: q)
+            body += "<h2>Found</h2>"
+            body += HTML.table(["App user"], found.map { user in
+                [HTML.link("/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))", user)]
+            }, id: "found")
+        }
+        return request.page("Customers", body)
+    }
+
+    /// The streams of the transactions the user owns now (as `UserQueries.timeline` reads them).
+    func userStreams(app: String, user: String) async throws
+        -> (streams: [String], owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])) {
+        let owned = try await users.summaries(app: app, owners: [user])
+        let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
+        return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }, owned)
+    }
+
+    func appCatalog(app: String) async throws -> Catalog {
+        let products = try await tenancy.products(app: app)
+        return Catalog(entitlementsByProduct: Dictionary(products.map { ($0.productID, $0.entitlements) }, uniquingKeysWith: { $1 }))
+    }
+
+    func customerPage(_ request: ConsoleRequest) async throws -> Response {
+        let (app, user) = (try request.path("app"), try request.path("user"))
+        let type = request.query("type")
+        let after = try request.integer("after", default: 0)
+        let (streams, owned) = try await userStreams(app: app, user: user)
+        let catalog = try await appCatalog(app: app)
+        let now = clock.now()
+        async let events = queries.timeline(app: app, streams: streams, type: type, after: after, limit: Self.timelinePage)
+        async let types = queries.eventTypes(app: app, streams: streams)
+        async let chain = queries.chainCheck(app: app, streams: streams)
+        let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog, at: now)
+        let base = "/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))"
+
+        var body = "<p>App <code>\(HTML.escape(app))</code>, user <code id=user>\(HTML.escape(user))</code>, at \(HTML.time(now)).</p>"
+        let products = snapshot.productsStatus.sorted { $0.key < $1.key }
+        body += "<div class=cols><div><h2>Products status</h2>" + HTML.table(["Product", "Status"], products.map {
+            [HTML.escape($0.key), "<span class=\($0.value == .active ? "ok" : "bad")>\($0.value.rawValue)</span>"]
+        }, id: "products") + "</div>"
+        body += "<div><h2>Entitlements</h2>" + HTML.table(["Entitlement", "Active", "Expires", "Granted by"],
+            snapshot.entitlements.values.sorted { $0.entitlementID < $1.entitlementID }.map {
+                [HTML.escape($0.entitlementID), $0.isActive ? "yes" : "no", HTML.time($0.expiresAt), HTML.escape($0.grantingProductID)]
+            }, id: "entitlements") + "</div></div>"
+        body += "<h2>Subscriptions</h2>" + HTML.table(
+            ["Original transaction", "Product", "State now", "Reported", "Expires", "Grace ends", "Auto-renew", "Activated", "Environment"],
+            owned.subscriptions.filter(\.isKnown).sorted { $0.originalTransactionID < $1.originalTransactionID }.map { s in
+                [HTML.escape(s.originalTransactionID), HTML.escape(s.productID ?? "—"), HTML.escape(s.state(at: now)?.storedValue ?? "—"),
+                 HTML.escape(s.state?.storedValue ?? "—"), HTML.time(s.expiresAt), HTML.time(s.graceExpiresAt),
+                 s.autoRenew.map { $0 ? "on" : "off" } ?? "—", HTML.time(s.activatedAt), HTML.escape(s.environment.map { "\($0)" } ?? "—")]
+            }, id: "subscriptions")
+        body += "<h2>One-time purchases</h2>" + HTML.table(["Original transaction", "Product", "Purchased", "Consumed", "Standing"],
+            owned.purchases.filter(\.isKnown).sorted { $0.originalTransactionID < $1.originalTransactionID }.map { p in
+                [HTML.escape(p.originalTransactionID), HTML.escape(p.details?.productID ?? "—"), HTML.time(p.details?.purchasedAt),
+                 HTML.time(p.consumedAt), HTML.escape(p.standing?.rawValue ?? "—")]
+            }, id: "purchases")
+        body += "<h2>Unconsumed purchases</h2>" + HTML.table(["Transaction", "Product", "Purchased", "Quantity"],
+            snapshot.unconsumedPurchases.map { u in
+                [HTML.escape(u.transactionID), HTML.escape(u.productID), HTML.time(u.purchasedAt), String(u.quantity)]
+            }, id: "unconsumed")
+
+        let report = try await chain
+        body += "<h2>Hash chain</h2>"
+        if report.isIntact {
+            body += "<p class=ok id=chain>Intact: \(report.eventsChecked) events in \(report.streams) streams link and match their hashes.</p>"
+        } else {
+            body += "<p class=bad id=chain>Broken: \(report.problems.count) problem(s) in \(report.eventsChecked) events.</p>" +
+                HTML.table(["Position", "Kind", "Problem"], report.problems.map {
+                    [String($0.position), HTML.escape($0.kind.rawValue), HTML.escape($0.message)]
+                })
+        }
+
+        let typeOptions = try await types.map { entry in
+            HTML.option(entry.type, "\(entry.type) (\(entry.count))", selected: entry.type == type)
+        }.joined()
+        body += """
+            <h2>Timeline</h2><form method=get action="\(HTML.escape(base))" id=filter>
+            <label>Type <select name=type id=type><option value="">all</option>\(typeOptions)</select></label>
+            <button type=submit>Filter</button></form>
+            """
+        let page = try await events
+        body += HTML.table(["Position", "Type", "Business time", "Recorded", "Source", "Stream", "Payload", ""], page.map { event in
+            [String(event.position), HTML.escape(event.type), HTML.escape(event.occurredAt.rfc3339), HTML.escape(event.recordedAt.rfc3339),
+             HTML.escape(Self.source(event.metadata)), HTML.escape(event.streamID),
+             "<details><summary>payload</summary><pre>\(HTML.escape(event.payload))</pre></details>",
+             "<a class=as-of href=\"\(HTML.escape(base))/as-of/\(event.position)\">as of this event</a>"]
+        }, id: "timeline")
+        var links: [String] = []
+        let typeQuery = type.map { "&type=" + HTML.urlComponent($0) } ?? ""
+        if after > 0 { links.append("<a href=\"\(HTML.escape(base))?after=0\(HTML.escape(typeQuery))\">First page</a>") }
+        if page.count == Self.timelinePage, let last = page.last {
+            links.append("<a id=next href=\"\(HTML.escape(base))?after=\(last.position)\(HTML.escape(typeQuery))\">Next page</a>")
+        }
+        body += "<p>\(links.joined(separator: " · "))</p>"
+        return request.page("Customer \(user)", body)
+    }
+
+    /// Where an event came from, from its metadata's `source` (notification, receipt, sdk, api, import…).
+    static func source(_ metadata: String) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any] else { return "—" }
+        return (object["source"] as? String) ?? "—"
+    }
+
+    /// The user's state, one line per fact, for comparing two states.
+    static func stateLines(user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog,
+                           at instant: Instant) -> [(key: String, value: String)] {
+        let mine = subscriptions.filter { $0.ownerUserID == user && $0.isKnown }
+        let myPurchases = purchases.filter { $0.ownerUserID == user && $0.isKnown }
+        let snapshot = UserSnapshot(appUserID: user, subscriptions: mine, purchases: myPurchases, catalog: catalog, at: instant)
+        var lines: [(String, String)] = []
+        for (product, status) in snapshot.productsStatus.sorted(by: { $0.key < $1.key }) { lines.append(("product \(product)", status.rawValue)) }
+        for entitlement in snapshot.entitlements.values.sorted(by: { $0.entitlementID < $1.entitlementID }) {
+            lines.append(("entitlement \(entitlement.entitlementID)",
+                          (entitlement.isActive ? "active" : "inactive") + (entitlement.expiresAt.map { " until \($0.rfc3339)" } ?? "")))
+        }
+        for s in mine.sorted(by: { $0.originalTransactionID < $1.originalTransactionID }) {
+            lines.append(("subscription \(s.originalTransactionID)",
+                          "\(s.state(at: instant)?.storedValue ?? "unknown") · \(s.productID ?? "?") · expires \(s.expiresAt?.rfc3339 ?? "—")"))
+        }
+        for p in myPurchases.sorted(by: { $0.originalTransactionID < $1.originalTransactionID }) {
+            let consumed = p.consumedAt.map { "consumed \($0.rfc3339)" } ?? "not consumed"
+            lines.append(("purchase \(p.originalTransactionID)", "\(p.details?.productID ?? "?") · \(consumed) · \(p.standing?.rawValue ?? "valid")"))
+        }
+        for u in snapshot.unconsumedPurchases { lines.append(("unconsumed \(u.transactionID)", "\(u.productID) × \(u.quantity)")) }
+        return lines
+    }
+
+    func asOfPage(_ request: ConsoleRequest) async throws -> Response {
+        let (app, user) = (try request.path("app"), try request.path("user"))
+        guard let position = Int64(try request.path("position")), position > 0 else {
+            throw ConsoleError(.badRequest, "The position must be a whole number > 0.")
+        }
+        let (streams, owned) = try await userStreams(app: app, user: user)
+        let catalog = try await appCatalog(app: app)
+        let recorded = try await queries.events(app: app, streams: streams, through: position)
+        guard let event = recorded.last, event.position == position else {
+            throw ConsoleError(.notFound, "There is no event at position \(position) in this user's timeline.")
+        }
+        // The pure reducers, over the user's events up to this one, evaluated when the ledger recorded it.
+        let domain = recorded.compactMap { DomainEventDecoding.decode($0) }
+        let then = event.recordedAt
+        let before = Self.stateLines(
+            user: user, subscriptions: foldAll(SubscriptionStatusReducer.self, events: domain, asOf: nil).values.map(\.summary),
+            purchases: foldAll(PurchaseRecordReducer.self, events: domain, asOf: nil).values.map(\.summary), catalog: catalog, at: then)
+        let now = clock.now()
+        let current = Self.stateLines(user: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog, at: now)
+        let thenByKey = Dictionary(before.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        let nowByKey = Dictionary(current.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        var keys = before.map(\.key)
+        for line in current where thenByKey[line.key] == nil { keys.append(line.key) }
+        let rows = keys.map { key -> String in
+            let (a, b) = (thenByKey[key], nowByKey[key])
+            let changed = a != b
+            return "<tr\(changed ? " class=changed" : "")><td>\(HTML.escape(key))</td><td>\(HTML.escape(a ?? "—"))</td>" +
+                "<td>\(HTML.escape(b ?? "—"))</td><td>\(changed ? "changed" : "")</td></tr>"
+        }
+        let base = "/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))"
+        let changes = rows.filter { $0.hasPrefix("<tr class=changed>") }.count
+        let body = """
+            <p>User <code>\(HTML.escape(user))</code> as of event <b>\(position)</b> (\(HTML.escape(event.type)), business time \
+            \(HTML.escape(event.occurredAt.rfc3339)), recorded \(HTML.escape(then.rfc3339))): the user's \(recorded.count) events up to it \
+            folded with the ledger's reducers and evaluated at its recorded time, beside the state now (\(HTML.escape(now.rfc3339))).
+            <span id=changes>\(changes) difference(s)</span> are marked.</p>
+            <table id=as-of><thead><tr><th>Fact</th><th>As of this event</th><th>Now</th><th></th></tr></thead><tbody>
+            \(rows.joined(separator: "\n"))
+            </tbody></table>
+            <p><a href="\(HTML.escape(base))">Back to the customer</a></p>
+            """
+        return request.page("As of event \(position)", body)
+    }
+}

@@ -1,0 +1,178 @@
+import Hummingbird
+import LedgerBilling
+import LedgerDomain
+import LedgerStore
+import Logging
+import NIOCore
+
+/// Finance's side: invoices by month and account (the same `InvoiceStore` as `ledger invoices` and the admin API,
+/// rendered by `InvoiceRendering`), finalize and void with a confirmation step, downloads, and charts.
+extension Console {
+    static let payingUsersPage = 100
+
+    func financePage(_ request: ConsoleRequest) async throws -> Response {
+        let month = try request.month(request.query("month"))
+        let account = request.query("account")
+        let accounts = try await queries.accounts()
+        let list = try await invoices.list(account: account, month: month)
+        let now = clock.now()
+        async let paying = queries.payingUsersPerMonth(account: account)
+        async let active = queries.activeSubscriptionsPerMonth(account: account, now: now)
+        async let started = queries.newSubscriptionsPerMonth(account: account)
+        async let churned = queries.churnedSubscriptionsPerMonth(account: account, now: now)
+        async let revenue = queries.revenuePerMonth(account: account)
+
+        let accountOptions = accounts.map { HTML.option($0.id, "\($0.name) (\($0.id))", selected: $0.id == account) }.joined()
+        var body = """
+            <form method=get action="/console/finance" id=invoice-filter>
+            <label>Month <input name=month placeholder=YYYY-MM value="\(HTML.escape(month?.description ?? ""))"></label>
+            <label>Account <select name=account><option value="">all</option>\(accountOptions)</select></label>
+            <button type=submit>Show</button></form>
+            <h2>Invoices</h2>
+            """
+        body += HTML.table(["Number", "Account", "Month", "Status", "Paying users", "Total", "Finalized"], list.map { invoice in
+            [HTML.link("/console/finance/invoices/\(HTML.urlComponent(invoice.id))", invoice.displayNumber), HTML.escape(invoice.accountID),
+             HTML.escape(invoice.month), HTML.escape(invoice.status), String(invoice.content.payingUsers),
+             HTML.escape(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency) + " " + invoice.content.currency),
+             HTML.time(invoice.finalizedAt)]
+        }, id: "invoices")
+        body += "<h2>Finalize a month</h2>" + HTML.form(action: "/console/finance/finalize", csrf: request.csrf, fields: """
+            <label>Month <input name=month id=finalize-month required placeholder=YYYY-MM value="\(HTML.escape(month?.description ?? ""))"></label>
+            <label>Account <select name=account id=finalize-account>\(accountOptions)</select></label>
+            """, button: "Finalize…")
+
+        body += "<h2>Charts\(account.map { " for \(HTML.escape($0))" } ?? ", all accounts")</h2><div class=cols>"
+        body += SVGChart.bars(title: "Paying users per month", points: try await paying.map { ($0.month, $0.value) })
+        body += SVGChart.bars(title: "Active subscriptions per month", points: try await active.map { ($0.month, $0.value) })
+        body += SVGChart.bars(title: "New subscriptions per month", points: try await started.map { ($0.month, $0.value) })
+        body += SVGChart.bars(title: "Churned subscriptions per month", points: try await churned.map { ($0.month, $0.value) })
+        let byCurrency = Dictionary(grouping: try await revenue) { $0.currency }
+        for currency in byCurrency.keys.sorted() {
+            // Milliunits to the currency's minor units, integers throughout.
+            let points = byCurrency[currency, default: []].map { ($0.month, $0.milliunits) }
+            body += SVGChart.bars(title: "Revenue per month, \(currency) (prices Apple reported, gross)", points: points) { milliunits in
+                InvoiceRendering.major(Self.minorUnits(milliunits: milliunits, currency: currency), currency)
+            }
+        }
+        body += "</div>"
+        return request.page("Finance", body)
+    }
+
+    /// Milliunits (thousandths) to the currency's minor units, rounded half away from zero; integers only.
+    static func minorUnits(milliunits: Int64, currency: String) -> Int64 {
+        let digits = CurrencyDigits.of(currency)
+        if digits >= 3 { return (0..<(digits - 3)).reduce(milliunits) { value, _ in value * 10 } }
+        var divisor: Int64 = 1
+        for _ in 0..<max(0, 3 - digits) { divisor *= 10 }
+        let half = divisor / 2
+        return milliunits >= 0 ? (milliunits + half) / divisor : (milliunits - half) / divisor
+    }
+
+    func finalize(_ request: ConsoleRequest) async throws -> Response {
+        guard let month = try request.month(try request.field("month")) else { throw ConsoleError(.badRequest, "Give a month.") }
+        let account = try request.field("account")
+        guard request.form["confirm"] == "yes" else {
+            let draft = try await invoices.draft(account: account, month: month)
+            let fields = HTML.hidden("month", month.description) + HTML.hidden("account", account) + HTML.hidden("confirm", "yes")
+            let body = """
+                <p id=confirm-text>Finalize the invoice of account <b>\(HTML.escape(account))</b> for <b>\(HTML.escape(month.description))</b>:
+                \(draft.payingUsers) paying users, total \(HTML.escape(InvoiceRendering.major(draft.totalMinor, draft.currency))) \
+                \(HTML.escape(draft.currency))? A finalized invoice never changes; a correction voids it and issues a replacement.</p>
+                """ + HTML.form(action: "/console/finance/finalize", csrf: request.csrf, fields: fields, button: "Yes, finalize", confirm: true) +
+                "<p><a href=\"/console/finance\">Cancel</a></p>"
+            return request.page("Confirm finalizing", body)
+        }
+        let (invoice, created) = try await invoices.finalize(account: account, month: month)
+        try await sessions.record("invoice.finalize", target: invoice.id,
+                                  detail: "\(account) \(month) \(created ? "created" : "already finalized")", actor: try request.actor(),
+                                  at: clock.now())
+        logger.info("console finalized an invoice", metadata: ["invoice": "\(invoice.id)", "created": "\(created)"])
+        return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(invoice.id))")
+    }
+
+    func findInvoice(_ request: ConsoleRequest) async throws -> Invoice {
+        let id = try request.path("invoice")
+        guard let invoice = try await invoices.invoice(id: id) else { throw ConsoleError(.notFound, "There is no invoice \(id).") }
+        return invoice
+    }
+
+    func invoicePage(_ request: ConsoleRequest) async throws -> Response {
+        let invoice = try await findInvoice(request)
+        let c = invoice.content
+        let after = request.query("after") ?? ""
+        let paying = try await queries.payingUsers(account: invoice.accountID, month: invoice.month, after: after, limit: Self.payingUsersPage)
+        let base = "/console/finance/invoices/\(HTML.urlComponent(invoice.id))"
+        func money(_ minor: Int64) -> String { HTML.escape(InvoiceRendering.major(minor, c.currency) + " " + c.currency) }
+        var body = """
+            <p id=invoice-status>Invoice <b>\(HTML.escape(invoice.displayNumber))</b> of account <b>\(HTML.escape(invoice.accountID))</b> for \
+            \(HTML.escape(invoice.month)): <b>\(HTML.escape(invoice.status))</b>, finalized \(HTML.time(invoice.finalizedAt)), plan \
+            \(HTML.escape(c.planID)). Total <b id=total>\(money(c.totalMinor))</b>.</p>
+            <p>Download: <a id=download-csv href="\(HTML.escape(base))/download?format=csv">CSV</a> ·
+            <a href="\(HTML.escape(base))/download?format=json">JSON</a> · <a href="\(HTML.escape(base))/download?format=html">HTML</a></p>
+            """
+        if invoice.status == "voided" {
+            body += "<p class=bad>Voided \(HTML.time(invoice.voidedAt)): \(HTML.escape(invoice.voidReason ?? "")); replaced by " +
+                (invoice.replacedBy.map { HTML.link("/console/finance/invoices/\(HTML.urlComponent($0))", $0) } ?? "—") + "</p>"
+        }
+        if let replaces = invoice.replaces {
+            body += "<p>Replaces \(HTML.link("/console/finance/invoices/\(HTML.urlComponent(replaces))", replaces)).</p>"
+        }
+        body += "<h2>Bands</h2>" + HTML.table(["Paying users", "Users", "Unit price", "Amount"], c.bands.map { band in
+            [HTML.escape(band.to.map { "\(band.from)–\($0)" } ?? "\(band.from)+"), String(band.users), money(band.unitPriceMinor),
+             money(band.amountMinor)]
+        }, id: "bands")
+        body += "<h2>Adjustment lines</h2>" + HTML.table(["Month", "App", "Late paying users", "Amount"], c.adjustments.map { a in
+            [HTML.escape(a.month), HTML.escape(a.appID), String(a.users), money(a.amountMinor)]
+        }, id: "adjustments")
+        body += "<h2>Paying users by app</h2>" + HTML.table(["App", "Paying users"], c.apps.map { [HTML.escape($0.appID), String($0.payingUsers)] })
+        body += "<h2>Paying users</h2>" +
+            HTML.table(["App", "App user"], paying.map { [HTML.escape($0.app), HTML.escape($0.user)] }, id: "paying-users")
+        if paying.count == Self.payingUsersPage, let last = paying.last {
+            body += "<p><a href=\"\(HTML.escape(base))?after=\(HTML.escape(HTML.urlComponent(last.app + " " + last.user)))\">Next page</a></p>"
+        }
+        if invoice.status == "finalized" {
+            body += "<h2>Void</h2>" + HTML.form(action: base + "/void", csrf: request.csrf, fields: """
+                <label>Reason <input name=reason required maxlength=1000 size=50></label>
+                """, button: "Void…")
+        }
+        return request.page("Invoice \(invoice.displayNumber)", body)
+    }
+
+    func download(_ request: ConsoleRequest) async throws -> Response {
+        let invoice = try await findInvoice(request)
+        let text: String
+        let type: String
+        let ext: String
+        switch request.query("format") ?? "csv" {
+        case "csv": (text, type, ext) = (InvoiceRendering.csv(invoice), "text/csv; charset=utf-8", "csv")
+        case "json": (text, type, ext) = (InvoiceRendering.json(invoice), "application/json; charset=utf-8", "json")
+        case "html":
+            let name = try await tenancy.account(id: invoice.accountID)?.name ?? invoice.accountID
+            (text, type, ext) = (InvoiceRendering.html(invoice, accountName: name), "text/html; charset=utf-8", "html")
+        default: throw ConsoleError(.badRequest, "`format` is csv, json or html.")
+        }
+        // The id is the ledger's own (letters, digits, `_`), but the file name is made safe all the same.
+        let name = String(invoice.displayNumber.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+        return Response(status: .ok, headers: [
+            .contentType: type, .contentDisposition: "attachment; filename=\"invoice-\(name).\(ext)\"", .cacheControl: "no-store",
+        ], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    func void(_ request: ConsoleRequest) async throws -> Response {
+        let invoice = try await findInvoice(request)
+        let reason = try request.field("reason")
+        guard reason.count <= 1000 else { throw ConsoleError(.badRequest, "A reason is at most 1000 characters.") }
+        let base = "/console/finance/invoices/\(HTML.urlComponent(invoice.id))"
+        guard request.form["confirm"] == "yes" else {
+            let body = "<p id=confirm-text>Void invoice <b>\(HTML.escape(invoice.displayNumber))</b> because “\(HTML.escape(reason))”? " +
+                "A replacement is computed from the log and finalized in its place.</p>" +
+                HTML.form(action: base + "/void", csrf: request.csrf, fields: HTML.hidden("reason", reason) + HTML.hidden("confirm", "yes"),
+                          button: "Yes, void", confirm: true) + "<p><a href=\"\(HTML.escape(base))\">Cancel</a></p>"
+            return request.page("Confirm voiding", body)
+        }
+        let (voided, replacement) = try await invoices.void(invoiceID: invoice.id, reason: reason)
+        try await sessions.record("invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)",
+                                  actor: try request.actor(), at: clock.now())
+        return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(replacement.id))")
+    }
+}
