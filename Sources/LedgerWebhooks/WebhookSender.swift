@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// One HTTP POST of a webhook, with the outbound limits: the policy's address check, connect and response timeouts,
 /// no redirects (a receiver that moved must be updated, not followed), and at most `responseLimit` bytes of the
@@ -24,7 +25,7 @@ package struct WebhookSender: Sendable {
         }
     }
 
-    let client: HTTPClient
+    let client: LazyHTTPClient
     let policy: OutboundPolicy
     let limits: Limits
 
@@ -39,13 +40,13 @@ package struct WebhookSender: Sendable {
         // One attempt is one try: a refused connection fails it at once, and the retry schedule decides when to try
         // again (the client's own retries would hold the endpoint's slot for the whole connect timeout).
         configuration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.client = LazyHTTPClient(configuration: configuration)
         self.policy = policy
         self.limits = limits
     }
 
     package func shutdown() async {
-        try? await client.shutdown()
+        await client.shutdown()
     }
 
     package func post(url: String, headers: [(String, String)], body: [UInt8]) async -> Result {
@@ -61,7 +62,7 @@ package struct WebhookSender: Sendable {
         request.headers.replaceOrAdd(name: "user-agent", value: "subscription-ledger-webhooks/1")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await client.execute(request, timeout: .init(limits.connectTimeout + limits.responseTimeout))
+            let response = try await client.client().execute(request, timeout: .init(limits.connectTimeout + limits.responseTimeout))
             var kept: [UInt8] = []
             var over = false
             for try await chunk in response.body {
@@ -103,5 +104,52 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The sender's HTTP client, made on first use. A dispatcher that is built but never runs (a start that failed later,
+/// a test that stopped early) then holds no client, and one dropped without `shutdown()` is shut down in the
+/// background instead of trapping (AsyncHTTPClient traps when a client it did not see shut down is deinitialized).
+final class LazyHTTPClient: Sendable {
+    enum State {
+        case unused
+        case running(HTTPClient)
+        case shutDown
+    }
+
+    struct ShutDown: Error, CustomStringConvertible {
+        var description: String { "the webhook sender is shutting down" }
+    }
+
+    private let configuration: HTTPClient.Configuration
+    private let state = Mutex(State.unused)
+
+    init(configuration: HTTPClient.Configuration) { self.configuration = configuration }
+
+    func client() throws -> HTTPClient {
+        try state.withLock { state in
+            switch state {
+            case .running(let client): return client
+            case .shutDown: throw ShutDown()
+            case .unused:
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                state = .running(client)
+                return client
+            }
+        }
+    }
+
+    func shutdown() async {
+        let client = state.withLock { state -> HTTPClient? in
+            defer { state = .shutDown }
+            if case .running(let client) = state { return client }
+            return nil
+        }
+        try? await client?.shutdown()
+    }
+
+    deinit {
+        // Not awaited: the shutdown keeps the client alive until it has closed its connections.
+        if case .running(let client) = state.withLock({ $0 }) { client.shutdown { _ in } }
     }
 }

@@ -50,4 +50,28 @@ import Testing
         #expect(try await store.serverSecret(named: "uid_cookie") == first)
         await pool.shutdown()
     }
+
+    /// Instances starting together all ask for the secret at once: each gets the one that was stored (the one whose
+    /// insert lost the race reads the winner's), never nothing.
+    @Test func instancesAskingForTheSecretAtOnceAllGetTheStoredOne() async throws {
+        let url = try await TestDatabase.makeDatabase()
+        let migrations = try SchemaLocation.migrations()
+        let pools = try await (0..<4).asyncMap { _ in try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: migrations) }
+        for round in 0..<5 {
+            let secrets = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for pool in pools { for _ in 0..<4 { group.addTask { try await TenancyStore(pool: pool).serverSecret(named: "race-\(round)") } } }
+                return try await group.reduce(into: [[UInt8]]()) { $0.append($1) }
+            }
+            #expect(secrets.count == 16 && Set(secrets).count == 1 && secrets[0].count == 32)
+        }
+        for pool in pools { await pool.shutdown() }
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
 }

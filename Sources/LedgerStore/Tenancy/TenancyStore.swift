@@ -167,13 +167,18 @@ public struct TenancyStore: Sendable {
     /// The named server-wide secret (32 random bytes), created by the first instance that asks.
     public func serverSecret(named name: String) async throws -> [UInt8] {
         let candidate = RandomToken.bytes(32)
-        let rows = try await pool.query("""
+        let created = try await pool.query("""
             WITH inserted AS (
                 INSERT INTO ledger.server_secrets (name, secret) VALUES (\(name), \(candidate))
                 ON CONFLICT (name) DO NOTHING RETURNING secret)
             SELECT secret FROM inserted UNION ALL SELECT secret FROM ledger.server_secrets WHERE name = \(name)
             """)
-        return try rows[0].decode([UInt8].self, at: 0)
+        if let row = created.first { return try row.decode([UInt8].self, at: 0) }
+        // Another instance inserted it at the same moment: the conflict waited for its commit, but this statement's
+        // snapshot is older and sees neither row. A new statement sees the committed one.
+        let stored = try await pool.query("SELECT secret FROM ledger.server_secrets WHERE name = \(name)")
+        guard let row = stored.first else { throw EventStoreError.invalidEvent("the server secret \(name) vanished while it was created") }
+        return try row.decode([UInt8].self, at: 0)
     }
 
     // MARK: Rows
