@@ -102,7 +102,9 @@ for i in $(seq 1 "$instances"); do
 done
 echo "${ledger_pids[*]}" >"$dir/ledger.pids"
 for i in $(seq 1 "$instances"); do
-    wait_for "ledger $i" curl -fsS "http://127.0.0.1:$((base + 10 + i))/ready"
+    if ! (wait_for "ledger $i" curl -fsS "http://127.0.0.1:$((base + 10 + i))/ready"); then
+        echo "up: the end of $dir/ledger-$i.log:" >&2; tail -c 2000 "$dir/ledger-$i.log" >&2; exit 1
+    fi
 done
 
 # HAProxy: routes to instances whose /ready answers 200; a request that found no connection (an instance killed

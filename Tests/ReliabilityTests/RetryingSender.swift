@@ -23,6 +23,9 @@ final class LoadCounters: Sendable {
         var kills = 0
         /// For kill n (from 1), the attempts it cut off: sent before it was announced, failed in transport after.
         var cutOffByKill: [Int: Int] = [:]
+        /// When the first and the last 503 answer arrived.
+        var firstUnavailable: ContinuousClock.Instant?
+        var lastUnavailable: ContinuousClock.Instant?
     }
 
     private let counts = Mutex(Counts())
@@ -67,6 +70,10 @@ struct RetryingSender: Sendable {
             let elapsed = Int((ContinuousClock.now - started) / .milliseconds(1))
             counters.update {
                 $0.statuses[answer.status, default: 0] += 1
+                if answer.status == 503 {
+                    $0.firstUnavailable = $0.firstUnavailable ?? .now
+                    $0.lastUnavailable = .now
+                }
                 $0.slowestMilliseconds = max($0.slowestMilliseconds, elapsed)
                 if !answer.isSuccess, answer.errorCode == nil { $0.nonJSONErrors += 1 }
             }
