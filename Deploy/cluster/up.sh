@@ -108,18 +108,29 @@ for i in $(seq 1 "$instances"); do
 done
 
 # HAProxy: routes to instances whose /ready answers 200; a request that found no connection (an instance killed
-# between checks) goes to another. Writes are idempotent, so a client's retry is always safe.
+# between checks) goes to another, with its whole body: HAProxy reads the body before it picks an instance
+# (http-buffer-request). Without that, a request redispatched from a killed instance could reach the next one
+# without the rest of its body, and waited there for the request timeout. Writes are idempotent, so a retry is safe. When no instance is
+# ready (the database switching), HAProxy's own 503 says so in the ledger's JSON error shape, with Retry-After.
+# Its request log (one line per request: status, which instance, timings) is DIR/haproxy.log.
+printf 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n%s\n' \
+    '{"error":{"code":"service_unavailable","message":"no ledger instance is ready (the database may be switching to its replica); retry the request (recording is idempotent)"}}' \
+    >"$dir/haproxy-503.http"
 cat >"$dir/haproxy.cfg" <<CFG
 global
-    pidfile $dir/haproxy.pid
 defaults
     mode http
+    log stdout format raw local0
+    option httplog
     timeout connect 2s
     timeout client 60s
     timeout server 60s
+    timeout check 2s
     retries 3
     option redispatch
+    option http-buffer-request
     retry-on conn-failure empty-response
+    errorfile 503 $dir/haproxy-503.http
 frontend ledger
     bind 127.0.0.1:$((base + 10))
     default_backend ledgers
@@ -130,7 +141,8 @@ backend ledgers
     default-server inter 500ms fall 2 rise 1
 $servers
 CFG
-haproxy -f "$dir/haproxy.cfg" -D
+setsid haproxy -f "$dir/haproxy.cfg" -db >"$dir/haproxy.log" 2>&1 &
+echo "$!" >"$dir/haproxy.pid"
 wait_for "HAProxy" curl -fsS "http://127.0.0.1:$((base + 10))/ready"
 
 cat >"$dir/topology.env" <<ENV

@@ -39,4 +39,21 @@ import Testing
         while stuck.withLock({ $0 == nil }) { await Task.yield() }
         stuck.withLock { $0?.resume(); $0 = nil }
     }
+
+    @Test func workThatStopsWhenCancelledStillGetsThe504() async {
+        // Waiting for a request body, a sleep, a task group: work that ends at once with CancellationError when the
+        // deadline cancels it. Its CancellationError once raced the 504 and sometimes won, and the client got a
+        // 503 "shutting down" (without Retry-After) from a server that was not shutting down.
+        for deadline in [50, 1_050] {
+            for _ in 0..<(deadline < 1_000 ? 40 : 2) {
+                let error = await #expect(throws: APIError.self) {
+                    _ = try await withRequestTimeout(.milliseconds(deadline)) {
+                        try await Task.sleep(for: .seconds(3600))
+                        return Response(status: .ok)
+                    }
+                }
+                #expect(error?.status == .gatewayTimeout)
+            }
+        }
+    }
 }

@@ -62,7 +62,9 @@ import Testing
         #expect(seen.rejects == 0, "\(seen.rejectTexts.prefix(3))")
         #expect(seen.acknowledged == total)
         let serverErrors = seen.statuses.filter { $0.key >= 500 && $0.key != 503 }
-        #expect(serverErrors.isEmpty, "answers other than 503 among the server errors: \(serverErrors)")
+        #expect(serverErrors.isEmpty, "answers other than 503 among the server errors: \(serverErrors) \(seen.serverErrorTexts.prefix(3))")
+        #expect(seen.unavailableWithoutRetryAfter == 0, "503 answers without Retry-After")
+        #expect(seen.nonJSONErrors == 0, "error answers whose body is not the ledger's JSON error")
         let inspection = LogInspection(databaseURL: databaseURL)
         let keys = try await inspection.idempotencyKeyCounts(app: tenant.appID)
         var missing: [String] = []

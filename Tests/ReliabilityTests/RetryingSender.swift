@@ -17,6 +17,10 @@ final class LoadCounters: Sendable {
         var acknowledgedNotifications: Set<String> = []
         var acknowledgedReceipts: Set<String> = []
         var rejectTexts: [String] = []
+        /// Answers 5xx other than 503 (status, elapsed time, the body's start): each is a failure of the rehearsals.
+        var serverErrorTexts: [String] = []
+        /// 503 answers without a `Retry-After` header (a client would not know when to come back).
+        var unavailableWithoutRetryAfter = 0
         /// The slowest answer, in milliseconds.
         var slowestMilliseconds = 0
         /// Server kills so far, announced by the test just before each SIGKILL (`announceKill`).
@@ -73,6 +77,9 @@ struct RetryingSender: Sendable {
                 if answer.status == 503 {
                     $0.firstUnavailable = $0.firstUnavailable ?? .now
                     $0.lastUnavailable = .now
+                    if answer.headers.keys.contains(where: { $0.lowercased() == "retry-after" }) == false { $0.unavailableWithoutRetryAfter += 1 }
+                } else if answer.status >= 500 {
+                    $0.serverErrorTexts.append("\(answer.status) after \(elapsed) ms: \(answer.text.prefix(200))")
                 }
                 $0.slowestMilliseconds = max($0.slowestMilliseconds, elapsed)
                 if !answer.isSuccess, answer.errorCode == nil { $0.nonJSONErrors += 1 }

@@ -27,6 +27,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func apiError(for error: any Error, request: Request, context: Context, routes: KnownRoutes?) -> APIError {
         switch error {
         case let error as APIError:
+            if error.status == .gatewayTimeout {
+                context.logger.warning("request timed out", metadata: ["path": "\(request.uri.path)"])
+            }
             return error
         case let error as RecordingError:
             return APIError(error)
@@ -78,7 +81,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                                 + "if this attempt reached the database before it went away, the retry records nothing twice)",
                             headers: [.retryAfter: "5"])
         case is CancellationError:
-            return APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request")
+            return APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request",
+                            headers: [.retryAfter: "1"])
         default:
             context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return APIError(.internalServerError, "internal_error",
