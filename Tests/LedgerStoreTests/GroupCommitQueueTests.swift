@@ -7,19 +7,63 @@ import Testing
     /// The queue, in a class: `#expect` cannot call a mutating method on a local variable.
     final class Driver {
         var queue: Queue
-        init(groups: Int = 1, appends: Int = 64, events: Int = 5_000) {
-            queue = Queue(limits: GroupCommitLimits(maximumGroups: groups, maximumAppends: appends, maximumEvents: events))
+        init(groups: Int = 1, appends: Int = 64, events: Int = 5_000, linger: Duration = .zero) {
+            queue = Queue(limits: GroupCommitLimits(maximumGroups: groups, maximumAppends: appends, maximumEvents: events, linger: linger))
         }
         func submit(_ item: String, streams: [(app: String, stream: String)], events: Int) -> Bool {
             queue.submit(item, streams: streams, events: events)
         }
         func next(after group: Queue.Group?) -> Queue.Group? { queue.next(after: group) }
+        func beginLinger(after group: Queue.Group?) -> Int? { queue.beginLinger(after: group) }
+        func endLinger() { queue.endLinger() }
+        var lingeringCount: Int { queue.lingeringCount }
         var committerCount: Int { queue.committerCount }
         var waitingCount: Int { queue.waitingCount }
     }
 
-    static func queue(groups: Int = 1, appends: Int = 64, events: Int = 5_000) -> Driver {
-        Driver(groups: groups, appends: appends, events: events)
+    static func queue(groups: Int = 1, appends: Int = 64, events: Int = 5_000, linger: Duration = .zero) -> Driver {
+        Driver(groups: groups, appends: appends, events: events, linger: linger)
+    }
+
+    /// Closed-loop writers: after a group with company, the committer lingers for as many appends as it had, and
+    /// while it lingers an arrival joins it instead of starting a committer that would take it alone.
+    @Test func aCommitterLingersAfterAGroupWithCompanyAndArrivalsJoinIt() {
+        let queue = Self.queue(groups: 2, linger: .microseconds(300))
+        #expect(queue.submit("lone", streams: [("app", "l")], events: 1))
+        let lone = queue.next(after: nil)
+        #expect(queue.beginLinger(after: lone) == nil) // a lone writer never waits
+        #expect(queue.next(after: lone) == nil)
+        #expect(queue.submit("a", streams: [("app", "a")], events: 1))
+        #expect(queue.submit("b", streams: [("app", "b")], events: 1)) // a second committer, for a second core
+        #expect(!queue.submit("c", streams: [("app", "c")], events: 1))
+        let three = queue.next(after: nil)
+        #expect(three?.items == ["a", "b", "c"])
+        #expect(queue.next(after: nil) == nil) // the second committer found nothing and stopped
+        #expect(queue.committerCount == 1)
+        // Decided before the three are answered, so that they find the committer lingering when they come back.
+        #expect(queue.beginLinger(after: three) == 3)
+        #expect(queue.lingeringCount == 1)
+        // Arrivals while it lingers start no committer that would take one of them alone.
+        #expect(!queue.submit("a2", streams: [("app", "a")], events: 1))
+        #expect(!queue.submit("b2", streams: [("app", "b")], events: 1))
+        #expect(queue.committerCount == 1)
+        queue.endLinger() // the deadline: c has not come back
+        #expect(queue.lingeringCount == 0)
+        let next = queue.next(after: three)
+        #expect(next?.items == ["a2", "b2"])
+        // As many as the last group wait already: no linger.
+        _ = queue.submit("a3", streams: [("app", "a")], events: 1)
+        _ = queue.submit("b3", streams: [("app", "b")], events: 1)
+        #expect(queue.beginLinger(after: next) == nil)
+    }
+
+    @Test func noLingerWhenItIsZero() {
+        let queue = Self.queue(groups: 1)
+        _ = queue.submit("a", streams: [("app", "a")], events: 1)
+        _ = queue.submit("b", streams: [("app", "b")], events: 1)
+        let pair = queue.next(after: nil)
+        #expect(pair?.items.count == 2)
+        #expect(queue.beginLinger(after: pair) == nil)
     }
 
     @Test func aLoneAppendStartsACommitterAtOnceAndLaterOnesJoinItsNextGroup() {
@@ -94,7 +138,10 @@ import Testing
     func everyAppendIsTakenOnceInStreamOrder(seed: UInt64) {
         var random = RandomHistoryTests.SeededGenerator(state: seed)
         let groups = Int.random(in: 1...3, using: &random)
-        let queue = Self.queue(groups: groups, appends: Int.random(in: 1...4, using: &random), events: Int.random(in: 1...6, using: &random))
+        let linger: Duration = Bool.random(using: &random) ? .microseconds(300) : .zero
+        let queue = Self.queue(groups: groups, appends: Int.random(in: 1...4, using: &random), events: Int.random(in: 1...6, using: &random),
+                               linger: linger)
+        var lingering: Set<Int> = []
         var streamOf: [String: String] = [:]
         var submitted: [String: [String]] = [:]
         var taken: [String: [String]] = [:]
@@ -113,6 +160,12 @@ import Testing
             } else {
                 let id = running.keys.sorted()[Int.random(in: 0..<running.count, using: &random)]
                 let finished = running[id]!
+                if lingering.remove(id) != nil {
+                    queue.endLinger()
+                } else if queue.beginLinger(after: finished) != nil {
+                    lingering.insert(id)
+                    continue
+                }
                 if let group = queue.next(after: finished) {
                     running[id] = group
                     for name in group.items { taken[streamOf[name]!, default: []].append(name) }
@@ -121,12 +174,14 @@ import Testing
                 }
             }
             #expect(queue.committerCount == running.count)
+            #expect(queue.lingeringCount == lingering.count)
             #expect(running.count <= groups)
             let streams = running.values.compactMap { $0 }.map { Set($0.items.map { streamOf[$0]! }) }
             for (index, a) in streams.enumerated() { for b in streams.dropFirst(index + 1) { #expect(a.isDisjoint(with: b)) } }
             if queue.waitingCount > 0 { #expect(!running.isEmpty) }
         }
-        // Drain: the running committers take everything left.
+        // Drain: the running committers end their lingers and take everything left.
+        for _ in lingering { queue.endLinger() }
         while let id = running.keys.sorted().first {
             if let group = queue.next(after: running[id]!) {
                 running[id] = group

@@ -149,4 +149,90 @@ import Testing
         }
         await fixture.close()
     }
+
+    /// Writers in a closed loop (each appends, waits for its answer, appends again) share transactions: after a
+    /// group with company the committer lingers for the writers it answered. Without the linger the first writer
+    /// back may commit alone and the others after it (1.8 appends per transaction in the benchmark; 30 to 48
+    /// transactions for these 120 appends in runs of this test); with a generous linger, as here, every transaction
+    /// but the first one or two holds all four.
+    @Test func writersInAClosedLoopShareTransactions() async throws {
+        let fixture = try await StoreFixture.make()
+        let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: fixture.connectionString), size: 2)
+        let store = EventStore(pool: pool, groupCommit: GroupCommitLimits(maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000,
+                                                                          linger: .seconds(2)))
+        let writers = 4, rounds = 30
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for n in 0..<rounds { _ = try await store.append(app: "loop", stream: "s\(writer)", events: [event("l\(writer)-\(n)")]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ids = try await Self.transactionIDs(fixture, app: "loop")
+        #expect(ids.count == writers * rounds)
+        let transactions = Set(ids.values).count
+        #expect(transactions <= rounds + 2, "\(writers * rounds) appends in \(transactions) transactions")
+        await pool.shutdown()
+        await fixture.close()
+    }
+
+    /// The common group (each append to a stream of its own, keys not recorded yet, expected versions holding) is
+    /// one key lookup, one head lookup and one INSERT (schema/017): no call of the per-append function, and the
+    /// answers and the chain are the ones appending one by one gives. A group with a duplicate runs append by append.
+    @Test func aGroupOfFreshAppendsIsOneInsertWithTheAnswersOfOneByOne() async throws {
+        let fixture = try await StoreFixture.make()
+        for app in ["g", "ref"] {
+            _ = try await fixture.store.append(app: app, stream: "s1", events: [event("\(app)-seed1"), event("\(app)-seed2")])
+        }
+        @Sendable func requests(_ app: String) -> [(appID: String, append: EventStore.StreamAppend)] {
+            [(app, .init(streamID: "s1", expected: .exact(2), events: [event("\(app)-a"), event("\(app)-b")])),
+             (app, .init(streamID: "s2", expected: .noStream, events: [event("\(app)-c")])),
+             (app + "-other", .init(streamID: "s1", expected: .any, events: [event("\(app)-d"), event("\(app)-e"), event("\(app)-f")]))]
+        }
+        let perAppendFunction = "'ledger.append_events(text, text, bigint, text[], bigint[], text[], text[], text[], bigint[])'::regprocedure"
+        typealias Request = (appID: String, append: EventStore.StreamAppend)
+        @Sendable func grouped(_ requests: [Request]) async throws -> ([Result<AppendResult, any Error>], Int64) {
+            try await fixture.superuser.withConnection { connection in
+                try connection.transaction { connection in
+                    try connection.execute("SET LOCAL track_functions = 'pl'")
+                    let results = EventStore.appendGroup(on: connection, requests)
+                    let calls = try connection.query(PostgresQuery(unsafeSQL:
+                        "SELECT coalesce(pg_stat_get_xact_function_calls(\(perAppendFunction)), 0)")).first?.decode(Int64.self, at: 0) ?? -1
+                    return (results, calls)
+                }
+            }
+        }
+        let (results, calls) = try await grouped(requests("g"))
+        #expect(calls == 0)
+        let reference = try await fixture.store.pool.withConnection { connection in
+            requests("ref").map { request in
+                Result { try EventStore.append(on: connection, app: request.appID, stream: request.append.streamID,
+                                               expected: request.append.expected, events: request.append.events) }
+            }
+        }
+        for (result, expected) in zip(results, reference) {
+            let (got, want) = (try result.get(), try expected.get())
+            #expect(got.streamVersion == want.streamVersion && got.appendedCount == want.appendedCount && got.positions.count == want.positions.count)
+        }
+        // Positions in event order, one transaction, and the chain links the seeded events to the new ones.
+        #expect(try results[0].get().positions == (try results[0].get().positions).sorted())
+        let ids = try await Self.transactionIDs(fixture, app: "g")
+        #expect(Set(["g-a", "g-b", "g-c"].map { ids[$0] }).count == 1)
+        let stream = try await fixture.store.readStream(app: "g", stream: "s1")
+        #expect(stream.map(\.idempotencyKey) == ["g-seed1", "g-seed2", "g-a", "g-b"])
+        #expect(stream.map(\.streamVersion) == [1, 2, 3, 4])
+        for (earlier, later) in zip(stream, stream.dropFirst()) { #expect(later.previousHash == earlier.hash) }
+        #expect(try await fixture.store.readStream(app: "g-other", stream: "s1").map(\.streamVersion) == [1, 2, 3])
+
+        // A duplicate in the group: append by append, and the duplicate answers its original positions.
+        let (again, callsAgain) = try await grouped([
+            ("g", .init(streamID: "s3", expected: .any, events: [event("g-fresh")])),
+            ("g", .init(streamID: "s2", expected: .any, events: [event("g-c")])),
+        ])
+        #expect(callsAgain == 2)
+        #expect(try again[1].get().isDuplicate && (try again[1].get().positions) == (try results[1].get().positions))
+        #expect(try again[0].get().appendedCount == 1)
+        await fixture.close()
+    }
 }

@@ -38,7 +38,10 @@ struct AppendBenchmark {
     func single() async throws -> Figure {
         let pool = cluster.pool(size: clients)
         defer { Task { await pool.shutdown() } }
-        let store = EventStore(pool: pool)
+        // LEDGER_BENCH_LINGER_US compares group commit's linger (GroupCommitQueue) with another, 0 for none.
+        var limits = EventStore.defaultGroupCommit
+        if let micros = ProcessInfo.processInfo.environment["LEDGER_BENCH_LINGER_US"].flatMap(Int.init) { limits.linger = .microseconds(micros) }
+        let store = EventStore(pool: pool, groupCommit: limits)
         let deadline = ContinuousClock.now + .seconds(seconds)
         let (appended, elapsed) = try await ExternalTool.timed {
             try await withThrowingTaskGroup(of: Int.self) { group in
@@ -55,11 +58,16 @@ struct AppendBenchmark {
                 return try await group.reduce(0, +)
             }
         }
+        let perTransaction = try cluster.connect().query(
+            "SELECT round(count(*)::numeric / greatest(count(DISTINCT transaction_id), 1), 2)::text FROM ledger.events WHERE app_id = 'bench-single'")
+            .first.flatMap { Double(try $0.decode(String.self, at: 0)) } ?? 0
         let reference = try await pgbenchInsert()
-        return Figure(name: "single-event append", workload: "\(clients) clients, 1 event per transaction, \(seconds) s",
+        return Figure(name: "single-event append", workload: "\(clients) clients, 1 event per append, \(seconds) s",
                       value: Double(appended) / elapsed, unit: "events/s", reference: "pgbench, \(clients) clients, INSERT of the same row",
                       referenceValue: reference.tps, target: "≥ 70% of pgbench",
-                      detail: ["events": Double(appended), "pgbench latency ms": reference.latencyAverageMs])
+                      detail: ["events": Double(appended), "pgbench latency ms": reference.latencyAverageMs,
+                               "appends per transaction (group commit)": perTransaction,
+                               "linger µs": Double(limits.linger.components.attoseconds / 1_000_000_000_000) + Double(limits.linger.components.seconds) * 1e6])
     }
 
     /// pgbench reads the payload from a one-row table: its scripts would take the `:123` inside JSON for variables.

@@ -25,6 +25,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Flag(help: "A small, quick run (a smoke test of the suite, not figures to quote).") var quick = false
     @Flag(help: "Only the live streams and webhooks phase (to profile it; its figures are not kept).") var liveOnly = false
     @Flag(help: "Only the console phase (a customer with 10,000 events; its figures are not kept).") var consoleOnly = false
+    @Flag(help: "Only the two append figures (to profile appends; their figures are not kept).") var appendOnly = false
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -54,6 +55,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         }
         if liveOnly { output = NSTemporaryDirectory() + "ledger-bench-live" }
         if consoleOnly { output = NSTemporaryDirectory() + "ledger-bench-console" }
+        if appendOnly { output = NSTemporaryDirectory() + "ledger-bench-append" }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning

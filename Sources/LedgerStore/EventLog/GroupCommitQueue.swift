@@ -7,6 +7,12 @@
 /// waits for company. Appends to one stream keep their order: in one group they run one after another, and a stream
 /// that a committing group writes is left out of every other group until that one ends (two groups would race for
 /// its next version and one would have to run again).
+///
+/// A committer may linger before it takes a group (`limits.linger`, like PostgreSQL's `commit_delay`): when the
+/// group it just committed had company and fewer appends wait now, the writers it has just answered are most likely
+/// about to send their next ones. Without it, closed-loop writers alternate a group of one (the first back) with a
+/// group of the rest: 1.8 appends per group with four writers, where four per group commit at the rate of single
+/// inserts. A lone writer never lingers (its groups have no company), and a linger ends as soon as enough wait.
 package struct GroupCommitQueue<Item: Sendable>: Sendable {
     /// Appends to commit in one transaction, in arrival order; hand it back to `next(after:)` when it has ended.
     package struct Group: Sendable {
@@ -25,6 +31,7 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
     private var waiting: [Waiting] = []
     private var committingStreams: Set<String> = []
     private var committers = 0
+    private var lingering = 0
 
     package init(limits: GroupCommitLimits) { self.limits = limits }
 
@@ -34,14 +41,28 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
     /// Committers running (each holds a connection).
     package var committerCount: Int { committers }
 
+    /// Committers lingering for appends to arrive (an arrival should wake them).
+    package var lingeringCount: Int { lingering }
+
     /// A new append of `events` events to `streams` (app and stream pairs). True when a committer must be started
     /// for it (none is free to take it).
     package mutating func submit(_ item: Item, streams: [(app: String, stream: String)], events: Int) -> Bool {
         waiting.append(Waiting(item: item, streams: streams.map { $0.app + "\u{0}" + $0.stream }, events: events))
-        guard committers < limits.maximumGroups else { return false }
+        // A lingering committer takes it: another started now would take it alone.
+        guard committers < limits.maximumGroups, lingering == 0 else { return false }
         committers += 1
         return true
     }
+
+    /// Before taking its next group, after `finished`: how many waiting appends to linger for (then call
+    /// `endLinger`), or nil to take at once. Lingers only when `finished` had company and fewer appends wait now.
+    package mutating func beginLinger(after finished: Group?) -> Int? {
+        guard limits.linger > .zero, let finished, finished.items.count > 1, waiting.count < finished.items.count else { return nil }
+        lingering += 1
+        return finished.items.count
+    }
+
+    package mutating func endLinger() { lingering -= 1 }
 
     /// A committer's next group, after it ended `finished` (nil for its first). Nil when nothing it can take is
     /// waiting: the committer then stops (and a later `submit` starts one again).
@@ -87,10 +108,13 @@ public struct GroupCommitLimits: Sendable, Equatable {
     public var maximumAppends: Int
     /// Events in one group; an append larger than this still commits, alone.
     public var maximumEvents: Int
+    /// How long a committer waits at most for the writers it has just answered (`GroupCommitQueue`); zero: never.
+    public var linger: Duration
 
-    public init(maximumGroups: Int, maximumAppends: Int, maximumEvents: Int) {
+    public init(maximumGroups: Int, maximumAppends: Int, maximumEvents: Int, linger: Duration = .zero) {
         self.maximumGroups = max(1, maximumGroups)
         self.maximumAppends = max(1, maximumAppends)
         self.maximumEvents = max(1, maximumEvents)
+        self.linger = max(.zero, linger)
     }
 }

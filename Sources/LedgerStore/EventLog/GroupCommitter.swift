@@ -1,3 +1,4 @@
+import Foundation
 import PostgresClient
 import Synchronization
 
@@ -15,10 +16,16 @@ package final class GroupCommitter: Sendable {
 
     private let pool: PostgresPool
     private let queue: Mutex<GroupCommitQueue<Submission>>
+    /// Wakes a lingering committer when an append arrives. A committer lingers on its pool thread (the drain runs
+    /// synchronously there, beside libpq's blocking calls), never on the cooperative pool.
+    private let arrivals = NSCondition()
+    private let linger: TimeInterval
 
     package init(pool: PostgresPool, limits: GroupCommitLimits) {
         self.pool = pool
         self.queue = Mutex(GroupCommitQueue(limits: limits))
+        let (seconds, attoseconds) = limits.linger.components
+        self.linger = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     /// Submissions waiting for a committer to take them.
@@ -30,9 +37,13 @@ package final class GroupCommitter: Sendable {
             let submission = Submission(appID: appID, appends: appends, continuation: continuation)
             let streams = appends.map { (app: appID, stream: $0.streamID) }
             let events = appends.reduce(0) { $0 + $1.events.count }
-            if queue.withLock({ $0.submit(submission, streams: streams, events: events) }) {
-                Task { await runCommitter() }
+            let (start, wake) = queue.withLock { ($0.submit(submission, streams: streams, events: events), $0.lingeringCount > 0) }
+            if wake {
+                arrivals.lock()
+                arrivals.broadcast()
+                arrivals.unlock()
             }
+            if start { Task { await runCommitter() } }
         }
     }
 
@@ -53,9 +64,23 @@ package final class GroupCommitter: Sendable {
     private func drain(_ commit: ([Submission]) -> [Result<AppendResult, any Error>]) {
         var group = queue.withLock { $0.next(after: nil) }
         while let current = group {
-            Self.answer(current.items, commit(current.items))
+            let results = commit(current.items)
+            // Decided before the answers go out, so that the writers answered find this committer lingering.
+            let wanted = queue.withLock { $0.beginLinger(after: current) }
+            Self.answer(current.items, results)
+            if let wanted { lingerForWriters(wanted) }
             group = queue.withLock { $0.next(after: current) }
         }
+    }
+
+    /// Waits, at most `linger`, until `wanted` appends wait.
+    private func lingerForWriters(_ wanted: Int) {
+        let deadline = Date(timeIntervalSinceNow: linger)
+        arrivals.lock()
+        // An arrival counts itself before it takes `arrivals` to signal: none is missed between the check and the wait.
+        while queue.withLock({ $0.waitingCount }) < wanted, arrivals.wait(until: deadline) {}
+        arrivals.unlock()
+        queue.withLock { $0.endLinger() }
     }
 
     private static func requests(_ submissions: [Submission]) -> [(appID: String, append: EventStore.StreamAppend)] {
