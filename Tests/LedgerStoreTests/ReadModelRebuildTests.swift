@@ -13,15 +13,18 @@ import Testing
 /// tables must hold exactly the rows the live workers wrote, and a rebuild started while writes go on must lose
 /// nothing.
 ///
-/// These tests keep transactions open on purpose, so their databases live on the `.faults` server: an open
-/// transaction holds back the server-wide commit horizon that every other test's projections wait for.
-@Suite struct ReadModelRebuildTests {
+/// These tests keep transactions open on purpose, so their databases live on a server of their own (`.lateCommits`):
+/// an open transaction holds back the server-wide commit horizon that every other test's projections wait for. For
+/// the same reason they run one at a time: side by side, each waited at every catch-up for the others' open
+/// transactions, and under the whole suite on two cores those waits chained past the 60 s catch-up bound (four of the
+/// six random histories failed in one CI run).
+@Suite(.serialized) struct ReadModelRebuildTests {
     typealias SeededGenerator = RandomHistoryTests.SeededGenerator
 
     static let apps = ["app-a", "app-b"]
     static let tables = ["subscriptions", "purchases", "paying_purchases", "paying_users"]
 
-    /// A fresh migrated database on the `.faults` server: the service's store and a superuser pool.
+    /// A fresh migrated database on the `.lateCommits` server: the service's store and a superuser pool.
     static func fixture(prefix: String) async throws -> StoreFixture {
         let url = try await TestDatabase.makeDatabase(prefix: prefix, on: .lateCommits)
         let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: try SchemaLocation.migrations())
