@@ -37,6 +37,32 @@ public struct LedgerClient: Sendable {
         return try await identifying("/uploadReceipt", json: try JSONEncoder().encode(body), cookie: cookie)
     }
 
+    /// What delivering a queued upload recorded, and the cookie the answer issued (with the user it names), if any.
+    struct Delivery {
+        var recorded: Int
+        var alreadyKnown: Int
+        var issued: UIDCookie?
+        var userID: String?
+    }
+
+    /// Sends a queued upload with `cookie`. Signed transactions of a user with a cookie are recorded for that user;
+    /// without one (a StoreKit 2 app's first upload, or an expired cookie) they identify the user as a receipt would,
+    /// and the answer issues the cookie.
+    func deliver(_ upload: PendingUpload, cookie: UIDCookie?) async throws -> Delivery {
+        switch upload.payload {
+        case .receipt(let receipt):
+            let (result, issued) = try await uploadReceipt(userID: upload.userID, receipt: receipt, cookie: cookie)
+            return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, issued: issued, userID: result.userID)
+        case .transactions(let signed):
+            if let user = upload.userID, let cookie {
+                let result = try await recordTransactions(user, signed: signed, cookie: cookie)
+                return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown)
+            }
+            let (result, issued) = try await uploadTransactions(userID: upload.userID, signed: signed, cookie: nil)
+            return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, issued: issued, userID: result.userID)
+        }
+    }
+
     /// `POST /uploadTransactions`: records StoreKit 2 signed transactions for `userID` (nil: the cookie's user, else a
     /// new anonymous one) and returns the cookie that lets the public key act for that user: how an app without a
     /// receipt (StoreKit 2 only) gets its cookie.

@@ -122,6 +122,13 @@ actor LedgerEngine {
         return cookie
     }
 
+    /// An upload's cookie: its user's usable one; a receipt falls back to any kept for its user (the answer renews it).
+    private func cookie(forUpload upload: PendingUpload) -> UIDCookie? {
+        let usable = upload.userID.flatMap { cookie(for: $0) }
+        guard usable == nil, case .receipt = upload.payload else { return usable }
+        return cookies.values.first { $0.userID == upload.userID }
+    }
+
     private func keep(_ cookie: UIDCookie) {
         cookies[cookie.userID] = cookie
         // Expired cookies are dropped so the file does not grow with every user ever seen on the device.
@@ -353,36 +360,20 @@ actor LedgerEngine {
 
     private func send(_ upload: PendingUpload) async {
         do {
-            let counts: (recorded: Int, alreadyKnown: Int)
-            switch upload.payload {
-            case .receipt(let receipt):
-                let existing = upload.userID.flatMap { cookie(for: $0) } ?? cookies.values.first { $0.userID == upload.userID }
-                let (result, issued) = try await client.uploadReceipt(userID: upload.userID, receipt: receipt, cookie: existing)
+            let delivery = try await client.deliver(upload, cookie: cookie(forUpload: upload))
+            if let issued = delivery.issued {
                 keep(issued)
-                if userID == nil || userID == upload.userID { userID = result.userID }
-                counts = (result.recorded, result.alreadyKnown)
-            case .transactions(let signed):
-                if let user = upload.userID, let existing = cookie(for: user) {
-                    let result = try await client.recordTransactions(user, signed: signed, cookie: existing)
-                    counts = (result.recorded, result.alreadyKnown)
-                } else {
-                    // No cookie for the user (a StoreKit 2 app's first upload, or an expired cookie): the signed
-                    // transactions identify the user as a receipt would, and the answer sets the cookie.
-                    let (result, issued) = try await client.uploadTransactions(userID: upload.userID, signed: signed, cookie: nil)
-                    keep(issued)
-                    if userID == nil || userID == upload.userID { userID = result.userID }
-                    counts = (result.recorded, result.alreadyKnown)
-                }
+                if userID == nil || userID == upload.userID { userID = delivery.userID }
             }
             queue.record(.delivered, for: upload.id, at: Date())
             persistQueue()
-            log("upload \(upload.id) delivered: \(counts.recorded) recorded, \(counts.alreadyKnown) already known")
-            emit(.delivered(upload, recorded: counts.recorded, alreadyKnown: counts.alreadyKnown))
+            log("upload \(upload.id) delivered: \(delivery.recorded) recorded, \(delivery.alreadyKnown) already known")
+            emit(.delivered(upload, recorded: delivery.recorded, alreadyKnown: delivery.alreadyKnown))
             // Finished in the store before the purchase is reported done: recorded first, then finished.
             for id in upload.transactionIDs {
                 await finishers.removeValue(forKey: id)?()
             }
-            waiters.removeValue(forKey: upload.id)?.resume(returning: .delivered(recorded: counts.recorded, alreadyKnown: counts.alreadyKnown))
+            waiters.removeValue(forKey: upload.id)?.resume(returning: .delivered(recorded: delivery.recorded, alreadyKnown: delivery.alreadyKnown))
         } catch {
             let error = error as? LedgerError ?? .transport("\(error)")
             // A missing or expired cookie is renewed by the next configure, so such an upload waits rather than

@@ -77,7 +77,7 @@ struct RetryingSender: Sendable {
                 if answer.status == 503 {
                     $0.firstUnavailable = $0.firstUnavailable ?? .now
                     $0.lastUnavailable = .now
-                    if answer.headers.keys.contains(where: { $0.lowercased() == "retry-after" }) == false { $0.unavailableWithoutRetryAfter += 1 }
+                    if !answer.headers.keys.contains(where: { $0.lowercased() == "retry-after" }) { $0.unavailableWithoutRetryAfter += 1 }
                 } else if answer.status >= 500 {
                     $0.serverErrorTexts.append("\(answer.status) after \(elapsed) ms: \(answer.text.prefix(200))")
                 }
