@@ -10,9 +10,11 @@ import Testing
         let sweeper = DeadlineSweeper(resolution: .milliseconds(5))
         let fired = Mutex<[String]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let cancelled = sweeper.schedule(in: .milliseconds(1)) { fired.withLock { $0.append("cancelled") } }
+            // Due in 300 ms, not 1: a thread paused for a few milliseconds between these two lines (the whole suite on
+            // two cores) let the sweep expire it before the cancel, and the test failed in a CI run.
+            let cancelled = sweeper.schedule(in: .milliseconds(300)) { fired.withLock { $0.append("cancelled") } }
             sweeper.cancel(cancelled)
-            _ = sweeper.schedule(in: .milliseconds(20)) {
+            _ = sweeper.schedule(in: .milliseconds(600)) {
                 fired.withLock { $0.append("due") }
                 done.resume()
             }
