@@ -372,7 +372,8 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "LedgerDomain", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerStore", "LedgerDomain", "LedgerConcurrency", "PostgresClient", "PostgresTestSupport",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -26,6 +26,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Flag(help: "Only the live streams and webhooks phase (to profile it; its figures are not kept).") var liveOnly = false
     @Flag(help: "Only the console phase (a customer with 10,000 events; its figures are not kept).") var consoleOnly = false
     @Flag(help: "Only the two append figures (to profile appends; their figures are not kept).") var appendOnly = false
+    @Flag(help: "Only the data set and the status reads (to profile reads; their figures are not kept).") var readsOnly = false
+    @Flag(help: "Only the notification ingest, on an empty log (to profile it; its figures are not kept).") var ingestOnly = false
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -56,6 +58,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         if liveOnly { output = NSTemporaryDirectory() + "ledger-bench-live" }
         if consoleOnly { output = NSTemporaryDirectory() + "ledger-bench-console" }
         if appendOnly { output = NSTemporaryDirectory() + "ledger-bench-append" }
+        if readsOnly { output = NSTemporaryDirectory() + "ledger-bench-reads" }
+        if ingestOnly { output = NSTemporaryDirectory() + "ledger-bench-ingest" }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning

@@ -40,6 +40,24 @@ struct Suite {
             return report
         }
 
+        if options.ingestOnly {
+            let signer = try AppStoreTestSigner()
+            let server = try await startServer(cluster: cluster, signer: signer)
+            defer { server.stop() }
+            log(try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
+                                          seconds: options.ingestSeconds).run(singleAppendPerSecond: 0))
+            FileHandle.standardError.write(Data(cluster.topStatements().utf8))
+            return report
+        }
+
+        if options.readsOnly {
+            let (dataset, _) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
+            let server = try await startServer(cluster: cluster, signer: try AppStoreTestSigner())
+            defer { server.stop() }
+            for figure in try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run() { log(figure) }
+            return report
+        }
+
         let append = AppendBenchmark(cluster: cluster, seconds: options.appendSeconds)
         try append.prepareReference()
         let single = try await append.single()

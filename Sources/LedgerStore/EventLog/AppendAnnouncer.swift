@@ -39,14 +39,25 @@ package struct NotifyCoalescer: Sendable {
     }
 }
 
-/// Wakes projection workers and subscriptions after appends, without a second round trip in the append itself:
-/// the NOTIFY goes out from a task of its own on another pooled connection, and appends that commit meanwhile share
-/// the next one. Committed asynchronously: a notifying transaction has an xid and would wait for its own WAL flush.
+/// Tells other processes' projection workers and subscriptions of appends, without a second round trip in the
+/// append itself: the NOTIFY goes out from a task of its own on another pooled connection, and appends that commit
+/// meanwhile share the next one. Committed asynchronously: a notifying transaction has an xid and would wait for
+/// its own WAL flush.
+///
+/// NOTIFYs are at least `spacing` apart (the first after a quiet spell goes at once): each is a transaction of
+/// PostgreSQL's, and under a stream of appends one per commit took a pool connection and CPU from the appends
+/// themselves. This process's own readers do not wait for it (`LocalAppendSignals`).
 package final class AppendAnnouncer: Sendable {
     private let pool: PostgresPool
+    private let spacing: Duration
     private let state = Mutex(NotifyCoalescer())
 
-    package init(pool: PostgresPool) { self.pool = pool }
+    /// `spacing` (`EventStore`'s default 5 ms) delays another instance's projection worker by a few milliseconds at
+    /// most; a read-your-writes wait there polls the checkpoints every 20 ms anyway.
+    package init(pool: PostgresPool, spacing: Duration) {
+        self.pool = pool
+        self.spacing = spacing
+    }
 
     package func appended(app appID: String) {
         guard case .send(let apps) = state.withLock({ $0.appended(app: appID) }) else { return }
@@ -56,10 +67,13 @@ package final class AppendAnnouncer: Sendable {
     private func send(_ first: [String]) async {
         var apps = first
         while true {
+            let started = ContinuousClock.now
             _ = try? await pool.query(prepared: """
                 SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(EventStore.notificationChannel), app)
                 FROM unnest(\(TextArray(apps))) AS app
                 """)
+            // Appends meanwhile wait in the coalescer (still `sending`) and share the next NOTIFY.
+            try? await Task.sleep(until: started + spacing)
             guard case .send(let next) = state.withLock({ $0.sent() }) else { return }
             apps = next
         }

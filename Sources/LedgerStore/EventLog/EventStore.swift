@@ -28,10 +28,12 @@ public struct EventStore: Sendable {
     public static let defaultGroupCommit = GroupCommitLimits(maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000,
                                                              linger: .microseconds(300))
 
-    public init(pool: PostgresPool, groupCommit: GroupCommitLimits = defaultGroupCommit, logger: Logger = Logger(label: "ledger.events")) {
+    /// `notifySpacing`: the least time between two NOTIFYs of this store's appends (`AppendAnnouncer`).
+    public init(pool: PostgresPool, groupCommit: GroupCommitLimits = defaultGroupCommit, notifySpacing: Duration = .milliseconds(5),
+                logger: Logger = Logger(label: "ledger.events")) {
         self.pool = pool
         self.logger = logger
-        self.announcer = AppendAnnouncer(pool: pool)
+        self.announcer = AppendAnnouncer(pool: pool, spacing: notifySpacing)
         self.committer = GroupCommitter(pool: pool, limits: groupCommit)
     }
 
@@ -51,11 +53,13 @@ public struct EventStore: Sendable {
         return results
     }
 
-    /// Wakes projection workers and subscriptions (`AppendAnnouncer`: after the commit, coalesced, never inside the
-    /// appending transaction, where NOTIFY would serialise every commit), and counts the events. A lost notification
+    /// Wakes projection workers and subscriptions: this process's at once (`LocalAppendSignals`), other processes'
+    /// by NOTIFY (`AppendAnnouncer`: after the commit, coalesced and spaced, never inside the appending transaction,
+    /// where NOTIFY would serialise every commit), and counts the events. A lost notification
     /// only delays readers until they poll.
     func announce(app appID: String, appended: Int) {
         guard appended > 0 else { return }
+        LocalAppendSignals.appended(database: pool.configuration.connectionString)
         announcer.appended(app: appID)
         Self.appendedCounter.increment(by: appended)
     }

@@ -12,7 +12,8 @@ extension EventStore {
     }
 
     /// Every event after `checkpoint`, then new ones as they commit, in commit-safe order.
-    /// Wakes on NOTIFY and, as a fallback (notifications are lost while a listener reconnects), every `pollInterval`.
+    /// Wakes on this process's appends (`LocalAppendSignals`), on NOTIFY for other processes', and, as a fallback
+    /// (notifications are lost while a listener reconnects), every `pollInterval`.
     public func subscribe(app appID: String? = nil, after checkpoint: LogCheckpoint = .start, batchSize: Int = 500,
                           pollInterval: Duration = .seconds(1)) -> AsyncThrowingStream<RecordedEvent, any Error> {
         let listener = PostgresListener(configuration: pool.configuration, channels: [Self.notificationChannel])
@@ -21,6 +22,8 @@ extension EventStore {
         let listening = Task {
             for await _ in listener.events() { signal.fire() }
         }
+        let database = pool.configuration.connectionString
+        LocalAppendSignals.register(signal, database: database)
         let reading = Task {
             var position = checkpoint
             do {
@@ -38,6 +41,7 @@ extension EventStore {
             }
         }
         continuation.onTermination = { _ in
+            LocalAppendSignals.unregister(signal, database: database)
             reading.cancel()
             listening.cancel()
             Task { await listener.stop() }

@@ -88,6 +88,8 @@ public struct ProjectionWorker: Sendable {
         let listener = PostgresListener(configuration: pool.configuration, channels: [EventStore.notificationChannel])
         let signal = WakeSignal()
         let listening = Task { for await _ in listener.events() { signal.fire() } }
+        LocalAppendSignals.register(signal, database: pool.configuration.connectionString)
+        defer { LocalAppendSignals.unregister(signal, database: pool.configuration.connectionString) }
         var lagRecorded: ContinuousClock.Instant?
         while !Task.isCancelled {
             do {
