@@ -111,6 +111,8 @@ let package = Package(
 
         // C interop: posix_spawn's close-from file action, which Swift's Glibc module does not export.
         .target(name: "CProcessSpawn"),
+        // glibc's malloc settings for `ledger serve` (MallocArenas).
+        .target(name: "CMalloc"),
 
         // A private PostgreSQL cluster (initdb / pg_ctl) for the zero-configuration default.
         .target(
@@ -255,6 +257,7 @@ let package = Package(
         .target(
             name: "LedgerCommands",
             dependencies: [
+                "CMalloc",
                 "LedgerBilling",
                 "LedgerStore",
                 "PostgresClient",

@@ -8,6 +8,7 @@ import LedgerCommands
 @main
 enum LedgerMain {
     static func main() async {
+        MallocArenas.limit(forCommand: Array(CommandLine.arguments.dropFirst()))
         do {
             var command = try LedgerCommand.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import LedgerCommands
 import Testing
 
 /// `ledger serve` refuses settings it cannot run with before it touches the database, saying which and why.
@@ -16,5 +18,20 @@ import Testing
             try await ledger(["serve", "--database-url", "postgres://127.0.0.1:1/none"] + arguments)
         }
         #expect(error?.message.contains(named) == true, "\(String(describing: error?.message))")
+    }
+}
+
+/// `serve` caps glibc's malloc arenas (its peak memory under many connections), unless the operator set glibc's own
+/// `MALLOC_ARENA_MAX`.
+@Suite struct MallocArenasTests {
+    @Test func glibcsOwnSettingWins() {
+        #expect(MallocArenas.limit(environment: ["MALLOC_ARENA_MAX": "8"]) == nil)
+    }
+
+    /// One arena per two cores (at least one), and glibc takes the setting.
+    @Test func serveCapsTheArenas() {
+        #if canImport(Glibc)
+        #expect(MallocArenas.limit(environment: [:]) == Int32(max(1, ProcessInfo.processInfo.activeProcessorCount / 2)))
+        #endif
     }
 }

@@ -32,6 +32,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "ledger" {
+            MallocArenas.limit(forCommand: Array(arguments.dropFirst()))
             await LedgerEntry.run(Array(arguments.dropFirst()))
             return
         }
