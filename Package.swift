@@ -296,7 +296,7 @@ let package = Package(
             name: "LedgerServerTestSupport",
             dependencies: [
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
-                "AppStoreVerification", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),

@@ -69,6 +69,7 @@ package final class FakeAppStoreServer: Sendable {
         var failureRate: Double
         var consumption: [(transactionID: String, body: String)] = []
         var running: Task<Void, any Error>?
+        var group: ServiceGroup?
     }
 
     package let credentials: Credentials
@@ -166,7 +167,10 @@ package final class FakeAppStoreServer: Sendable {
             defer { readyContinuation.finish() }
             try await group.run()
         }
-        state.withLock { $0.running = running }
+        state.withLock {
+            $0.running = running
+            $0.group = group
+        }
         var bound: Int?
         for await port in ready {
             bound = port
@@ -182,9 +186,8 @@ package final class FakeAppStoreServer: Sendable {
     package enum FakeServerError: Error { case didNotStart }
 
     package func stop() async {
-        let running = state.withLock { $0.running }
-        running?.cancel()
-        _ = try? await running?.value
+        let (group, running) = state.withLock { ($0.group, $0.running) }
+        await stopTestServer(group, running: running)
     }
 
     // MARK: Answers

@@ -1,3 +1,4 @@
+import AppStoreServerTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -150,10 +151,10 @@ package final class WebhookReceiver: Sendable {
 
     /// Stops listening; connections are refused until `start`.
     package func stop() async {
-        // Cancelled, not shut down gracefully: a graceful shutdown keeps the port while clients hold connections open.
-        let (running, listener) = state.withLock { ($0.running, $0.listener) }
+        // The listener closes first, so the port is free at once; every answer says `Connection: close`, so no
+        // client holds the graceful shutdown up.
+        let (group, running, listener) = state.withLock { ($0.group, $0.running, $0.listener) }
         try? await listener?.close()
-        running?.cancel()
-        _ = try? await running?.value
+        await stopTestServer(group, running: running)
     }
 }
