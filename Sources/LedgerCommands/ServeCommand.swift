@@ -53,8 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
     var appStoreAPIConfig: String?
 
     mutating func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
         let logger = CommandLogging.logger("ledger.serve")
+        let environment = ProcessInfo.processInfo.environment
         let host = host ?? environment["LEDGER_HOST"] ?? "127.0.0.1"
         guard let port = port ?? Int(environment["LEDGER_PORT"] ?? "8080"), (0...65535).contains(port) else {
             throw ValidationError("LEDGER_PORT must be a port number (0–65535)")
