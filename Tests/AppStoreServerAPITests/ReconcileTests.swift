@@ -69,10 +69,12 @@ import Testing
         let config = try SettingsFile.write(world: world)
         let clients = AppStoreClients(settings: try AppStoreAPISettings.load(path: config), retryPolicy: SyncWorld.retryPolicy, logger: world.logger)
         // Two instances of `serve` on one database.
-        let instances = try await (0..<2).asyncMap { _ in
-            AppStoreService(api: try await LedgerAPI.make(pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
-                                                          logger: world.logger), clients: clients, logger: world.logger)
+        var made: [AppStoreService] = []
+        for _ in 0..<2 {
+            made.append(AppStoreService(api: try await LedgerAPI.make(pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
+                                                                      logger: world.logger), clients: clients, logger: world.logger))
         }
+        let instances = made
         async let first = instances[0].check(appID: world.app.id)
         async let second = instances[1].check(appID: world.app.id)
         let runs = [try await first, try await second].compactMap { $0 }
@@ -124,13 +126,5 @@ import Testing
         #expect(code == 2)
         #expect(world.fake.calls.isEmpty)
         await world.close()
-    }
-}
-
-extension Sequence {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
     }
 }

@@ -37,6 +37,50 @@ import Testing
         await fixture.close()
     }
 
+    /// A reader's wake-up (the projection worker's, a subscription's) hears this process's appends without their
+    /// NOTIFY, and another process's NOTIFY. Each wait's timeout is far beyond the rest of the test: a wait that
+    /// ends by its timeout means the wake-up was not heard.
+    @Test func aReadersWakeUpHearsThisProcesssAppendsAndOtherProcessesNotifies() async throws {
+        let fixture = try await StoreFixture.make()
+        let timeout = Duration.seconds(60)
+        // A store whose next NOTIFY is an hour away once its first has gone out, heard here before the wake-up
+        // begins listening: the append below can then wake it only directly.
+        let store = EventStore(pool: fixture.store.pool, notifySpacing: .seconds(3600))
+        let listener = PostgresListener(configuration: store.pool.configuration, channels: [EventStore.notificationChannel])
+        var heard = listener.events().makeAsyncIterator()
+        #expect(await heard.next() == .connected)
+        _ = try await store.append(app: "app", stream: "s", events: [event("first, announced")])
+        guard case .notification = await heard.next() else { Issue.record("the first append was not announced"); return }
+        await listener.stop()
+
+        let wakeUp = AppendWakeUp(configuration: fixture.store.pool.configuration)
+        // Its LISTEN connecting wakes it first (appends may have gone unheard before).
+        var started = ContinuousClock.now
+        await wakeUp.wait(timeout: timeout)
+        #expect(ContinuousClock.now - started < timeout / 2, "the LISTEN connecting did not wake the reader")
+
+        _ = try await store.append(app: "app", stream: "s", events: [event("second, not announced for an hour")])
+        started = ContinuousClock.now
+        await wakeUp.wait(timeout: timeout)
+        #expect(ContinuousClock.now - started < timeout / 2, "this process's append did not wake the reader")
+
+        // Another process's append reaches this one as a NOTIFY only; repeated, since the LISTEN connects meanwhile.
+        let notifying = Task {
+            while !Task.isCancelled {
+                await fixture.store.notifyAppended(app: "app")
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        started = ContinuousClock.now
+        await wakeUp.wait(timeout: timeout)
+        #expect(ContinuousClock.now - started < timeout / 2, "no NOTIFY woke the reader")
+        notifying.cancel()
+        await notifying.value
+
+        await wakeUp.stop()
+        await fixture.close()
+    }
+
     /// A stream of appends shares NOTIFYs at least `spacing` apart, and the last append is still announced.
     @Test func notifiesAreSpacedAndTheLastAppendIsAnnounced() async throws {
         let fixture = try await StoreFixture.make()

@@ -56,7 +56,8 @@ import Testing
     @Test func instancesAskingForTheSecretAtOnceAllGetTheStoredOne() async throws {
         let url = try await TestDatabase.makeDatabase()
         let migrations = try SchemaLocation.migrations()
-        let pools = try await (0..<4).asyncMap { _ in try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: migrations) }
+        var pools: [PostgresPool] = []
+        for _ in 0..<4 { pools.append(try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: migrations)) }
         for round in 0..<5 {
             let secrets = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 for pool in pools { for _ in 0..<4 { group.addTask { try await TenancyStore(pool: pool).serverSecret(named: "race-\(round)") } } }
@@ -65,13 +66,5 @@ import Testing
             #expect(secrets.count == 16 && Set(secrets).count == 1 && secrets[0].count == 32)
         }
         for pool in pools { await pool.shutdown() }
-    }
-}
-
-extension Sequence {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
     }
 }

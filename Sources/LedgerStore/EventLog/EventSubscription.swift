@@ -12,18 +12,11 @@ extension EventStore {
     }
 
     /// Every event after `checkpoint`, then new ones as they commit, in commit-safe order.
-    /// Wakes on this process's appends (`LocalAppendSignals`), on NOTIFY for other processes', and, as a fallback
-    /// (notifications are lost while a listener reconnects), every `pollInterval`.
+    /// Wakes on appends (`AppendWakeUp`) and, as a fallback, every `pollInterval`.
     public func subscribe(app appID: String? = nil, after checkpoint: LogCheckpoint = .start, batchSize: Int = 500,
                           pollInterval: Duration = .seconds(1)) -> AsyncThrowingStream<RecordedEvent, any Error> {
-        let listener = PostgresListener(configuration: pool.configuration, channels: [Self.notificationChannel])
-        let signal = WakeSignal()
+        let wakeUp = AppendWakeUp(configuration: pool.configuration)
         let (stream, continuation) = AsyncThrowingStream<RecordedEvent, any Error>.makeStream()
-        let listening = Task {
-            for await _ in listener.events() { signal.fire() }
-        }
-        let database = pool.configuration.connectionString
-        LocalAppendSignals.register(signal, database: database)
         let reading = Task {
             var position = checkpoint
             do {
@@ -33,7 +26,7 @@ extension EventStore {
                         continuation.yield(event)
                         position = event.checkpoint
                     }
-                    if batch.count < batchSize { await signal.wait(timeout: pollInterval) }
+                    if batch.count < batchSize { await wakeUp.wait(timeout: pollInterval) }
                 }
                 continuation.finish()
             } catch {
@@ -41,10 +34,8 @@ extension EventStore {
             }
         }
         continuation.onTermination = { _ in
-            LocalAppendSignals.unregister(signal, database: database)
             reading.cancel()
-            listening.cancel()
-            Task { await listener.stop() }
+            Task { await wakeUp.stop() }
         }
         return stream
     }

@@ -85,11 +85,7 @@ public struct ProjectionWorker: Sendable {
 
     /// Runs until the task is cancelled.
     public func run(pollInterval: Duration = .seconds(1)) async {
-        let listener = PostgresListener(configuration: pool.configuration, channels: [EventStore.notificationChannel])
-        let signal = WakeSignal()
-        let listening = Task { for await _ in listener.events() { signal.fire() } }
-        LocalAppendSignals.register(signal, database: pool.configuration.connectionString)
-        defer { LocalAppendSignals.unregister(signal, database: pool.configuration.connectionString) }
+        let wakeUp = AppendWakeUp(configuration: pool.configuration)
         var lagRecorded: ContinuousClock.Instant?
         while !Task.isCancelled {
             do {
@@ -101,12 +97,11 @@ public struct ProjectionWorker: Sendable {
                 // The database may be down; the next round retries. Nothing was half-applied (one transaction per batch).
                 logger.warning("projection catch-up failed; retrying", metadata: ["error": "\(error)"])
             }
-            await signal.wait(timeout: pollInterval)
+            await wakeUp.wait(timeout: pollInterval)
         }
         // The LISTEN connection is closed before `run` returns, so that a server stopping the embedded cluster next
         // leaves no client behind (PostgreSQL would log a FATAL for it).
-        listening.cancel()
-        await listener.stop()
+        await wakeUp.stop()
     }
 
     /// Publishes, per projection, how many events it has not applied yet (`ledger_projection_lag_events`).
