@@ -74,26 +74,40 @@ package struct WebhookFanOut: Sendable {
                 .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) } ?? .start
             // Behind both purchase projections: the payload reads the owner's other purchases from them.
             let frontier = try connection.query(prepared: """
-                SELECT count(*), min(transaction_id) FROM ledger.projection_checkpoints WHERE projection = ANY(\(TextArray(Self.projections)))
+                SELECT count(*) OVER (), transaction_id, position FROM ledger.projection_checkpoints
+                WHERE projection = ANY(\(TextArray(Self.projections))) ORDER BY transaction_id, position LIMIT 1
                 """)
-            guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count),
-                  let applied = try row.decode(UInt64?.self, at: 1) else { return (0, 0) }
+            guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count) else { return (0, 0) }
+            let slowest = LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))
+            // An endpoint receives only events recorded after it was created, so while no endpoint is enabled no
+            // event up to the frontier (read above, before this check) can make a delivery: the checkpoint moves
+            // to the slower projection's without reading them. Otherwise a ledger without webhooks read its whole
+            // log once at its first start, a core's worth of work for minutes on a large log.
+            guard try connection.query(prepared: "SELECT EXISTS (SELECT FROM ledger.webhook_endpoints WHERE status = 'enabled')")
+                .first?.decode(Bool.self, at: 0) ?? false else {
+                if slowest > checkpoint { try save(slowest, on: connection) }
+                return (0, 0)
+            }
             let events = try ProjectionRunner<SubscriptionsReadModel>.nextEvents(
-                after: checkpoint, before: applied + 1, limit: batchSize, on: connection)
+                after: checkpoint, before: slowest.transactionID + 1, limit: batchSize, on: connection)
             guard let last = events.last else { return (0, 0) }
             let deliveries = try deliveries(for: events, on: connection)
             if !deliveries.isEmpty {
                 try insert(deliveries, on: connection)
                 try connection.query(prepared: "SELECT pg_notify(\(Self.channel), '')")
             }
-            try connection.query(prepared: """
-                INSERT INTO ledger.webhook_fanout (singleton, transaction_id, position, updated_at)
-                VALUES (true, \(TransactionIDValue(value: last.transactionID)), \(last.position), now())
-                ON CONFLICT (singleton) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position,
-                    updated_at = EXCLUDED.updated_at
-                """)
+            try save(last.checkpoint, on: connection)
             return (events.count, deliveries.count)
         }
+    }
+
+    private func save(_ checkpoint: LogCheckpoint, on connection: PostgresConnection) throws {
+        try connection.query(prepared: """
+            INSERT INTO ledger.webhook_fanout (singleton, transaction_id, position, updated_at)
+            VALUES (true, \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
+            ON CONFLICT (singleton) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position,
+                updated_at = EXCLUDED.updated_at
+            """)
     }
 
     struct Row {
