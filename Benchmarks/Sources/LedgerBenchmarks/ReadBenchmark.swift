@@ -20,11 +20,13 @@ struct ReadBenchmark {
             guard result.failures + result.socketErrors == 0 else {
                 throw ExternalTool.Failed(command: "wrk \(mode)", output: "\(result.failures + result.socketErrors) of \(result.requests) answers were not 200")
             }
-            for (reference, value) in [("GET /health of the same server", health.perSecond), ("pgbench -S, \(connections) clients", pgbench.tps)] {
+            // Issue 15's target is a share of `/health`; `pgbench -S` shows what PostgreSQL alone answers.
+            for (reference, value, target) in [("GET /health of the same server", health.perSecond, "≥ 50% of /health, p99 ≤ 5 ms"),
+                                               ("pgbench -S, \(connections) clients", pgbench.tps, "—")] {
                 figures.append(Figure(
                     name: "status reads: \(name)", workload: "random users of \(dataset.payingUsers), wrk \(connections) connections, \(seconds) s",
                     value: result.perSecond, unit: "requests/s", reference: reference, referenceValue: value,
-                    target: "≥ 10,000/s, p99 ≤ 5 ms",
+                    target: target,
                     detail: ["p50 ms": result.p50Ms, "p99 ms": result.p99Ms, "non-200": Double(result.failures + result.socketErrors),
                              "server peak RSS MiB": memory]))
             }
