@@ -71,8 +71,9 @@ import Testing
         // Two instances of `serve` on one database.
         var made: [AppStoreService] = []
         for _ in 0..<2 {
-            made.append(AppStoreService(api: try await LedgerAPI.make(pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
-                                                                      logger: world.logger), clients: clients, logger: world.logger))
+            let api = try await LedgerAPI.make(pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
+                                               logger: world.logger)
+            made.append(AppStoreService(api: api, clients: clients, logger: world.logger))
         }
         let instances = made
         async let first = instances[0].check(appID: world.app.id)
