@@ -73,18 +73,19 @@ package struct WebhookFanOut: Sendable {
             let checkpoint = try connection.query(prepared: "SELECT transaction_id, position FROM ledger.webhook_fanout").first
                 .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) } ?? .start
             // Behind both purchase projections: the payload reads the owner's other purchases from them.
+            // An endpoint receives only events recorded after it was created, so while no endpoint is enabled no
+            // event up to the frontier (read in the same snapshot) can make a delivery: the checkpoint moves to the
+            // slower projection's without reading them. Otherwise a ledger without webhooks read its whole log once
+            // at its first start, a core's worth of work for minutes on a large log.
             let frontier = try connection.query(prepared: """
-                SELECT count(*) OVER (), transaction_id, position FROM ledger.projection_checkpoints
+                SELECT count(*) OVER (), transaction_id, position,
+                       EXISTS (SELECT FROM ledger.webhook_endpoints WHERE status = 'enabled')
+                FROM ledger.projection_checkpoints
                 WHERE projection = ANY(\(TextArray(Self.projections))) ORDER BY transaction_id, position LIMIT 1
                 """)
             guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count) else { return (0, 0) }
             let slowest = LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))
-            // An endpoint receives only events recorded after it was created, so while no endpoint is enabled no
-            // event up to the frontier (read above, before this check) can make a delivery: the checkpoint moves
-            // to the slower projection's without reading them. Otherwise a ledger without webhooks read its whole
-            // log once at its first start, a core's worth of work for minutes on a large log.
-            guard try connection.query(prepared: "SELECT EXISTS (SELECT FROM ledger.webhook_endpoints WHERE status = 'enabled')")
-                .first?.decode(Bool.self, at: 0) ?? false else {
+            guard try row.decode(Bool.self, at: 3) else {
                 if slowest > checkpoint { try save(slowest, on: connection) }
                 return (0, 0)
             }
