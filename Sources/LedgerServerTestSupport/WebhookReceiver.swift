@@ -60,6 +60,8 @@ package final class WebhookReceiver: Sendable {
         var accepted: [Message] = []
         var refused = 0
         var failureRate = 0.0
+        /// How many of the next requests are refused whatever the rate.
+        var refusingNext = 0
         var group: ServiceGroup?
         var running: Task<Void, any Error>?
         var listener: (any Channel)?
@@ -78,8 +80,14 @@ package final class WebhookReceiver: Sendable {
     package var accepted: [Message] { state.withLock { $0.accepted } }
     package var refused: Int { state.withLock { $0.refused } }
 
-    /// Answers 500 to this share of requests from now on (0: none).
-    package func failRandomly(_ rate: Double) { state.withLock { $0.failureRate = rate } }
+    /// Answers 500 to this share of requests from now on (0: none), and to the next `first` requests in any case: a
+    /// test of retries must not depend on the dice refusing one.
+    package func failRandomly(_ rate: Double, first: Int = 0) {
+        state.withLock {
+            $0.failureRate = rate
+            $0.refusingNext = first
+        }
+    }
 
     /// Starts listening (on the port it had before, when restarted: the old listener may take a moment to let go of
     /// it, so a refused bind is tried again for up to ten seconds).
@@ -107,7 +115,8 @@ package final class WebhookReceiver: Sendable {
                                   signature: request.headers[HTTPField.Name("webhook-signature")!] ?? "",
                                   body: String(buffer: body))
             let fail = state.withLock { state -> Bool in
-                if Double.random(in: 0..<1) < state.failureRate {
+                if state.refusingNext > 0 || Double.random(in: 0..<1) < state.failureRate {
+                    state.refusingNext = max(0, state.refusingNext - 1)
                     state.refused += 1
                     return true
                 }

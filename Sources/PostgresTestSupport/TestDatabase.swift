@@ -112,8 +112,11 @@ public actor TestServer {
     /// - `.horizonHolder`: a test that keeps a transaction open on purpose;
     /// - `.rebuilds`: a rebuild killed again and again, whose snapshot stays open while it folds a large log (on
     ///   a starved CI machine for longer than the fault tests' and the late-commit tests' waits of a minute);
-    /// - `.lateCommits`: the randomized rebuild histories, whose late commits and rebuilds hold it in turn.
-    public enum Role: Sendable, CaseIterable { case shared, faults, horizonHolder, rebuilds, lateCommits }
+    /// - `.lateCommits`: the randomized rebuild histories, whose late commits and rebuilds hold it in turn;
+    /// - `.bulkLoads`: tests that write tens of thousands of events at once (the invoice figures): their inserts and
+    ///   projection batches each held an xid for 6–10 s on a starved CI machine, and a read-your-writes test of the
+    ///   shared server waited past its client's timeout behind them.
+    public enum Role: Sendable, CaseIterable { case shared, faults, horizonHolder, rebuilds, lateCommits, bulkLoads }
 
     static let servers: [Role: TestServer] = Dictionary(uniqueKeysWithValues: Role.allCases.map { ($0, TestServer()) })
     static var shared: TestServer { of(.shared) }

@@ -34,7 +34,7 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
 
     /// The seed's figures, from real events in PostgreSQL: one account per figure.
     @Test(.timeLimit(.minutes(5))) func seedFiguresFromRealEvents() async throws {
-        let fixture = try await StoreFixture.make()
+        let fixture = try await StoreFixture.make(on: .bulkLoads)
         let tenancy = TenancyStore(pool: fixture.store.pool)
         let invoices = InvoiceStore(pool: fixture.store.pool)
         let expected: [(users: Int, total: Int64)] = [(100, 0), (101, 1), (1_000, 900), (1_001, 902), (10_000, 18_900), (50_000, 138_900)]

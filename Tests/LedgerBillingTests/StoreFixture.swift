@@ -9,8 +9,9 @@ struct StoreFixture: Sendable {
     let store: EventStore
     let superuser: PostgresPool
 
-    static func make() async throws -> StoreFixture {
-        let url = try await TestDatabase.makeDatabase()
+    /// `role`: `.bulkLoads` for a test that records tens of thousands of paying users (see `TestServer.Role`).
+    static func make(on role: TestServer.Role = .shared) async throws -> StoreFixture {
+        let url = try await TestDatabase.makeDatabase(on: role)
         let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: try SchemaLocation.migrations())
         return StoreFixture(connectionString: url, store: EventStore(pool: pool),
                             superuser: PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2))

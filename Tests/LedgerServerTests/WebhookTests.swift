@@ -64,7 +64,7 @@ import Testing
     @Test(.timeLimit(.minutes(5))) func everyChangeReachesTheReceiverInOrderPerUserSignedAsStandardWebhooks() async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
-        receiver.failRandomly(0.3)
+        receiver.failRandomly(0.3, first: 2)
         let harness = try await APIHarness.make()
         let users = (0..<4).map { "0000000\($0)-2b7a-4c1e-9d3a-1b2c3d4e5f60" }
         try await harness.test { api in
