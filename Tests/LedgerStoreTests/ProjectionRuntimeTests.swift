@@ -165,6 +165,29 @@ import Testing
 
 /// A rebuild writes rows without their fold state; reads and the next event fold it again from the row's stream.
 @Suite struct RebuiltRowsTests {
+    /// A rebuild's rows are frozen as they are copied in: every page of every swapped-in table is all-visible, so an
+    /// index-only scan (the invoices' count of paying users) reads no heap and no autovacuum rewrites the tables.
+    @Test func aRebuiltTableIsAllVisibleAtOnce() async throws {
+        let fixture = try await StoreFixture.make()
+        let recorder = EventRecorder(store: fixture.store)
+        let appends = ProjectionRuntimeTests.history(users: 300).map {
+            (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey)
+        }
+        _ = try await recorder.record(app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start },
+                                      metadata: EventMetadata(source: "test"))
+        try await TestDatabase.waitForHorizon(fixture.connectionString)
+        try await ProjectionReplay.rebuild(pool: fixture.store.pool)
+        for table in ["subscriptions", "purchases", "paying_purchases", "paying_users"] {
+            let row = try #require(try await fixture.superuser.query(PostgresQuery(unsafeSQL: """
+                SELECT relpages, relallvisible, (SELECT count(*) FROM ledger.\(table))
+                FROM pg_class WHERE oid = 'ledger.\(table)'::regclass
+                """)).first)
+            let (pages, allVisible, rows) = (try row.decode(Int32.self, at: 0), try row.decode(Int32.self, at: 1), try row.decode(Int64.self, at: 2))
+            #expect(pages > 0 && allVisible == pages, "\(table): \(allVisible) of \(pages) pages all-visible, \(rows) rows")
+        }
+        await fixture.close()
+    }
+
     @Test func rowsWithoutFoldStateAreReadAndExtendedFromTheLog() async throws {
         let fixture = try await StoreFixture.make()
         let recorder = EventRecorder(store: fixture.store)

@@ -55,9 +55,10 @@ package struct ReadModelTable: Sendable {
         try connection.query(prepared: PostgresQuery(unsafeSQL: sql, bindings: bindings))
     }
 
-    /// `COPY … FROM STDIN` of this table's columns, for `copyLine`'s rows.
+    /// `COPY … FROM STDIN WITH (FREEZE)` of this table's columns, for `copyLine`'s rows: the caller has created or
+    /// emptied the table in the same transaction (`FoldPass`).
     package func copyStatement(schema: String) -> String {
-        "COPY \(qualified(schema)) (\(columns.map(\.name).joined(separator: ", "))) FROM STDIN"
+        "COPY \(qualified(schema)) (\(columns.map(\.name).joined(separator: ", "))) FROM STDIN WITH (FREEZE)"
     }
 
     /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
