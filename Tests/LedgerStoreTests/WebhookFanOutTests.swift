@@ -10,14 +10,26 @@ import Testing
             .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
     }
 
+    /// Apps of one account, by name.
+    private static func apps(_ names: [String], _ pool: PostgresPool) async throws -> [AppRecord] {
+        let tenancy = TenancyStore(pool: pool)
+        let account = try await tenancy.createAccount(name: "Acme")
+        var apps: [AppRecord] = []
+        for name in names { apps.append(try await tenancy.createApp(.init(accountID: account.id, name: name, bundleID: "com.acme.\(name)"))) }
+        return apps
+    }
+
+    private static func createEndpoint(app: String, _ pool: PostgresPool) async throws {
+        _ = try await WebhookStore(pool: pool).createEndpoint(
+            app: app, url: "https://hooks.example.com/ledger", description: nil, eventTypes: [], environments: ["production"])
+    }
+
     /// With no enabled endpoint, one batch moves the checkpoint to the projections' frontier without reading the
     /// events (none could make a delivery); once an endpoint is enabled, batches read the events again.
     @Test func withoutAnEnabledEndpointABatchSkipsToTheFrontierWithoutReadingEvents() async throws {
         let fixture = try await StoreFixture.make()
         let pool = fixture.store.pool
-        let tenancy = TenancyStore(pool: pool)
-        let account = try await tenancy.createAccount(name: "Acme")
-        let app = try await tenancy.createApp(.init(accountID: account.id, name: "Pro", bundleID: "com.acme.pro"))
+        let app = try await Self.apps(["pro"], pool)[0]
         for index in 0..<5 {
             _ = try await fixture.store.append(app: app.id, stream: "stream-\(index)", events: [event("before-\(index)")])
         }
@@ -31,8 +43,7 @@ import Testing
         #expect(try await Self.fanOutCheckpoint(pool) == newest, "the checkpoint is not at the frontier")
 
         // An endpoint, then two new events: a batch reads them.
-        _ = try await WebhookStore(pool: pool).createEndpoint(
-            app: app.id, url: "https://hooks.example.com/ledger", description: nil, eventTypes: [], environments: ["production"])
+        try await Self.createEndpoint(app: app.id, pool)
         for index in 0..<2 {
             _ = try await fixture.store.append(app: app.id, stream: "stream-after-\(index)", events: [event("after-\(index)")])
         }
@@ -40,6 +51,30 @@ import Testing
         let read = try await pool.withConnection { try fanOut.batch(on: $0) }
         #expect(read.0 == 2, "with an endpoint, a batch reads the new events")
         #expect(try await Self.fanOutCheckpoint(pool) == fixture.store.readForward(after: .start, limit: 100).last?.checkpoint)
+        await fixture.close()
+    }
+
+    /// A batch reads only the events of apps with an enabled endpoint; a short read moves the checkpoint past the
+    /// other apps' events to the projections' frontier.
+    @Test func aBatchReadsOnlyTheEventsOfAppsWithAnEndpoint() async throws {
+        let fixture = try await StoreFixture.make()
+        let pool = fixture.store.pool
+        let apps = try await Self.apps(["pro", "lite"], pool)
+        let (hooked, quiet) = (apps[0], apps[1])
+        try await Self.createEndpoint(app: hooked.id, pool)
+        for index in 0..<3 {
+            _ = try await fixture.store.append(app: quiet.id, stream: "quiet-\(index)", events: [event("quiet-\(index)")])
+        }
+        _ = try await fixture.store.append(app: hooked.id, stream: "hooked", events: [event("hooked")])
+        _ = try await fixture.store.append(app: quiet.id, stream: "quiet-last", events: [event("quiet-last")])
+        _ = try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        let fanOut = WebhookFanOut(pool: pool, batchSize: 2, render: { _, _ in "{}" })
+
+        let read = try await pool.withConnection { try fanOut.batch(on: $0) }
+        #expect(read.0 == 1, "the batch read \(read.0) events, not only the one of the app with an endpoint")
+        #expect(try await Self.fanOutCheckpoint(pool) == fixture.store.readForward(after: .start, limit: 100).last?.checkpoint,
+                "a short read leaves the checkpoint short of the frontier")
+        #expect(try await pool.withConnection { try fanOut.batch(on: $0) } == (0, 0) as (Int, Int))
         await fixture.close()
     }
 }

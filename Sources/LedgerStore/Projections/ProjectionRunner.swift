@@ -46,23 +46,32 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
     /// completed with the rest of the last one's transaction: a batch never ends inside a transaction.
     /// Notification records carry no fact a reducer reads (every fact in them is also a typed event), so their
     /// large payloads are not fetched.
-    static func nextEvents(after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int,
+    static func nextEvents(after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int, apps: [String]? = nil,
                            on connection: PostgresConnection) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
         let bound = cut.map { TransactionIDValue(value: $0) }
-        var events = try EventColumns.decode(connection.query(prepared: """
-            SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-            WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
+        // Only these apps' events (the webhook fan-out's apps with endpoints): a statement of its own, so that the
+        // projections' plan has no condition it does not need.
+        let onlyApps = apps.map { TextArray($0) }
+        let ofApps = onlyApps == nil ? "" : "AND app_id = ANY($4::text[])"
+        let rest = onlyApps == nil ? "" : "AND app_id = ANY($3::text[])"
+        var bindings = [after.postgresValue, checkpoint.position.postgresValue, bound.postgresValue]
+        if let onlyApps { bindings.append(onlyApps.postgresValue) }
+        var events = try EventColumns.decode(connection.query(prepared: PostgresQuery(unsafeSQL: """
+            SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
+            WHERE (transaction_id, position) > ($1, $2)
               AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-              AND (\(bound)::xid8 IS NULL OR transaction_id < \(bound)::xid8)
-            ORDER BY transaction_id, position LIMIT \(Int64(limit))
-            """))
+              AND ($3::xid8 IS NULL OR transaction_id < $3::xid8) \(ofApps)
+            ORDER BY transaction_id, position LIMIT \(limit)
+            """, bindings: bindings)))
         if events.count == limit, let last = events.last {
-            events += try EventColumns.decode(connection.query(prepared: """
-                SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                WHERE transaction_id = \(TransactionIDValue(value: last.transactionID)) AND position > \(last.position)
+            var restBindings = [TransactionIDValue(value: last.transactionID).postgresValue, last.position.postgresValue]
+            if let onlyApps { restBindings.append(onlyApps.postgresValue) }
+            events += try EventColumns.decode(connection.query(prepared: PostgresQuery(unsafeSQL: """
+                SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
+                WHERE transaction_id = $1 AND position > $2 \(rest)
                 ORDER BY position
-                """))
+                """, bindings: restBindings)))
         }
         return events
     }

@@ -73,31 +73,32 @@ package struct WebhookFanOut: Sendable {
             let checkpoint = try connection.query(prepared: "SELECT transaction_id, position FROM ledger.webhook_fanout").first
                 .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) } ?? .start
             // Behind both purchase projections: the payload reads the owner's other purchases from them.
-            // An endpoint receives only events recorded after it was created, so while no endpoint is enabled no
-            // event up to the frontier (read in the same snapshot) can make a delivery: the checkpoint moves to the
-            // slower projection's without reading them. Otherwise a ledger without webhooks read its whole log once
-            // at its first start, a core's worth of work for minutes on a large log.
+            // Only the events of apps with an enabled endpoint can make a delivery, so only those are read; while no
+            // endpoint is enabled none is, and the checkpoint moves to the slower projection's (read in the same
+            // snapshot). Otherwise a ledger without webhooks read its whole log once at its first start (a core's
+            // worth of work for minutes on a large log), and one app's endpoint made the fan-out read every app's.
             let frontier = try connection.query(prepared: """
                 SELECT count(*) OVER (), transaction_id, position,
-                       EXISTS (SELECT FROM ledger.webhook_endpoints WHERE status = 'enabled')
+                       ARRAY(SELECT DISTINCT app_id FROM ledger.webhook_endpoints WHERE status = 'enabled' ORDER BY app_id)
                 FROM ledger.projection_checkpoints
                 WHERE projection = ANY(\(TextArray(Self.projections))) ORDER BY transaction_id, position LIMIT 1
                 """)
             guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count) else { return (0, 0) }
             let slowest = LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))
-            guard try row.decode(Bool.self, at: 3) else {
-                if slowest > checkpoint { try save(slowest, on: connection) }
-                return (0, 0)
-            }
-            let events = try ProjectionRunner<SubscriptionsReadModel>.nextEvents(
-                after: checkpoint, before: slowest.transactionID + 1, limit: batchSize, on: connection)
-            guard let last = events.last else { return (0, 0) }
-            let deliveries = try deliveries(for: events, on: connection)
+            let apps = try row.decode(TextArray.self, at: 3).elements
+            let events = apps.isEmpty ? [] : try ProjectionRunner<SubscriptionsReadModel>.nextEvents(
+                after: checkpoint, before: slowest.transactionID + 1, limit: batchSize, apps: apps, on: connection)
+            let deliveries = events.isEmpty ? [] : try deliveries(for: events, on: connection)
             if !deliveries.isEmpty {
                 try insert(deliveries, on: connection)
                 try connection.query(prepared: "SELECT pg_notify(\(Self.channel), '')")
             }
-            try save(last.checkpoint, on: connection)
+            // A full read ends at its last event; a short one saw every event of those apps up to the frontier (the
+            // projections' batches end with whole transactions), so the checkpoint moves there.
+            let through = if let last = events.last, events.count >= batchSize { last.checkpoint } else {
+                max(slowest, events.last?.checkpoint ?? slowest)
+            }
+            if through > checkpoint { try save(through, on: connection) }
             return (events.count, deliveries.count)
         }
     }
