@@ -35,6 +35,9 @@ import Testing
             #expect(!listed.text.contains(secret))
             // The key works until it is revoked, then never again.
             #expect(try await api.send(.get, "/v1/apps/\(appID)/products", headers: APIClient.bearer(secret)).status == .ok)
+            // Spaces and tabs around the key are HTTP's optional whitespace, not part of it; a blank key is none.
+            #expect(try await api.send(.get, "/v1/apps/\(appID)/products", headers: APIClient.bearer(" \t\(secret)\t ")).status == .ok)
+            #expect(try await api.send(.get, "/v1/apps/\(appID)/products", headers: APIClient.bearer("\t \t")).status == .unauthorized)
             let keyID = try #require(key.string("id"))
             let revoked = try await api.send(.delete, "/v1/admin/apps/\(appID)/keys/\(keyID)", headers: APIClient.admin)
             #expect(revoked.status == .ok)
