@@ -28,6 +28,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Flag(help: "Only the two append figures (to profile appends; their figures are not kept).") var appendOnly = false
     @Flag(help: "Only the data set and the status reads (to profile reads; their figures are not kept).") var readsOnly = false
     @Flag(help: "Only the notification ingest, on an empty log (to profile it; its figures are not kept).") var ingestOnly = false
+    @Flag(help: "Only the data set and its replay, then the large replay unless --large-replay-events 0 (to profile rebuilds; its figures are not kept).")
+    var replayOnly = false
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -61,6 +63,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         if appendOnly { output = NSTemporaryDirectory() + "ledger-bench-append" }
         if readsOnly { output = NSTemporaryDirectory() + "ledger-bench-reads" }
         if ingestOnly { output = NSTemporaryDirectory() + "ledger-bench-ingest" }
+        if replayOnly { output = NSTemporaryDirectory() + "ledger-bench-replay" }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning

@@ -1,7 +1,11 @@
 import Foundation
+import LedgerStore
+import PostgresClient
+import Synchronization
 
 /// Status reads for random users of the data set, with wrk: `/productsStatus` and `/v1/users/{id}` (secret key;
-/// the suite fails on any non-200), against the same server's `/health` (the framework's ceiling) and pgbench's select-only run.
+/// the suite fails on any non-200), against the same server's `/health` (the framework's ceiling), pgbench's
+/// select-only run, and PostgreSQL answering the read's own statement alone (`statementAlone`).
 struct ReadBenchmark {
     let cluster: BenchCluster
     let server: ServerProcess
@@ -12,6 +16,7 @@ struct ReadBenchmark {
     func run() async throws -> [Figure] {
         let health = try await wrk("health")
         let pgbench = try await selectOnly()
+        let statement = try await statementAlone()
         var figures: [Figure] = []
         for (mode, name) in [("products", "GET /productsStatus"), ("user", "GET /v1/users/{id}")] {
             server.resetPeak()
@@ -22,7 +27,8 @@ struct ReadBenchmark {
             }
             // Issue 15's target is a share of `/health`; `pgbench -S` shows what PostgreSQL alone answers.
             for (reference, value, target) in [("GET /health of the same server", health.perSecond, "≥ 50% of /health, p99 ≤ 5 ms"),
-                                               ("pgbench -S, \(connections) clients", pgbench.tps, "—")] {
+                                               ("pgbench -S, \(connections) clients", pgbench.tps, "—"),
+                                               ("the read's own statement through libpq, \(connections) connections, no HTTP", statement, "—")] {
                 figures.append(Figure(
                     name: "status reads: \(name)", workload: "random users of \(dataset.payingUsers), wrk \(connections) connections, \(seconds) s",
                     value: result.perSecond, unit: "requests/s", reference: reference, referenceValue: value,
@@ -38,6 +44,50 @@ struct ReadBenchmark {
         try await WrkResult.run(baseURL: server.baseURL, seconds: seconds, connections: connections, environment: [
             "BENCH_MODE": mode, "BENCH_APPS": dataset.appsFile, "BENCH_USERS": "\(dataset.usersPerApp)",
         ])
+    }
+
+    /// Statements per second PostgreSQL answers when asked the status read's own prepared statement
+    /// (`UserQueries.statusReadQuery`) for random users of the data set directly through libpq: `connections`
+    /// connections, a thread each, for `seconds`, nothing else in the way (no HTTP, no pool, no JSON). What a read
+    /// costs above this is the server's own; this is the database's pace the reads are measured against.
+    private func statementAlone() async throws -> Double {
+        let apps = try String(contentsOfFile: dataset.appsFile, encoding: .utf8).split(separator: "\n").compactMap { line -> (String, String)? in
+            let fields = line.split(separator: " ")
+            return fields.count == 4 ? (String(fields[0]), String(fields[3])) : nil
+        }
+        guard !apps.isEmpty else { throw ExternalTool.Failed(command: "read statement", output: "no apps in \(dataset.appsFile)") }
+        let (url, users, seconds) = (cluster.url, dataset.usersPerApp, seconds)
+        let answered = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
+        let (_, elapsed) = try await ExternalTool.timed {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let finished = DispatchGroup()
+                let deadline = Date().addingTimeInterval(Double(seconds))
+                for _ in 0..<connections {
+                    finished.enter()
+                    Thread {
+                        defer { finished.leave() }
+                        do {
+                            let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
+                            var count = 0
+                            while Date() < deadline {
+                                let (app, prefix) = apps[Int.random(in: 0..<apps.count)]
+                                let rows = try connection.query(prepared: UserQueries.statusReadQuery(
+                                    app: app, user: "user-\(prefix)\(Int.random(in: 1...users))"))
+                                guard rows.count == 1 else { throw ExternalTool.Failed(command: "read statement", output: "\(rows.count) rows") }
+                                count += 1
+                            }
+                            answered.add(count, ordering: .relaxed)
+                        } catch {
+                            failures.withLock { $0.append("\(error)") }
+                        }
+                    }.start()
+                }
+                finished.notify(queue: .global()) { continuation.resume() }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw ExternalTool.Failed(command: "read statement", output: failure) }
+        return Double(answered.load(ordering: .relaxed)) / elapsed
     }
 
     /// pgbench's own select-only workload (a primary-key lookup per transaction) on its scale-10 tables.

@@ -58,6 +58,17 @@ struct Suite {
             return report
         }
 
+        if options.replayOnly {
+            let (dataset, _) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
+            FileHandle.standardError.write(Data("bench: data set of \(dataset.payingUsers) paying users loaded\n".utf8))
+            for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(data set)") { log(figure) }
+            if options.largeReplayEvents > 0 {
+                try await Dataset.grow(cluster: cluster, toEvents: options.largeReplayEvents, usersPerApp: 1_000_000)
+                for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(large)") { log(figure) }
+            }
+            return report
+        }
+
         let append = AppendBenchmark(cluster: cluster, seconds: options.appendSeconds)
         try append.prepareReference()
         let single = try await append.single()

@@ -26,7 +26,7 @@ public struct UserQueries: Sendable {
         // for the actual one-element array and planned again on every call (`copyObjectImpl`, the planner's tree
         // walks: a fifth of PostgreSQL's time in perf).
         let query = if owners.count == 1, let owner = owners.first {
-            PostgresQuery(unsafeSQL: ownedByOneSQL, bindings: [appID.postgresValue, owner.postgresValue])
+            statusReadQuery(app: appID, user: owner)
         } else {
             PostgresQuery(unsafeSQL: ownedByAnySQL,
                           bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
@@ -46,6 +46,12 @@ public struct UserQueries: Sendable {
             }
         }
         return (subscriptions, purchases)
+    }
+
+    /// The one statement of a status read: the summaries of what `user` owns in `app` (`ownedByOneSQL`). Public so
+    /// the benchmarks can time PostgreSQL answering it alone, beside the HTTP read that runs it.
+    public static func statusReadQuery(app appID: String, user: String) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: ownedByOneSQL, bindings: [appID.postgresValue, user.postgresValue])
     }
 
     /// Both tables' owned rows in one result: a flag (true for a subscription), the subscription columns, then the
