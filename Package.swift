@@ -40,7 +40,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // No traits (we use neither swift-configuration readers nor Foundation date formatters in forms): with its two
+        // default traits SwiftPM emits their -D flags in an order that changes between runs, so a build with nothing
+        // changed recompiled Hummingbird now and then.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -239,6 +242,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -250,8 +254,7 @@ let package = Package(
             plugins: ["EmbedOpenAPI"]
         ),
         // Build-time embedding of a text file as a Swift string (the OpenAPI document).
-        .executableTarget(name: "EmbedText", path: "Plugins/EmbedText", swiftSettings: strict),
-        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["EmbedText"]),
+        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), exclude: ["embed-text.sh"]),
 
         // The `ledger` command line: every subcommand, as a library so tests can run them in-process.
         .target(

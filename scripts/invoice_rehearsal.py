@@ -156,12 +156,12 @@ def main():
         invoice = invoices.get(account) or fail(f"no invoice for account {account}")
         users = sum(len(app["paying"]) for app in apps)
         content = invoice["content"]
-        lines = {line["appID"]: line["payingUsers"] for line in content["apps"]}
+        lines = {line["app_id"]: line["paying_users"] for line in content["apps"]}
         for app in apps:
             if lines.get(app["id"]) != len(app["paying"]):
                 fail(f"app {app['id']}: {len(app['paying'])} paying users, the invoice says {lines.get(app['id'])}")
-        total = content["totalMinor"]
-        if content["payingUsers"] != users or total != expected_total_cents(users):
+        total = content["total_minor"]
+        if content["paying_users"] != users or total != expected_total_cents(users):
             fail(f"account {account}: {users} paying users should cost {expected_total_cents(users)} cents, the invoice says {total}")
         print(f"  {account}: {users:,} paying users over {len(apps)} apps → {total / 100:,.2f} USD, "
               f"invoice {invoice.get('number')}")
@@ -187,8 +187,8 @@ def main():
     expect(status, answer, {201}, "late purchase")
     draft = expect(*client.request("GET", f"/v1/admin/invoice-drafts?account_id={account}&month={following}", None, admin),
                    {200}, "next month's draft")
-    if not any(a["month"] == arguments.month and a["appID"] == apps[0]["id"] and a["users"] == 1
-               and a["amountMinor"] == expected_total_cents(billed + 1) - expected_total_cents(billed)
+    if not any(a["month"] == arguments.month and a["app_id"] == apps[0]["id"] and a["users"] == 1
+               and a["amount_minor"] == expected_total_cents(billed + 1) - expected_total_cents(billed)
                for a in draft["adjustments"]):
         fail(f"the late user is not an adjustment on {following}'s draft: {json.dumps(draft)[:400]}")
     unchanged = expect(*client.request("GET", f"/v1/admin/invoices/{invoices[account]['id']}", None, admin), {200}, "show")

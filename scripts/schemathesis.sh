@@ -91,11 +91,13 @@ export HYPOTHESIS_STORAGE_DIRECTORY="$WORK/hypothesis"
         printf '[[operations]]\ninclude-path-regex = "^/v1/apps/"\nparameters = { "path.app_id" = "${LEDGER_APP_ID}" }\n\n'
     fi
     # Generated data cannot carry Apple's signatures, an account id or a user drawn at random does not exist, and
-    # an external purchase may expire before it was bought, a plan must have contiguous tiers and exist: these operations rightly answer 400 to schema-valid input, so 400 does not fail `positive_data_acceptance`
-    # there. Every other check still applies to them, and `negative_data_rejection` everywhere.
+    # an external purchase may expire before it was bought, a plan must have contiguous tiers and exist, a month to
+    # finalize must have ended (409) and a revenue span must not run backwards or past 120 months: these operations
+    # rightly answer 400 / 409 to schema-valid input, so those do not fail `positive_data_acceptance` there. Every other
+    # check still applies to them, and `negative_data_rejection` everywhere.
     cat <<'TOML'
 [[operations]]
-include-operation-id = ["receiveNotification", "postUserTransactions", "restoreUserPurchases", "uploadReceipt", "uploadTransactions", "createApp", "getProductsStatus", "recordExternalPurchase", "createPlan", "assignPlan"]
+include-operation-id = ["receiveNotification", "postUserTransactions", "restoreUserPurchases", "uploadReceipt", "uploadTransactions", "createApp", "getProductsStatus", "recordExternalPurchase", "createPlan", "assignPlan", "finalizeInvoices", "getAppRevenue"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"]
 TOML
 } >"$CONFIG"

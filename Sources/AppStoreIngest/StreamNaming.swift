@@ -6,7 +6,8 @@ import LedgerDomain
 /// the purchase's exact state, and appending with the stream's expected version guards a decision taken on it
 /// (consume, restore). Identity events naming several original transaction ids are split into one event per id,
 /// so each lands in the stream it is about. A notification record without a transaction goes to
-/// `notification:<notification UUID>` (TEST, summaries, external purchase tokens, app-level notifications).
+/// `notification:<notification UUID>` (TEST, summaries, external purchase tokens, app-level notifications); a user's
+/// consent to consumption answers to `user:<app user id>`.
 /// External purchases use their payment id, which the projections treat as the original transaction id.
 public enum StreamNaming {
     /// One event to append: its stream, the event, and the idempotency key to append it under.
@@ -44,6 +45,7 @@ public enum StreamNaming {
             return n.originalTransactionID.map(LedgerStreams.purchase(originalTransactionID:))
                 ?? LedgerStreams.notification(uuid: n.notificationUUID)
         }
+        if case .consumptionConsentRecorded(let consent) = event { return LedgerStreams.user(appUserID: consent.appUserID) }
         return event.originalTransactionIDs.first.map(LedgerStreams.purchase(originalTransactionID:))
     }
 }

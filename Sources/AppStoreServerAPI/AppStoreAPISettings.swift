@@ -8,7 +8,7 @@ import Foundation
 ///         "private_key_file": "/etc/ledger/AuthKey_2X9R4HXF34.p8",   // or "private_key_env": "APPSTORE_KEY_NOTES"
 ///         "environment": "production",                    // or "sandbox"
 ///         "base_url": "https://…",                        // optional: replaces Apple's host of that environment
-///         "consumption_information": {"opted_in": true, "customer_consented": true, …}   // optional
+///         "consumption_information": {"opted_in": true, "sample_content_provided": false}   // optional
 ///     }}}
 ///
 /// The bundle id and the app's Apple id are the app's record in the ledger. The private key itself is never in this
@@ -23,33 +23,29 @@ public struct AppStoreAPISettings: Sendable, Equatable {
         case environment(String)
     }
 
-    /// Answers to `CONSUMPTION_REQUEST`: sent only when `optedIn` (and the customer consented, which the app asserts
-    /// with `customerConsented`); the other fields are the defaults of the fields the ledger does not know.
+    /// Answers to `CONSUMPTION_REQUEST`: considered only when `optedIn`, and sent only for users who recorded their consent
+    /// (the ledger's `user.consumption_consent_recorded`); the refund preference is the app's `refund_policy` in the
+    /// ledger. `sampleContentProvided` says whether the app offers a free sample or trial before purchase.
     public struct ConsumptionSettings: Sendable, Equatable {
         public var optedIn: Bool
-        public var customerConsented: Bool
         public var sampleContentProvided: Bool
-        public var accountTenure: Int
-        public var playTime: Int
-        public var lifetimeDollarsRefunded: Int
-        public var lifetimeDollarsPurchased: Int
-        public var userStatus: Int
-        public var refundPreference: Int
 
-        public init(optedIn: Bool = false, customerConsented: Bool = true, sampleContentProvided: Bool = false, accountTenure: Int = 0,
-                    playTime: Int = 0, lifetimeDollarsRefunded: Int = 0, lifetimeDollarsPurchased: Int = 0, userStatus: Int = 0,
-                    refundPreference: Int = 0) {
+        public init(optedIn: Bool = false, sampleContentProvided: Bool = false) {
             self.optedIn = optedIn
-            self.customerConsented = customerConsented
             self.sampleContentProvided = sampleContentProvided
-            self.accountTenure = accountTenure
-            self.playTime = playTime
-            self.lifetimeDollarsRefunded = lifetimeDollarsRefunded
-            self.lifetimeDollarsPurchased = lifetimeDollarsPurchased
-            self.userStatus = userStatus
-            self.refundPreference = refundPreference
         }
     }
+
+    /// Members of `consumption_information` for the retired V1 body, refused with what replaced them (silently ignoring
+    /// them would let an operator believe, say, that `refund_preference` still applies).
+    static let retiredConsumptionMembers: [String: String] = [
+        "customer_consented": "consent is now recorded per user (POST /v1/users/{user_id}/consumption-consent, or the SDK)",
+        "refund_preference": "the refund preference now comes from the app's refund_policy (POST /v1/admin/apps, "
+            + "PUT /v1/admin/apps/{app_id}/refund-policy)",
+        "account_tenure": "Apple's v2 body has no such field", "play_time": "Apple's v2 body has no such field",
+        "lifetime_dollars_refunded": "Apple's v2 body has no such field", "lifetime_dollars_purchased": "Apple's v2 body has no such field",
+        "user_status": "Apple's v2 body has no such field",
+    ]
 
     public struct AppSettings: Sendable, Equatable {
         public var keyID: String
@@ -121,7 +117,12 @@ public struct AppStoreAPISettings: Sendable, Equatable {
             guard let object = value as? [String: Any] else { throw AppStoreAPIKeyError("apps.\(appID) must be an object") }
             try checkMembers(object, allowed: Set(AppModel.CodingKeys.allCases.map(\.rawValue)), at: "apps.\(appID)")
             if let c = object["consumption_information"] as? [String: Any] {
-                try checkMembers(c, allowed: Set(ConsumptionModel.CodingKeys.allCases.map(\.rawValue)), at: "apps.\(appID).consumption_information")
+                let at = "apps.\(appID).consumption_information"
+                if let retired = c.keys.sorted().first(where: { retiredConsumptionMembers[$0] != nil }) {
+                    throw AppStoreAPIKeyError("\(at).\(retired) belonged to the retired V1 consumption body; remove it: "
+                                              + (retiredConsumptionMembers[retired] ?? ""))
+                }
+                try checkMembers(c, allowed: Set(ConsumptionModel.CodingKeys.allCases.map(\.rawValue)), at: at)
             }
         }
         let file: FileModel
@@ -168,25 +169,11 @@ public struct AppStoreAPISettings: Sendable, Equatable {
 
     struct ConsumptionModel: Decodable {
         var optedIn: Bool?
-        var customerConsented: Bool?
         var sampleContentProvided: Bool?
-        var accountTenure: Int?
-        var playTime: Int?
-        var lifetimeDollarsRefunded: Int?
-        var lifetimeDollarsPurchased: Int?
-        var userStatus: Int?
-        var refundPreference: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case optedIn = "opted_in"
-            case customerConsented = "customer_consented"
             case sampleContentProvided = "sample_content_provided"
-            case accountTenure = "account_tenure"
-            case playTime = "play_time"
-            case lifetimeDollarsRefunded = "lifetime_dollars_refunded"
-            case lifetimeDollarsPurchased = "lifetime_dollars_purchased"
-            case userStatus = "user_status"
-            case refundPreference = "refund_preference"
         }
     }
 
@@ -217,25 +204,9 @@ public struct AppStoreAPISettings: Sendable, Equatable {
                 throw AppStoreAPIKeyError("\(path).\(error.message)")
             }
         }
-        var consumption = ConsumptionSettings()
-        if let c = o.consumptionInformation {
-            let at = "\(path).consumption_information"
-            func number(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) throws(AppStoreAPIKeyError) -> Int {
-                guard let value else { return 0 }
-                guard range.contains(value) else {
-                    throw AppStoreAPIKeyError("\(at).\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-                }
-                return value
-            }
-            consumption = ConsumptionSettings(
-                optedIn: c.optedIn ?? false, customerConsented: c.customerConsented ?? true,
-                sampleContentProvided: c.sampleContentProvided ?? false,
-                accountTenure: try number(c.accountTenure, "account_tenure", 0...7), playTime: try number(c.playTime, "play_time", 0...7),
-                lifetimeDollarsRefunded: try number(c.lifetimeDollarsRefunded, "lifetime_dollars_refunded", 0...7),
-                lifetimeDollarsPurchased: try number(c.lifetimeDollarsPurchased, "lifetime_dollars_purchased", 0...7),
-                userStatus: try number(c.userStatus, "user_status", 0...4),
-                refundPreference: try number(c.refundPreference, "refund_preference", 0...3))
-        }
+        let consumption = o.consumptionInformation.map {
+            ConsumptionSettings(optedIn: $0.optedIn ?? false, sampleContentProvided: $0.sampleContentProvided ?? false)
+        } ?? ConsumptionSettings()
         return AppSettings(keyID: keyID, issuerID: issuerID, privateKey: key, environment: environment, baseURL: baseURL,
                            consumption: consumption)
     }

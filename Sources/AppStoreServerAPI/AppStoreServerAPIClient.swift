@@ -103,17 +103,20 @@ public final class AppStoreServerAPIClient: Sendable {
         try await call(.GET, "/inApps/v2/refund/lookup/\(Self.segment(transactionID))", query: revision.map { [("revision", $0)] } ?? [])
     }
 
-    /// Send Consumption Information, the answer to a `CONSUMPTION_REQUEST` about `transactionID` (Apple answers 202).
-    public func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) async throws(AppStoreServerAPIError) {
-        _ = try await send(.PUT, "/inApps/v1/transactions/consumption/\(Self.segment(transactionID))", query: [],
-                           body: Self.json(information))
+    /// Send Consumption Information (v2), the answer to a `CONSUMPTION_REQUEST` about `transactionID`; returns Apple's
+    /// status (202 accepted, empty body).
+    @discardableResult
+    public func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) async throws(AppStoreServerAPIError)
+        -> Int {
+        try await send(.PUT, "/inApps/v2/transactions/consumption/\(Self.segment(transactionID))", query: [],
+                       body: Self.json(information)).status
     }
 
     // MARK: Transport
 
     func call<T: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil)
         async throws(AppStoreServerAPIError) -> T {
-        let bytes = try await send(method, path, query: query, body: body)
+        let bytes = try await send(method, path, query: query, body: body).data
         do {
             return try JSONDecoder().decode(T.self, from: bytes)
         } catch {
@@ -121,13 +124,14 @@ public final class AppStoreServerAPIClient: Sendable {
         }
     }
 
-    /// One call, retried under the policy; the body of the successful answer.
-    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async throws(AppStoreServerAPIError) -> Data {
+    /// One call, retried under the policy; the status and body of the successful answer.
+    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async throws(AppStoreServerAPIError)
+        -> (status: Int, data: Data) {
         var attempt = 1
         while true {
             let outcome = await limit.run { await once(method, path, query: query, body: body) }
             switch outcome {
-            case .success(let data): return data
+            case .success(let answer): return answer
             case .failure(let failure):
                 switch retryPolicy.decision(attempt: attempt, error: failure.error, retryAfter: failure.retryAfter, random: random()) {
                 case .giveUp: throw failure.error
@@ -151,7 +155,8 @@ public final class AppStoreServerAPIClient: Sendable {
         var retryAfter: String?
     }
 
-    private func once(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async -> Result<Data, Failure> {
+    private func once(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async
+        -> Result<(status: Int, data: Data), Failure> {
         let token: String
         do {
             token = try AppStoreJWT.token(for: key, issuedAt: now())
@@ -172,7 +177,7 @@ public final class AppStoreServerAPIClient: Sendable {
             let buffer = try await response.body.collect(upTo: 16 << 20)
             let data = Data(buffer.readableBytesView)
             let status = Int(response.status.code)
-            if (200..<300).contains(status) { return .success(data) }
+            if (200..<300).contains(status) { return .success((status, data)) }
             let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: data)
             return .failure(Failure(error: .rejected(status: status, errorCode: apple?.errorCode, errorMessage: apple?.errorMessage),
                                     retryAfter: response.headers.first(name: "Retry-After")))

@@ -127,42 +127,27 @@ public struct RefundHistoryPage: Sendable, Equatable, Decodable {
     public var hasMore: Bool
 }
 
-/// Send Consumption Information's body (Apple's `ConsumptionRequest` of that endpoint; 0 means "undeclared" in every
-/// enumerated field). `customerConsented` must be true: without consent the request is not to be sent.
+/// Send Consumption Information's body: Apple's `ConsumptionRequest` of `PUT /inApps/v2/transactions/consumption/{transactionId}`,
+/// its field names and string values (the V1 body with numeric codes is for Advanced Commerce only). Absent optionals
+/// are left out of the JSON.
 public struct ConsumptionInformation: Sendable, Equatable, Codable {
+    /// Must be true: without the customer's consent no answer is sent.
     public var customerConsented: Bool
-    /// 0 undeclared, 1 not consumed, 2 partially consumed, 3 fully consumed.
-    public var consumptionStatus: Int
-    /// 0 undeclared, 1 Apple, 2 non-Apple.
-    public var platform: Int
+    /// The share consumed in milliunits, 0…100000 (50% is 50000).
+    public var consumptionPercentage: Int?
+    /// `DELIVERED`, `UNDELIVERED_QUALITY_ISSUE`, `UNDELIVERED_WRONG_ITEM`, `UNDELIVERED_SERVER_OUTAGE` or `UNDELIVERED_OTHER`.
+    public var deliveryStatus: String
+    /// `DECLINE`, `GRANT_FULL` or `GRANT_PRORATED`.
+    public var refundPreference: String?
     public var sampleContentProvided: Bool
-    /// 0 delivered and working, 1–5 the ways it was not.
-    public var deliveryStatus: Int
-    /// The UUID the app set on the purchase, or the empty string.
-    public var appAccountToken: String
-    public var accountTenure: Int
-    public var playTime: Int
-    public var lifetimeDollarsRefunded: Int
-    public var lifetimeDollarsPurchased: Int
-    public var userStatus: Int
-    /// 0 undeclared, 1 prefer grant, 2 prefer decline, 3 no preference.
-    public var refundPreference: Int
 
-    public init(customerConsented: Bool, consumptionStatus: Int = 0, platform: Int = 0, sampleContentProvided: Bool = false,
-                deliveryStatus: Int = 0, appAccountToken: String = "", accountTenure: Int = 0, playTime: Int = 0,
-                lifetimeDollarsRefunded: Int = 0, lifetimeDollarsPurchased: Int = 0, userStatus: Int = 0, refundPreference: Int = 0) {
+    public init(customerConsented: Bool, consumptionPercentage: Int? = nil, deliveryStatus: String, refundPreference: String? = nil,
+                sampleContentProvided: Bool) {
         self.customerConsented = customerConsented
-        self.consumptionStatus = consumptionStatus
-        self.platform = platform
-        self.sampleContentProvided = sampleContentProvided
+        self.consumptionPercentage = consumptionPercentage
         self.deliveryStatus = deliveryStatus
-        self.appAccountToken = appAccountToken
-        self.accountTenure = accountTenure
-        self.playTime = playTime
-        self.lifetimeDollarsRefunded = lifetimeDollarsRefunded
-        self.lifetimeDollarsPurchased = lifetimeDollarsPurchased
-        self.userStatus = userStatus
         self.refundPreference = refundPreference
+        self.sampleContentProvided = sampleContentProvided
     }
 }
 

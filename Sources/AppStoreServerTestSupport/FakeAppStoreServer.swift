@@ -68,6 +68,8 @@ package final class FakeAppStoreServer: Sendable {
         var random: SeededRandom
         var failureRate: Double
         var consumption: [(transactionID: String, body: String)] = []
+        /// Transaction ids whose consumption answers are refused as Apple refuses an unknown transaction (404, 4040010).
+        var unknownToApple: Set<String> = []
         var running: Task<Void, any Error>?
         var group: ServiceGroup?
     }
@@ -96,6 +98,9 @@ package final class FakeAppStoreServer: Sendable {
     package var consumptionAnswers: [(transactionID: String, body: String)] { state.withLock { $0.consumption } }
 
     package func setFailureRate(_ rate: Double) { state.withLock { $0.failureRate = rate } }
+
+    /// Consumption answers about `transactionID` are refused from now on, as Apple refuses a transaction it does not know.
+    package func refuseConsumptionAnswers(transactionID: String) { _ = state.withLock { $0.unknownToApple.insert(transactionID) } }
 
     // MARK: Script
 
@@ -151,9 +156,13 @@ package final class FakeAppStoreServer: Sendable {
             let refunded = customer.filter(\.refunded).map(\.signed)
             return try FakeAppStoreServer.json(RefundBody(signedTransactions: refunded, revision: "r\(refunded.count)", hasMore: false))
         }
-        router.put("/inApps/v1/transactions/consumption/{id}") { [self] request, context in
+        // Send Consumption Information v2 only (the V1 path answers 404, as any unknown path): a body Apple would refuse
+        // is answered 400, so a test that reaches 202 sent what Apple takes.
+        router.put("/inApps/v2/transactions/consumption/{id}") { [self] request, context in
             let id = try context.parameters.require("id")
             let body = try await request.body.collect(upTo: 1 << 20)
+            if let problem = Self.consumptionBodyProblem(Data(body.readableBytesView)) { return Self.error(400, 4_000_000, problem) }
+            guard !state.withLock({ $0.unknownToApple.contains(id) }) else { return Self.error(404, 4_040_010, "Transaction id not found.") }
             state.withLock { $0.consumption.append((id, String(buffer: body))) }
             return Response(status: .accepted)
         }
@@ -244,6 +253,29 @@ package final class FakeAppStoreServer: Sendable {
         return try Self.json(NotificationsBody(
             notificationHistory: matching[offset..<end].map { NotificationItem(signedPayload: $0.signedPayload) },
             hasMore: end < matching.count, paginationToken: end < matching.count ? "page-\(end)" : nil))
+    }
+
+    /// What Apple would refuse in a v2 `ConsumptionRequest` body; nil when it is valid.
+    static func consumptionBodyProblem(_ data: Data) -> String? {
+        struct Body: Decodable {
+            var customerConsented: Bool
+            var consumptionPercentage: Int?
+            var deliveryStatus: String
+            var refundPreference: String?
+            var sampleContentProvided: Bool
+        }
+        guard let members = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return "The body is not a JSON object." }
+        let known: Set = ["customerConsented", "consumptionPercentage", "deliveryStatus", "refundPreference", "sampleContentProvided"]
+        if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) { return "Unknown field \(unknown)." }
+        guard let body = try? JSONDecoder().decode(Body.self, from: data) else { return "A field is missing or of the wrong type." }
+        guard body.customerConsented else { return "customerConsented must be true." }
+        let deliveries: Set = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+        guard deliveries.contains(body.deliveryStatus) else { return "Invalid deliveryStatus." }
+        if let percentage = body.consumptionPercentage, !(0...100_000).contains(percentage) { return "Invalid consumptionPercentage." }
+        if let preference = body.refundPreference, !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference) {
+            return "Invalid refundPreference."
+        }
+        return nil
     }
 
     // MARK: Gate: tokens, injected failures, the call log

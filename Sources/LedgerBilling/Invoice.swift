@@ -77,6 +77,8 @@ public enum InvoiceError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyVoided(String)
     case adjustedLater(invoice: String, by: String)
     case planChangeForFinalizedMonth(String)
+    /// Finalizing (or voiding, which finalizes a replacement) a month that has not ended by the service clock.
+    case monthNotEnded(CalendarMonth)
 
     public var description: String {
         switch self {
@@ -90,6 +92,9 @@ public enum InvoiceError: Error, Sendable, Equatable, CustomStringConvertible {
             "invoice \(invoice)'s month was adjusted on the later invoice \(by); void that one first, or correct with an adjustment"
         case .planChangeForFinalizedMonth(let month):
             "the account already has a finalized invoice for \(month) or later; a plan can start only after the last finalized month"
+        case .monthNotEnded(let month):
+            "\(month) has not ended yet (UTC, by the service clock): a month is invoiced (finalized, or voided and replaced) only once it " +
+                "is over, so that its invoice bills all of it; do it from \(InvoiceStore.firstDay(after: month)) on, and draft it meanwhile"
         }
     }
 }

@@ -8,10 +8,30 @@ import PostgresClient
 ///
 /// Finalizations of one account take turns on an advisory lock, so the billed history each one reads is the one
 /// it extends; numbers come from a per-year row locked until commit, so they are gapless and never reused.
+///
+/// Only a month that has ended by `clock` is finalized (or voided, which finalizes a replacement): an invoice of a
+/// running or future month would bill part of it and use up a number of its year. Drafts of any month stay possible.
 public struct InvoiceStore: Sendable {
     public let pool: PostgresPool
+    /// The service's clock: what "ended" means (tests pin it).
+    public let clock: LedgerClock
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    public init(pool: PostgresPool, clock: LedgerClock = .system) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    /// Refuses a month that has not ended by the clock (`InvoiceError.monthNotEnded`): it ends when the next one
+    /// starts, at 00:00:00 UTC of its first day.
+    public func requireEnded(_ month: CalendarMonth) throws {
+        guard month < CalendarMonth(containing: clock.now()) else { throw InvoiceError.monthNotEnded(month) }
+    }
+
+    /// `YYYY-MM-01`, the first day after `month` (the day from which it may be finalized).
+    static func firstDay(after month: CalendarMonth) -> String {
+        let next = month.month == 12 ? CalendarMonth(year: month.year + 1, month: 1) : CalendarMonth(year: month.year, month: month.month + 1)
+        return "\(next)-01"
+    }
 
     // MARK: Plans
 
@@ -65,6 +85,7 @@ public struct InvoiceStore: Sendable {
     /// Finalizes the account's invoice for `month`, or returns the one already finalized (`created` false):
     /// running it twice, or from two processes at once, makes one invoice.
     public func finalize(account: String, month: CalendarMonth) async throws -> (invoice: Invoice, created: Bool) {
+        try requireEnded(month)
         try await catchUp()
         return try await finalizeCaughtUp(account: account, month: month)
     }
@@ -75,6 +96,7 @@ public struct InvoiceStore: Sendable {
     /// apps, one read of the plans, existing and prior invoices, then one insert per invoice.
     public func finalizeAll(month: CalendarMonth, chunkSize: Int = 100,
                             progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> [(invoice: Invoice, created: Bool)] {
+        try requireEnded(month)
         let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }
         try await catchUp()
         var results: [(invoice: Invoice, created: Bool)] = []
@@ -135,6 +157,9 @@ public struct InvoiceStore: Sendable {
             try Self.lock(account: original.accountID, on: connection)
             guard let current = try Self.invoice(id: invoiceID, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }
             guard current.status == "finalized" else { throw InvoiceError.alreadyVoided(current.displayNumber) }
+            guard let month = CalendarMonth(parsing: current.month) else { throw InvoiceError.unknownInvoice(invoiceID) }
+            // Its replacement is finalized for the same month, so the same rule holds.
+            try requireEnded(month)
             let others = try Self.finalized(account: current.accountID, on: connection).filter { $0.id != current.id }
             if let later = others.first(where: { $0.content.adjustments.contains { $0.month == current.month } }) {
                 throw InvoiceError.adjustedLater(invoice: current.displayNumber, by: later.displayNumber)
@@ -147,7 +172,6 @@ public struct InvoiceStore: Sendable {
                     replaced_by = \(replacementID)
                 WHERE id = \(current.id)
                 """)
-            guard let month = CalendarMonth(parsing: current.month) else { throw InvoiceError.unknownInvoice(invoiceID) }
             let content = try Self.compute(account: current.accountID, month: month, apps: apps, usage: usage, prior: others, on: connection)
             let replacement = try Self.insert(content, snapshot: snapshot, replaces: current.id, id: replacementID, on: connection)
             guard let voided = try Self.invoice(id: current.id, on: connection) else { throw InvoiceError.unknownInvoice(invoiceID) }

@@ -85,8 +85,8 @@ extension AppStoreCommand {
             commandName: "backfill",
             abstract: "Import the whole App Store history of purchases (by any of their transaction ids) as ledger events.",
             discussion: """
-                For each transaction id: Get Transaction History from Apple, every signed transaction verified offline and
-                recorded once (a transaction the ledger already holds from a notification or an upload is not appended again),
+                For each transaction id: Get Transaction History from Apple, every signed transaction verified offline and \
+                recorded once (a transaction the ledger already holds from a notification or an upload is not appended again), \
                 then the latest renewal info of each subscription. Prints a summary; exit 1 if any id failed.
                 """)
 
@@ -185,7 +185,7 @@ extension AppStoreCommand {
     }
 
     /// `ledger appstore answer-consumption`: what `serve` does at each check, once: answers the app's unanswered
-    /// `CONSUMPTION_REQUEST`s with Send Consumption Information (only if its settings opt in).
+    /// `CONSUMPTION_REQUEST`s with Send Consumption Information (only if its settings opt in), for users who consented.
     struct AnswerConsumption: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "answer-consumption",
@@ -197,7 +197,7 @@ extension AppStoreCommand {
 
         func run() async throws {
             let logger = CommandLogging.logger("ledger.appstore")
-            let sent = try await options.withApp(command: "answer-consumption", logger: logger) { context in
+            let summary = try await options.withApp(command: "answer-consumption", logger: logger) { context in
                 guard context.settings.consumption.optedIn else {
                     throw options.usage("answer-consumption", "app \(options.app) has not opted in: set consumption_information.opted_in")
                 }
@@ -205,7 +205,10 @@ extension AppStoreCommand {
                                                     clock: .system, logger: logger)
                     .answer(app: context.app, client: context.client, settings: context.settings.consumption)
             }
-            print("answered \(sent) consumption request(s) of app \(options.app)")
+            print("""
+                consumption requests of app \(options.app): \(summary.sent) answered, \(summary.withheld) withheld (no consent or no \
+                user; see the purchases' events), \(summary.refused) refused by Apple
+                """)
         }
     }
 }

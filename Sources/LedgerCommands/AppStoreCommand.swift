@@ -19,7 +19,8 @@ public struct AppStoreCommand: AsyncParsableCommand {
             abstract: "Verify a signed transaction, renewal info, notification, app transaction or legacy receipt.",
             discussion: """
                 Prints one JSON object: {"valid": bool, "kind": "...", "error": "<code>", "message": "...", "payload": {...}}.
-                Roots: --root files (DER or PEM) replace the shipped Apple roots; without --root, LEDGER_APPLE_ROOTS
+
+                Roots: --root files (DER or PEM) replace the shipped Apple roots; without --root, LEDGER_APPLE_ROOTS \
                 (paths separated by ':' or ',') does; the entry 'default' adds the shipped roots back.
                 """
         )

@@ -14,7 +14,8 @@ extension AppStoreCommand {
                 notification → {"signedPayload": …} for POST /v1/apps/{app_id}/notifications
                 transaction  → {"transactions": [{"signed_transaction": …}]} for POST /v1/users/{user_id}/transactions
                 receipt      → {"data": …} for POST /uploadReceipt
-                The data is signed by a self-signed certificate, as StoreKit testing in Xcode signs it: the ledger
+
+                The data is signed by a self-signed certificate, as StoreKit testing in Xcode signs it: the ledger \
                 accepts it only for apps created with "allow_xcode": true, and it never counts as paying.
                 """
         )

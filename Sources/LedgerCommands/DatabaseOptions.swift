@@ -33,7 +33,11 @@ struct DatabaseOptions: ParsableArguments {
         do {
             try running.ensureDatabase(Self.embeddedDatabaseName)
             let value = try await body(running.connectionString(database: Self.embeddedDatabaseName))
-            if running.startedHere { try cluster.stopAfterClientsLeave() }
+            if running.startedHere {
+                logger.info("stopping the embedded PostgreSQL")
+                try cluster.stopAfterClientsLeave()
+                logger.info("embedded PostgreSQL stopped")
+            }
             return value
         } catch {
             if running.startedHere { try? cluster.stopAfterClientsLeave() }

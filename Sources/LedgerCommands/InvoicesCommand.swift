@@ -57,7 +57,7 @@ struct InvoicesCommand: AsyncParsableCommand {
         func run() async throws {
             let (account, month) = (try selection.requiredAccount(), try selection.calendarMonth())
             let content = try await withInvoices(database) { try await $0.draft(account: account, month: month) }
-            print(InvoiceCanonicalJSON.encode(content))
+            print(InvoiceRendering.contentJSON(content))
         }
     }
 
@@ -126,7 +126,7 @@ struct InvoicesCommand: AsyncParsableCommand {
                     "snapshot":\(InvoiceRendering.quoted(invoice.snapshot)),"finalized_at":\(InvoiceRendering.quoted(invoice.finalizedAt.rfc3339)),\
                     "stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
                     "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced),\
-                    "recomputed":\(InvoiceCanonicalJSON.encode(reproduced.recomputed))}
+                    "recomputed":\(InvoiceRendering.contentJSON(reproduced.recomputed))}
                     """, reproduced.isReproduced)
             }
             print(output.text)

@@ -103,6 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await LedgerApplication.run(configuration: .init(host: host, port: port),
                                             readiness: ReadinessCheck(pool: service, migrations: migrations),
                                             api: api, services: services, logger: logger)
+            logger.info("closing the database connections")
         }
     }
 }

@@ -36,6 +36,7 @@ package struct Console: Sendable {
     let sessions: ConsoleSessionStore
     let queries: ConsoleQueries
     let users: UserQueries
+    let revenue: RevenueQueries
     let tenancy: TenancyStore
     let invoices: InvoiceStore
     let webhooks: WebhookStore
@@ -51,8 +52,9 @@ package struct Console: Sendable {
         self.sessions = ConsoleSessionStore(pool: pool)
         self.queries = ConsoleQueries(pool: pool)
         self.users = UserQueries(pool: pool)
+        self.revenue = RevenueQueries(pool: pool)
         self.tenancy = TenancyStore(pool: pool)
-        self.invoices = InvoiceStore(pool: pool)
+        self.invoices = InvoiceStore(pool: pool, clock: clock)
         self.webhooks = WebhookStore(pool: pool)
         self.tenancyChanged = tenancyChanged
     }

@@ -51,7 +51,22 @@ package enum HTML {
         return "<table\(idAttribute)><thead><tr>\(head)</tr></thead><tbody>\n\(body)\n</tbody></table>"
     }
 
-    static func time(_ instant: Instant?) -> String { instant.map { escape($0.rfc3339) } ?? "—" }
+    /// Every time a page shows, as people read it: to the second, in UTC (`2026-11-26 14:54:31 UTC`), with the full
+    /// value (RFC 3339, to the microsecond, as the API and downloads give it) on hover and in `datetime`. `time`
+    /// elements never wrap (`Layout.style`), so a table cannot break a date in the middle. Nil: a dash.
+    static func time(_ instant: Instant?) -> String {
+        guard let instant else { return "—" }
+        let full = escape(instant.rfc3339)
+        return "<time datetime=\"\(full)\" title=\"\(full)\">\(escape(timeText(instant)))</time>"
+    }
+
+    /// The text of `time(_:)` alone, for values compared as text (the as-of page's facts).
+    static func timeText(_ instant: Instant) -> String {
+        // RFC 3339 is `<date>T<hh:mm:ss>.<microseconds>Z`: the date, then the time cut to the second (not rounded).
+        let full = instant.rfc3339
+        guard let t = full.firstIndex(of: "T") else { return full }
+        return String(full[..<t]) + " " + String(full[full.index(after: t)...].prefix(8)) + " UTC"
+    }
 
     /// A form that writes: POST, with the session's CSRF token.
     static func form(action: String, csrf: String, fields: String, button: String, confirm: Bool = false) -> String {
@@ -81,7 +96,7 @@ enum Layout {
         font-size:12px}.changed{background:#fff3b0}.ok{color:#0a7a28;font-weight:600}.bad{color:#b00020;font-weight:600}
         .empty{color:#777}button.danger{background:#b00020;color:#fff}.notice{background:#e6f4ea;padding:.5em;border:1px solid #9c9}
         .error{background:#fdecea;padding:.5em;border:1px solid #e99}form.inline{display:inline}.cols{display:flex;gap:2em;flex-wrap:wrap}
-        svg{background:#fff;border:1px solid #ddd}
+        svg{background:#fff;border:1px solid #ddd}time{white-space:nowrap}
         """
 
     static func page(title: String, actor: String?, csrf: String?, body: String) -> String {

@@ -4,7 +4,7 @@ import PostgresClient
 
 /// The console's own reads (every value a bound parameter). What the API already answers is read through the
 /// existing stores instead: `UserQueries` (owned summaries), `InvoiceStore`, `TenancyStore`, `WebhookStore`,
-/// `LogVerifier`.
+/// `LogVerifier`, `RevenueQueries`.
 package struct ConsoleQueries: Sendable {
     let pool: PostgresPool
 
@@ -142,22 +142,6 @@ package struct ConsoleQueries: Sendable {
             SELECT to_char(m, 'YYYY-MM'), (SELECT count(*) FROM s WHERE started < m + interval '1 month' AND (ended IS NULL OR ended >= m))
             FROM months ORDER BY m LIMIT 120
             """)
-    }
-
-    /// Revenue per month and currency, in milliunits, from the prices Apple (or the external provider) reported on
-    /// each purchase, start and renewal (gross: refunds are not subtracted).
-    func revenuePerMonth(account: String?) async throws -> [(month: String, currency: String, milliunits: Int64)] {
-        let rows = try await pool.query("""
-            SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM'), payload #>> '{transaction,price,currency}',
-                   sum((payload #>> '{transaction,price,milliunits}')::bigint)::bigint
-            FROM ledger.events
-            WHERE event_type IN ('subscription.started', 'subscription.renewed', 'subscription.billing_recovered',
-                                 'purchase.consumable', 'purchase.non_consumable', 'purchase.non_renewing')
-              AND payload #>> '{transaction,price,milliunits}' IS NOT NULL
-              AND (\(account)::text IS NULL OR app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account)::text))
-            GROUP BY 1, 2 ORDER BY 1, 2
-            """)
-        return try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1), try $0.decode(Int64.self, at: 2)) }
     }
 
     /// The paying users an invoice's month counted for the account's apps, one page.

@@ -105,7 +105,7 @@ extension Console {
             """
         let page = try await events
         body += HTML.table(["Position", "Type", "Business time", "Recorded", "Source", "Stream", "Payload", ""], page.map { event in
-            [String(event.position), HTML.escape(event.type), HTML.escape(event.occurredAt.rfc3339), HTML.escape(event.recordedAt.rfc3339),
+            [String(event.position), HTML.escape(event.type), HTML.time(event.occurredAt), HTML.time(event.recordedAt),
              HTML.escape(Self.source(event.metadata)), HTML.escape(event.streamID),
              "<details><summary>payload</summary><pre>\(HTML.escape(event.payload))</pre></details>",
              "<a class=as-of href=\"\(HTML.escape(base))/as-of/\(event.position)\">as of this event</a>"]
@@ -136,14 +136,15 @@ extension Console {
         for (product, status) in snapshot.productsStatus.sorted(by: { $0.key < $1.key }) { lines.append(("product \(product)", status.rawValue)) }
         for entitlement in snapshot.entitlements.values.sorted(by: { $0.entitlementID < $1.entitlementID }) {
             lines.append(("entitlement \(entitlement.entitlementID)",
-                          (entitlement.isActive ? "active" : "inactive") + (entitlement.expiresAt.map { " until \($0.rfc3339)" } ?? "")))
+                          (entitlement.isActive ? "active" : "inactive") + (entitlement.expiresAt.map { " until \(HTML.timeText($0))" } ?? "")))
         }
         for s in mine.sorted(by: { $0.originalTransactionID < $1.originalTransactionID }) {
+            let expires = s.expiresAt.map(HTML.timeText) ?? "—"
             lines.append(("subscription \(s.originalTransactionID)",
-                          "\(s.state(at: instant)?.storedValue ?? "unknown") · \(s.productID ?? "?") · expires \(s.expiresAt?.rfc3339 ?? "—")"))
+                          "\(s.state(at: instant)?.storedValue ?? "unknown") · \(s.productID ?? "?") · expires \(expires)"))
         }
         for p in myPurchases.sorted(by: { $0.originalTransactionID < $1.originalTransactionID }) {
-            let consumed = p.consumedAt.map { "consumed \($0.rfc3339)" } ?? "not consumed"
+            let consumed = p.consumedAt.map { "consumed \(HTML.timeText($0))" } ?? "not consumed"
             lines.append(("purchase \(p.originalTransactionID)", "\(p.details?.productID ?? "?") · \(consumed) · \(p.standing?.rawValue ?? "valid")"))
         }
         for u in snapshot.unconsumedPurchases { lines.append(("unconsumed \(u.transactionID)", "\(u.productID) × \(u.quantity)")) }
@@ -183,8 +184,8 @@ extension Console {
         let changes = rows.filter { $0.hasPrefix("<tr class=changed>") }.count
         let body = """
             <p>User <code>\(HTML.escape(user))</code> as of event <b>\(position)</b> (\(HTML.escape(event.type)), business time \
-            \(HTML.escape(event.occurredAt.rfc3339)), recorded \(HTML.escape(then.rfc3339))): the user's \(recorded.count) events up to it \
-            folded with the ledger's reducers and evaluated at its recorded time, beside the state now (\(HTML.escape(now.rfc3339))).
+            \(HTML.time(event.occurredAt)), recorded \(HTML.time(then))): the user's \(recorded.count) events up to it \
+            folded with the ledger's reducers and evaluated at its recorded time, beside the state now (\(HTML.time(now))).
             <span id=changes>\(changes) difference(s)</span> are marked.</p>
             <table id=as-of><thead><tr><th>Fact</th><th>As of this event</th><th>Now</th><th></th></tr></thead><tbody>
             \(rows.joined(separator: "\n"))

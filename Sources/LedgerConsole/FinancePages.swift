@@ -20,7 +20,7 @@ extension Console {
         async let active = queries.activeSubscriptionsPerMonth(account: account, now: now)
         async let started = queries.newSubscriptionsPerMonth(account: account)
         async let churned = queries.churnedSubscriptionsPerMonth(account: account, now: now)
-        async let revenue = queries.revenuePerMonth(account: account)
+        async let revenue = self.revenue.perMonth(account.map { RevenueQueries.Scope.account($0) } ?? .all)
 
         let accountOptions = accounts.map { HTML.option($0.id, "\($0.name) (\($0.id))", selected: $0.id == account) }.joined()
         var body = """
@@ -46,31 +46,25 @@ extension Console {
         body += SVGChart.bars(title: "Active subscriptions per month", points: try await active.map { ($0.month, $0.value) })
         body += SVGChart.bars(title: "New subscriptions per month", points: try await started.map { ($0.month, $0.value) })
         body += SVGChart.bars(title: "Churned subscriptions per month", points: try await churned.map { ($0.month, $0.value) })
+        // The API's figures (`RevenueQueries`): production App Store and external payments; both gross and net of refunds.
         let byCurrency = Dictionary(grouping: try await revenue) { $0.currency }
         for currency in byCurrency.keys.sorted() {
-            // Milliunits to the currency's minor units, integers throughout.
-            let points = byCurrency[currency, default: []].map { ($0.month, $0.milliunits) }
-            body += SVGChart.bars(title: "Revenue per month, \(currency) (prices Apple reported, gross)", points: points) { milliunits in
-                InvoiceRendering.major(Self.minorUnits(milliunits: milliunits, currency: currency), currency)
-            }
+            let months = byCurrency[currency, default: []]
+            let money = { (minor: Int64) in InvoiceRendering.major(minor, currency) }
+            body += SVGChart.bars(title: "Revenue per month, \(currency), gross (production App Store and external payments)",
+                                  points: months.map { ($0.month, $0.grossMinor) }, format: money)
+            body += SVGChart.bars(title: "Revenue per month, \(currency), net of refunds (gross less refunded payments)",
+                                  points: months.map { ($0.month, $0.netMinor) }, format: money)
         }
         body += "</div>"
         return request.page("Finance", body)
     }
 
-    /// Milliunits (thousandths) to the currency's minor units, rounded half away from zero; integers only.
-    static func minorUnits(milliunits: Int64, currency: String) -> Int64 {
-        let digits = CurrencyDigits.of(currency)
-        if digits >= 3 { return (0..<(digits - 3)).reduce(milliunits) { value, _ in value * 10 } }
-        var divisor: Int64 = 1
-        for _ in 0..<max(0, 3 - digits) { divisor *= 10 }
-        let half = divisor / 2
-        return milliunits >= 0 ? (milliunits + half) / divisor : (milliunits - half) / divisor
-    }
-
     func finalize(_ request: ConsoleRequest) async throws -> Response {
         guard let month = try request.month(try request.field("month")) else { throw ConsoleError(.badRequest, "Give a month.") }
         let account = try request.field("account")
+        // Refused before the confirmation step too: no confirming can make a running month finalizable.
+        try invoices.requireEnded(month)
         guard request.form["confirm"] == "yes" else {
             let draft = try await invoices.draft(account: account, month: month)
             let fields = HTML.hidden("month", month.description) + HTML.hidden("account", account) + HTML.hidden("confirm", "yes")

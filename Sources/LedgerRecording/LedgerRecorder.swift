@@ -218,33 +218,66 @@ package struct LedgerRecorder: Sendable {
     /// The answer the ledger sent to Apple's consumption request, recorded once per request's transaction.
     package func consumptionInformationSent(app: AppRecord, _ sent: ConsumptionInformationSent, metadata: EventMetadata) async throws
         -> RecordResult {
-        let event = LedgerEvent.consumptionInformationSent(sent)
+        try await recordConsumptionDecision(.consumptionInformationSent(sent), app: app, originalTransactionID: sent.originalTransactionID,
+                                            at: sent.sentAt, metadata: metadata)
+    }
+
+    /// The ledger decided not to answer a consumption request (yet), recorded once per request and reason.
+    package func consumptionAnswerWithheld(app: AppRecord, _ withheld: ConsumptionAnswerWithheld, metadata: EventMetadata) async throws
+        -> RecordResult {
+        try await recordConsumptionDecision(.consumptionAnswerWithheld(withheld), app: app,
+                                            originalTransactionID: withheld.originalTransactionID, at: withheld.decidedAt, metadata: metadata)
+    }
+
+    /// A decision about a consumption request, on its purchase's stream, idempotent by the event's own key.
+    private func recordConsumptionDecision(_ event: LedgerEvent, app: AppRecord, originalTransactionID: String, at instant: Instant,
+                                           metadata: EventMetadata) async throws -> RecordResult {
         let outcome = try await EventRecorder(store: store).record(
-            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: sent.originalTransactionID), event: event,
+            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID), event: event,
                            idempotencyKey: event.idempotencyKey)],
-            occurredAt: { _ in sent.sentAt }, metadata: metadata)
+            occurredAt: { _ in instant }, metadata: metadata)
         return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
     }
 
-    /// What the log knows of a purchase for a consumption answer: whether it holds the purchase, whether it was
-    /// consumed, and its `appAccountToken`.
-    package func consumptionFacts(app: AppRecord, originalTransactionID id: String) async throws
-        -> (known: Bool, consumed: Bool, appAccountToken: String?) {
-        let events = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id))
-        var facts = (known: false, consumed: false, appAccountToken: String?.none)
-        for record in events {
-            switch try? LedgerEvent.decode(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload) {
-            case .purchaseConsumable(let p)?, .purchaseNonConsumable(let p)?, .purchaseNonRenewing(let p)?:
-                facts.known = true
-                facts.appAccountToken = facts.appAccountToken ?? p.transaction.developerPayload
-            case .subscriptionStarted(let s)?:
-                facts.known = true
-                facts.appAccountToken = facts.appAccountToken ?? s.transaction.developerPayload
-            case .consumed?: facts.consumed = true
-            default: break
-            }
+    /// What an answer to `request` is decided from, as the log holds it now: the purchase's stream (its owner, kind,
+    /// consumption and the requested transaction's period) and its owner's latest consent, with the app's policy.
+    /// Also the reasons the purchase's stream already records a withheld answer to this request for.
+    package func consumptionInputs(app: AppRecord, request: ConsumptionRequest, sampleContentProvided: Bool) async throws
+        -> (inputs: ConsumptionInputs, withheld: Set<ConsumptionWithholdReason>) {
+        let stream = try await events(app: app, stream: LedgerStreams.purchase(originalTransactionID: request.subscription.originalTransactionID))
+        let facts = ConsumptionAnswerRules.purchaseFacts(stream, transactionID: request.transactionID)
+        var consent: ConsumptionConsent?
+        if let user = facts.appUserID {
+            consent = ConsumptionAnswerRules.latestConsent(try await events(app: app, stream: LedgerStreams.user(appUserID: user)))
         }
-        return facts
+        let withheld = Set(stream.compactMap { event -> ConsumptionWithholdReason? in
+            if case .consumptionAnswerWithheld(let w) = event, w.transactionID == request.transactionID { return w.reason }
+            return nil
+        })
+        let inputs = ConsumptionInputs(
+            appUserID: facts.appUserID, productType: facts.productType, consumedAt: facts.consumedAt, periodStart: facts.periodStart,
+            periodEnd: facts.periodEnd, requestedAt: request.subscription.signedDate, consent: consent, refundPolicy: app.refundPolicy,
+            sampleContentProvided: sampleContentProvided)
+        return (inputs, withheld)
+    }
+
+    /// `user`'s consent (or its withdrawal) to answers about their consumption when Apple asks about a refund they
+    /// requested; the latest recorded holds. Returns the event and its position.
+    package func consumptionConsent(app: AppRecord, user: String, consented: Bool, source: ConsentSource,
+                                    metadata: EventMetadata) async throws -> (ConsumptionConsent, position: Int64) {
+        let consent = ConsumptionConsent(appUserID: user, consented: consented, source: source, recordedAt: clock.now())
+        let event = LedgerEvent.consumptionConsentRecorded(consent)
+        let outcome = try await EventRecorder(store: store).record(
+            app: app.id, [(stream: LedgerStreams.user(appUserID: user), event: event, idempotencyKey: event.idempotencyKey)],
+            occurredAt: { _ in consent.recordedAt }, metadata: metadata)
+        return (consent, outcome.positions.first ?? 0)
+    }
+
+    /// The events of one stream that this version can read, in order.
+    func events(app: AppRecord, stream: String) async throws -> [LedgerEvent] {
+        try await store.readStream(app: app.id, stream: stream).compactMap {
+            try? LedgerEvent.decode(type: $0.type, schemaVersion: $0.schemaVersion, payload: $0.payload)
+        }
     }
 
     /// A purchase paid outside the App Store (a card payment the developer's server took), recorded once per

@@ -74,7 +74,8 @@ func runDemo() async throws {
     let updates = try await manager.statusUpdates()
     let status = try await manager.configure(userID: option("user"))
     say("user \(status.userID)\(status.isCached ? " (cached: the ledger is unreachable)" : "")")
-    say("products: \(status.products.map { "\($0.id)=\($0.status)" }.joined(separator: ", "))")
+    func productsLine(_ status: LedgerStatus) -> String { status.products.map { "\($0.id)=\($0.status)" }.joined(separator: ", ") }
+    say("products: \(productsLine(status))")
     say("active entitlements: \(status.activeEntitlements.sorted().joined(separator: ", "))")
     let unconsumed: [UnconsumedPurchase] = try await manager.unconsumedPurchases()
     say("unconsumed: \(unconsumed.map { $0.transactionID })")
@@ -82,9 +83,13 @@ func runDemo() async throws {
     say("active subscriptions: \(subscriptions.compactMap { $0.productID })")
     let seconds = option("watch").flatMap(Int.init) ?? 30
     say("watching the live stream for \(seconds) s…")
+    // The stream was opened before `configure` so no change is missed; it also holds the states `configure` went
+    // through (the disk cache, its own read), which are not news: only a later, different state is printed.
     let watch = Task {
-        for await update in updates {
-            say("update: \(update.products.map { "\($0.id)=\($0.status)" }.joined(separator: ", "))  cursor \(update.cursor ?? "-")")
+        var shown = productsLine(status)
+        for await update in updates where update.receivedAt > status.receivedAt && productsLine(update) != shown {
+            shown = productsLine(update)
+            say("update: \(shown)  cursor \(update.cursor ?? "-")")
         }
     }
     try? await Task.sleep(for: .seconds(seconds))

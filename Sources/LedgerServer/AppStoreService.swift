@@ -108,11 +108,11 @@ package struct AppStoreService: Service {
         }
     }
 
-    /// Sends the answers the app's unanswered consumption requests need (nothing unless it opted in); returns how many.
+    /// Decides the app's unanswered consumption requests and sends the answers it may (nothing unless it opted in).
     @discardableResult
-    package func answerConsumptionRequests(appID: String) async throws -> Int {
+    package func answerConsumptionRequests(appID: String) async throws -> ConsumptionAnswers.Summary {
         let settings = try clients.appSettings(for: appID).consumption
-        guard settings.optedIn, let app = try await tenancy.app(id: appID) else { return 0 }
+        guard settings.optedIn, let app = try await tenancy.app(id: appID) else { return ConsumptionAnswers.Summary() }
         return try await consumption.answer(app: app, client: try clients.client(for: app), settings: settings)
     }
 

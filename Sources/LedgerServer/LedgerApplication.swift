@@ -6,6 +6,7 @@ import LedgerStore
 import Logging
 import PostgresClient
 import ServiceLifecycle
+import UnixSignals
 
 /// The HTTP service: routes, middleware, and the server around them.
 package enum LedgerApplication {
@@ -46,7 +47,8 @@ package enum LedgerApplication {
             .register(on: routes, auth: api.auth)
         AppStoreRoutes(clients: api.configuration.appStore, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
                        logger: api.logger).register(on: routes, auth: api.auth)
-        InvoiceRoutes(invoices: InvoiceStore(pool: api.pool), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
+        InvoiceRoutes(invoices: InvoiceStore(pool: api.pool, clock: clock), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
+        RevenueRoutes(revenue: RevenueQueries(pool: api.pool)).register(on: routes, auth: api.auth)
         // The console (`/console`, Sources/LedgerConsole): HTML pages with their own sessions, outside the JSON API's
         // route table and OpenAPI document.
         let cache = api.tenancyCache
@@ -60,16 +62,23 @@ package enum LedgerApplication {
     /// `services` run beside the server and stop with it (for example `DigestService`).
     package static func run(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
                            logger: Logger) async throws {
-        try await make(configuration: configuration, readiness: readiness, api: api, services: services, logger: logger).runService()
+        let services = services.map { LoggedService(name: LoggedService.name(of: $0), service: $0, logger: logger) as any Service }
+        let application = make(configuration: configuration, readiness: readiness, api: api, services: services, logger: logger)
+        // As `runService()` does, with the notice last: a group tells its services in reverse order.
+        let group = ServiceGroup(configuration: .init(services: [application, ShutdownNotice(logger: logger)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("HTTP server and background services stopped")
     }
 
     package static func make(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
                             logger: Logger) -> some ApplicationProtocol {
         let router = makeRouter(readiness: readiness, api: api)
-        // HTTP/1.1 with the WebSocket upgrade of the live streams, routed by the same router (and its authentication).
+        // HTTP/1.1 with the WebSocket upgrade of the live streams, routed by the same router (and its authentication);
+        // a first request that does not parse is answered too (`FirstRequestGuard`).
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: server(router: router),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "subscription-ledger"),
             services: services,
             logger: logger

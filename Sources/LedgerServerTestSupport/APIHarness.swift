@@ -54,7 +54,7 @@ package struct APIHarness: Sendable {
     package var application: some ApplicationProtocol {
         let router = LedgerApplication.makeRouter(
             readiness: ReadinessCheck(pool: pool, migrations: (try? SchemaLocation.migrations()) ?? []), api: api)
-        return Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router))
+        return Application(router: router, server: LedgerApplication.server(router: router))
     }
 
     /// Runs `body` against the router in-process, then closes the pool.

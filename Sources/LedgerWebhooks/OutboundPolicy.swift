@@ -6,9 +6,11 @@ import NIOPosix
 /// ranges are refused unless the operator allows them (`LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1`; the tests and
 /// local development set it): an endpoint URL is a tenant's input, and must not reach the ledger's own network.
 ///
-/// The check resolves the host when a delivery is made and refuses if any address is not allowed. (A host that
-/// resolves differently between the check and the connection could still slip through; the operator's egress
-/// firewall is the complete answer, and docs/webhooks.md says so.)
+/// `check` is the one decision, made when an endpoint's URL is set (so that an endpoint no delivery could ever reach
+/// is refused then, not failed at every attempt) and again before each delivery: it resolves the host as the
+/// connection would (getaddrinfo, so `localhost`, `127.1`, `0x7f000001` and `2130706433` are all 127.0.0.1) and
+/// refuses if any address is not allowed. (A host that resolves differently between the check and the connection
+/// could still slip through; the operator's egress firewall is the complete answer, and docs/webhooks.md says so.)
 package struct OutboundPolicy: Sendable {
     package var allowPrivateAddresses: Bool
 
@@ -25,7 +27,9 @@ package struct OutboundPolicy: Sendable {
             case .blockedAddress(let host, let address):
                 "\(host) is \(address), a private or loopback address; webhooks to such addresses are refused unless the operator " +
                     "sets LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1"
-            case .unresolvable(let host): "\(host) does not resolve to an address"
+            case .unresolvable(let host):
+                "\(host) does not resolve to an address; check the host name of the URL (it must resolve when the endpoint is set, "
+                    + "and at each delivery)"
             }
         }
     }
@@ -43,25 +47,18 @@ package struct OutboundPolicy: Sendable {
         return (url, host)
     }
 
-    /// Refuses a URL whose host is a literal address outside what is allowed (at creation: no resolution). Returns
-    /// the URL as stored: its scheme in lower case (`HTTPS://` is the same URL, and the table's check wants `https://`).
-    package func checkLiteral(_ text: String) throws(Refusal) -> String {
+    /// Refuses a URL that is malformed, or whose host does not resolve or resolves to any address that is not allowed
+    /// (resolved on a thread of NIO's pool, never an event loop; nothing is resolved when every address is allowed).
+    /// Returns the URL as stored: its scheme in lower case (`HTTPS://` is the same URL, and the table's check wants
+    /// `https://`).
+    @discardableResult
+    package func check(_ text: String) async throws(Refusal) -> String {
         let (url, host) = try Self.parse(text)
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        if let address = try? SocketAddress(ipAddress: bare, port: 0), !allowed(address) {
-            throw .blockedAddress(host: host, address: bare)
-        }
         let scheme = url.scheme ?? ""
-        return scheme.lowercased() + text.dropFirst(scheme.count)
-    }
-
-    /// Resolves the URL's host (on a thread of the pool, never an event loop) and refuses it if any address is not
-    /// allowed.
-    package func check(_ text: String) async throws(Refusal) {
-        let (url, host) = try Self.parse(text)
-        if allowPrivateAddresses { return }
+        let stored = scheme.lowercased() + text.dropFirst(scheme.count)
+        if allowPrivateAddresses { return stored }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        let port = url.port ?? (scheme.lowercased() == "https" ? 443 : 80)
         let addresses: [SocketAddress]
         do {
             addresses = try await NIOThreadPool.singleton.runIfActive {
@@ -74,6 +71,7 @@ package struct OutboundPolicy: Sendable {
         for address in addresses where !allowed(address) {
             throw .blockedAddress(host: host, address: address.ipAddress ?? bare)
         }
+        return stored
     }
 
     /// Whether the policy allows a connection to `address`.

@@ -44,6 +44,13 @@ package final class WebhookDispatcher: Sendable {
     package let owner = RandomToken.identifier(prefix: "dispatcher_")
     private let signal = WakeSignal()
     private let running = Mutex<[String: Running]>([:])
+    /// Endpoints whose task has ended, and waiters for that (`stoppedDispatching`).
+    private let endings = Mutex<Endings>(Endings())
+
+    private struct Endings {
+        var ended: Set<String> = []
+        var waiters: [String: [FirstAnswer<Void>]] = [:]
+    }
 
     private struct Running {
         var task: Task<Void, Never>
@@ -140,15 +147,48 @@ package final class WebhookDispatcher: Sendable {
                 }
                 let box = EndpointSlot(endpoint)
                 let signal = WakeSignal()
-                let task = Task { [self] in await dispatch(box, signal: signal) }
-                running[Self.key(endpoint)] = Running(task: task, endpoint: box, signal: signal)
+                let key = Self.key(endpoint)
+                endings.withLock { _ = $0.ended.remove(key) }
+                let task = Task { [self] in
+                    await dispatch(box, signal: signal)
+                    ended(key)
+                }
+                running[key] = Running(task: task, endpoint: box, signal: signal)
             }
             return stopped
         }
         if !stopped.isEmpty { logger.info("stopped dispatching \(stopped.count) webhook endpoint(s): disabled, deleted or leased elsewhere") }
     }
 
-    private static func key(_ endpoint: WebhookEndpoint) -> String { endpoint.appID + "\u{0}" + endpoint.endpointID }
+    private static func key(_ endpoint: WebhookEndpoint) -> String { key(app: endpoint.appID, endpoint: endpoint.endpointID) }
+    private static func key(app: String, endpoint: String) -> String { app + "\u{0}" + endpoint }
+
+    /// Returns true once this instance has stopped sending to the endpoint: its task was let go (the endpoint was
+    /// disabled, deleted or leased elsewhere) and has finished, so nothing more goes out to it from here; false if
+    /// that has not happened within `timeout`. For tests, which wait for this rather than sleeping.
+    package func stoppedDispatching(app: String, endpoint: String, timeout: Duration) async -> Bool {
+        let key = Self.key(app: app, endpoint: endpoint)
+        let answer = FirstAnswer<Void>()
+        let ended = endings.withLock { endings -> Bool in
+            if endings.ended.contains(key) { return true }
+            endings.waiters[key, default: []].append(answer)
+            return false
+        }
+        if ended { return true }
+        let result = await answer.value(timeout: timeout) { .failure(CancellationError()) }
+        endings.withLock { $0.waiters[key]?.removeAll { $0 === answer } }
+        return (try? result.get()) != nil
+    }
+
+    /// An endpoint's task has returned; unless a new one was started for it meanwhile, its waiters are answered.
+    private func ended(_ key: String) {
+        guard running.withLock({ $0[key] == nil }) else { return }
+        let waiters = endings.withLock { endings in
+            endings.ended.insert(key)
+            return endings.waiters.removeValue(forKey: key) ?? []
+        }
+        for waiter in waiters { waiter.give(.success(())) }
+    }
 
     private func dispatch(_ endpoint: EndpointSlot, signal: WakeSignal) async {
         while !Task.isCancelled {

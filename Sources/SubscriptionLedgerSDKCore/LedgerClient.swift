@@ -151,6 +151,13 @@ public struct LedgerClient: Sendable {
         return try decode(ConsumeResult.self, data)
     }
 
+    /// `POST /v1/users/{id}/consumption-consent`.
+    func recordConsumptionConsent(_ userID: String, consented: Bool, cookie: UIDCookie?) async throws -> ConsumptionConsentResult {
+        let body = try JSONEncoder().encode(["consented": consented])
+        let (data, _) = try await send("POST", "/v1/users/\(Self.segment(userID))/consumption-consent", json: body, cookie: cookie)
+        return try decode(ConsumptionConsentResult.self, data)
+    }
+
     // MARK: plumbing
 
     func request(_ method: String, _ path: String, cookie: UIDCookie?) -> URLRequest {

@@ -48,7 +48,7 @@ actor LedgerEngine {
         if let known, let cached = files.status.read(), cached.userID == known {
             var cached = cached
             cached.isCached = true
-            publish(cached, force: true)
+            publish(cached)
         } else {
             status = nil
         }
@@ -85,7 +85,7 @@ actor LedgerEngine {
         startUpdatesListener()
         let result: LedgerStatus
         do {
-            result = try await refreshStatus(force: true)
+            result = try await refreshStatus()
         } catch let error as LedgerError where error.isRetryable {
             startLive(for: user)
             if let status { return status }
@@ -144,17 +144,22 @@ actor LedgerEngine {
 
     /// Reads the user's state from the ledger and publishes it.
     @discardableResult
-    func refreshStatus(force: Bool = false) async throws -> LedgerStatus {
+    func refreshStatus() async throws -> LedgerStatus {
         let (user, cookie) = try requireUser()
         let state = try await client.userState(user, cookie: cookie)
         let fresh = LedgerStatus(userID: state.appUserID, products: state.productsStatus, entitlements: state.entitlements,
                                  cursor: status?.cursor)
-        publish(fresh, force: force)
+        publish(fresh)
         return fresh
     }
 
     /// The seed's `GET /productsStatus`, merged into the status.
     func productsStatus() async throws -> [ProductStatus] {
+        try await productsStatusPublishing().products
+    }
+
+    /// `productsStatus()`, and whether the answer went to the status listeners (it did not when it changed nothing).
+    func productsStatusPublishing() async throws -> (products: [ProductStatus], published: Bool) {
         let (user, cookie) = try requireUser()
         guard let cookie else { throw LedgerError.notConfigured }
         let products = try await client.productsStatus(cookie: cookie)
@@ -162,8 +167,7 @@ actor LedgerEngine {
         next.products = products
         next.receivedAt = Date()
         next.isCached = false
-        publish(next, force: true)
-        return products
+        return (products, publish(next))
     }
 
     func userState() async throws -> UserState {
@@ -183,6 +187,11 @@ actor LedgerEngine {
         return result
     }
 
+    func recordConsumptionConsent(_ consented: Bool) async throws -> ConsumptionConsentResult {
+        let (user, cookie) = try requireUser()
+        return try await client.recordConsumptionConsent(user, consented: consented, cookie: cookie)
+    }
+
     func restore() async throws -> RestoreResult {
         let (user, cookie) = try requireUser()
         try await store.sync()
@@ -194,11 +203,13 @@ actor LedgerEngine {
         return result
     }
 
-    /// Publishes a status to the listeners and caches it; an unchanged status is not published again unless `force`.
-    func publish(_ next: LedgerStatus, force: Bool = false) {
-        guard next.userID == userID || userID == nil else { return }  // a late answer for a previous user
-        // The first state from the live stream is published even when unchanged: it says the stream is live.
-        let changed = status.map { !$0.sameFacts(as: next) || $0.isCached != next.isCached || ($0.cursor == nil && next.cursor != nil) } ?? true
+    /// Caches a status and hands it to the listeners when it differs from the last one: other facts, or the cached
+    /// state confirmed by the ledger. A re-read or the live stream's snapshot that says the same is not delivered again.
+    /// Returns whether the listeners got it.
+    @discardableResult
+    func publish(_ next: LedgerStatus) -> Bool {
+        guard next.userID == userID || userID == nil else { return false }  // a late answer for a previous user
+        let changed = status.map { !$0.sameFacts(as: next) || $0.isCached != next.isCached } ?? true
         var next = next
         if next.cursor == nil { next.cursor = status?.cursor }
         status = next
@@ -209,8 +220,9 @@ actor LedgerEngine {
                 log("could not cache the status: \(error)")
             }
         }
-        guard changed || force else { return }
+        guard changed else { return false }
         for continuation in statusListeners.values { continuation.yield(next) }
+        return true
     }
 
     func statusUpdates() -> AsyncStream<LedgerStatus> {

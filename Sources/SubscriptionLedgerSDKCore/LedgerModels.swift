@@ -76,6 +76,9 @@ public struct UnconsumedPurchase: Sendable, Equatable, Codable {
 /// `GET /v1/users/{id}`: the parts the SDK uses.
 public struct UserState: Sendable, Equatable, Codable {
     public var appUserID: String
+    /// False when the ledger holds no purchase of this user (empty lists: a user who never purchased, or a mistyped
+    /// id); nil from a ledger older than this member.
+    public var known: Bool?
     public var subscriptions: [Subscription]
     public var entitlements: [Entitlement]
     public var unconsumed: [UnconsumedPurchase]
@@ -83,6 +86,7 @@ public struct UserState: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case appUserID = "app_user_id"
+        case known
         case subscriptions, entitlements, unconsumed
         case productsStatus = "products_status"
     }
@@ -181,6 +185,22 @@ public struct ConsumeResult: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case originalTransactionID = "original_transaction_id"
         case consumedAt = "consumed_at"
+    }
+}
+
+/// `POST /v1/users/{id}/consumption-consent`'s answer: the consent the ledger recorded for the user.
+public struct ConsumptionConsentResult: Sendable, Equatable, Codable {
+    public var appUserID: String
+    public var consented: Bool
+    /// `app` (recorded with the public key, as the SDK does) or `backend` (the secret key).
+    public var source: String
+    public var recordedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case consented
+        case source
+        case recordedAt = "recorded_at"
     }
 }
 

@@ -96,14 +96,22 @@ public final class PurchaseManager {
         return self
     }
 
-    /// Reads the products' status; the delegate's `didUpdateProductsStatus(products:)` receives it.
+    /// Reads the products' status; the delegate's `didUpdateProductsStatus(products:)` receives it, once: through the
+    /// status updates when it changed something, else directly (it is this call's answer).
     public func productsStatus() {
-        report { [self] in _ = try await fetchProductsStatus() }
+        report { [self] in
+            let answer = try await requireEngine().productsStatusPublishing()
+            if !answer.published { await tellDelegate(answer.products) }
+        }
     }
 
     /// Buys a product by its App Store product id; the delegate hears of the new status.
     public func purchase(product productID: String) {
         report { [self] in _ = try await purchase(productID: productID) }
+    }
+
+    private func tellDelegate(_ products: [ProductStatus]) {
+        delegate?.didUpdateProductsStatus(products: products)
     }
 
     // MARK: async API
@@ -131,7 +139,7 @@ public final class PurchaseManager {
     /// Reads the status again from the ledger.
     @discardableResult
     public func refreshStatus() async throws -> LedgerStatus {
-        try await requireEngine().refreshStatus(force: true)
+        try await requireEngine().refreshStatus()
     }
 
     /// The status each time it changes (live stream, purchases, refreshes), until the manager shuts down.
@@ -159,6 +167,13 @@ public final class PurchaseManager {
     @discardableResult
     public func consume(transactionID: String) async throws -> ConsumeResult {
         try await requireEngine().consume(transactionID: transactionID)
+    }
+
+    /// Records the user's answer to whether the ledger may tell Apple how they used a purchase when they ask Apple for a
+    /// refund (Apple's consumption request). Without a recorded yes the ledger sends Apple nothing; `false` withdraws.
+    @discardableResult
+    public func recordConsumptionConsent(_ consented: Bool) async throws -> ConsumptionConsentResult {
+        try await requireEngine().recordConsumptionConsent(consented)
     }
 
     /// Attributes the store's purchases to the user. When they belong to another user and the app's transfer policy

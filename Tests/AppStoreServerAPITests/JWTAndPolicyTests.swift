@@ -88,14 +88,13 @@ import Testing
     @Test func aCompleteFileIsRead() throws {
         let settings = try parse("""
             {"apps": {"app_1": {"key_id": "K1", "issuer_id": "I1", "private_key_file": "/keys/AuthKey_K1.p8", "environment": "sandbox",
-              "consumption_information": {"opted_in": true, "play_time": 3, "refund_preference": 2}},
+              "consumption_information": {"opted_in": true, "sample_content_provided": true}},
              "app_2": {"key_id": "K2", "issuer_id": "I2", "private_key_env": "KEY2", "environment": "production",
               "base_url": "http://127.0.0.1:9000/"}}}
             """)
         let one = try #require(settings.apps["app_1"])
         #expect(one.privateKey == .file("/keys/AuthKey_K1.p8") && one.baseURL == "https://api.storekit-sandbox.itunes.apple.com")
-        #expect(one.consumption.optedIn && one.consumption.playTime == 3 && one.consumption.refundPreference == 2)
-        #expect(one.consumption.customerConsented)
+        #expect(one.consumption == AppStoreAPISettings.ConsumptionSettings(optedIn: true, sampleContentProvided: true))
         let two = try #require(settings.apps["app_2"])
         #expect(two.privateKey == .environment("KEY2") && two.baseURL == "http://127.0.0.1:9000" && two.environment == .production)
         #expect(!two.consumption.optedIn)
@@ -109,9 +108,16 @@ import Testing
         (#"{"apps": {"a": {"issuer_id": "I", "private_key_env": "V", "environment": "sandbox"}}}"#, "apps.a.key_id"),
         (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "base_url": "http://example.com"}}}"#,
          "must be https"),
+        // The retired V1 body's members say what replaced them.
         (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
-            + #""consumption_information": {"play_time": 9}}}}"#,
-         "play_time must be a whole number from 0 to 7"),
+            + #""consumption_information": {"opted_in": true, "customer_consented": true}}}}"#,
+         "customer_consented belonged to the retired V1 consumption body; remove it: consent is now recorded per user"),
+        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+            + #""consumption_information": {"refund_preference": 2}}}}"#,
+         "the refund preference now comes from the app's refund_policy"),
+        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+            + #""consumption_information": {"opted_in": true, "sample_content": true}}}}"#,
+         "unknown member \"sample_content\""),
         (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
             + #""consumption_information": {"opted_in": 1}}}}"#,
          "opted_in must be true or false"),

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerBilling
 import LedgerDomain
 import LedgerStore
@@ -168,6 +169,50 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
         #expect(Set(results.map(\.0)).count == accounts.count)
         #expect(Set(results.map(\.1)).sorted() == [1, 2, 3])
         await pools[1].shutdown()
+        await fixture.close()
+    }
+
+    /// A clock stopped at `instant` (the service's "now" for one store).
+    static func stopped(at instant: Instant) -> LedgerClock {
+        LedgerClock { Date(timeIntervalSince1970: Double(instant.microsecondsSinceEpoch) / 1_000_000) }
+    }
+
+    /// Only a month that has ended by the service clock is finalized: a future month and the running one are refused
+    /// with nothing numbered (their year's first number stays free), drafts of them still work, and from the first
+    /// minute after the month ends it finalizes, as number 1 of its year.
+    @Test func aMonthIsFinalizedOnlyOnceItHasEnded() async throws {
+        let fixture = try await StoreFixture.make()
+        let tenancy = TenancyStore(pool: fixture.store.pool)
+        let account = try await tenancy.createAccount(name: "Acme")
+        let app = try await tenancy.createApp(.init(accountID: account.id, name: "A", bundleID: "com.a"))
+        try await recordPayingUsers(fixture, app: app.id, prefix: "m", users: 3, day: Self.march10)
+        let april1 = Instant(microsecondsSinceEpoch: 1_775_001_600_000_000) // 2026-04-01T00:00:00Z, when March ends
+        let lastMicrosecondOfMarch = InvoiceStore(pool: fixture.store.pool, clock: Self.stopped(at: april1.adding(microseconds: -1)))
+        let future = CalendarMonth(year: 2031, month: 5)
+
+        for month in [future, Self.march] {
+            await #expect(throws: InvoiceError.monthNotEnded(month)) {
+                try await lastMicrosecondOfMarch.finalize(account: account.id, month: month)
+            }
+            await #expect(throws: InvoiceError.monthNotEnded(month)) { try await lastMicrosecondOfMarch.finalizeAll(month: month) }
+        }
+        #expect(InvoiceError.monthNotEnded(future).description.contains("from 2031-06-01 on"))
+        #expect(try await lastMicrosecondOfMarch.draft(account: account.id, month: Self.march).payingUsers == 3)
+        #expect(try await lastMicrosecondOfMarch.list().isEmpty)
+        #expect(try await fixture.superuser.query("SELECT year FROM ledger.invoice_numbers").isEmpty)
+
+        // The first minute after March: finalized, number 1 of 2026 (the refusals used up nothing).
+        let firstMinuteOfApril = InvoiceStore(pool: fixture.store.pool, clock: Self.stopped(at: april1.adding(microseconds: 59_999_999)))
+        let (march, created) = try await firstMinuteOfApril.finalize(account: account.id, month: Self.march)
+        #expect(created && march.displayNumber == "2026-000001" && march.content.payingUsers == 3)
+        // Voiding finalizes a replacement for the same month: refused too while the month runs (here: an invoice a
+        // version without this rule finalized early, seen by a clock still in March).
+        await #expect(throws: InvoiceError.monthNotEnded(Self.march)) {
+            try await lastMicrosecondOfMarch.void(invoiceID: march.id, reason: "premature")
+        }
+        #expect(try await firstMinuteOfApril.invoice(id: march.id)?.status == "finalized")
+        let (_, replacement) = try await firstMinuteOfApril.void(invoiceID: march.id, reason: "recount")
+        #expect(replacement.displayNumber == "2026-000002")
         await fixture.close()
     }
 }

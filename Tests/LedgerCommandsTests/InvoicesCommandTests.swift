@@ -34,6 +34,17 @@ import Testing
         #expect(rows.first?.hasPrefix("invoice_number,account_id,month,kind") == true)
         #expect(rows.filter { $0.contains(",band,") }.count == 3)
         #expect(rows.last?.hasSuffix(",total,,2026-03,total,1001,,902,USD,,9.02") == true)
+        // JSON leaves in snake_case: the export, the draft and the reproduction (stdout); storage is unchanged.
+        let json = file("invoice.json")
+        #expect(try await ledger(["invoices", "export", "--account", app.accountID, "--format", "json", "-o", json] + base) == 0)
+        let draft = try await LedgerBinary.runSeparatingOutput(["invoices", "draft", "--account", app.accountID] + base)
+        let reproduced = try await LedgerBinary.runSeparatingOutput(["invoices", "show", "--as-of", "--account", app.accountID] + base)
+        #expect(draft.status == 0 && reproduced.status == 0, "\(draft.stderr) \(reproduced.stderr)")
+        for text in [try String(contentsOfFile: json, encoding: .utf8), draft.stdout, reproduced.stdout] {
+            let keys = Self.keys(try JSONSerialization.jsonObject(with: Data(text.utf8)))
+            #expect(keys.contains("paying_users") && keys.contains("total_minor") && keys.contains("unit_price_minor"), "\(text)")
+            #expect(!keys.contains { $0.contains { $0.isUppercase } }, "camelCase in \(text)")
+        }
         let html = file("invoice.html")
         #expect(try await ledger(["invoices", "export", "--account", app.accountID, "--format", "html", "-o", html] + base) == 0)
         let page = try String(contentsOfFile: html, encoding: .utf8)
@@ -59,5 +70,35 @@ import Testing
         #expect(try await ledger(["verify", "--database-url", url, "--skip-invoice-replay"]) == 1)
         // Usage mistakes are usage errors.
         await #expect(throws: (any Error).self) { try await ledger(["invoices", "finalize", "--database-url", url, "--month", "2026-13", "--all"]) }
+    }
+
+    /// Every key of a JSON value, at any depth.
+    static func keys(_ value: Any) -> [String] {
+        switch value {
+        case let object as [String: Any]: object.keys.sorted() + object.values.flatMap(keys)
+        case let array as [Any]: array.flatMap(keys)
+        default: []
+        }
+    }
+
+    /// `ledger invoices finalize` refuses the running month and a future one (by the wall clock, the command's service
+    /// clock), for one account or all, and numbers nothing; the running month's draft still prints.
+    @Test func finalizeRefusesAMonthThatHasNotEnded() async throws {
+        let (url, pool, app) = try await migratedDatabaseWithOneApp()
+        await pool.shutdown()
+        let running = CalendarMonth(containing: LedgerClock.system.now())
+        let future = CalendarMonth(year: running.year + 5, month: running.month)
+        for month in [running, future] {
+            for who in [["--all"], ["--account", app.accountID]] {
+                let refused = try await LedgerBinary.runSeparatingOutput(
+                    ["invoices", "finalize", "--month", month.description, "--database-url", url] + who)
+                #expect(refused.status == 1 && refused.stderr.contains("\(month) has not ended yet"), "\(who): \(refused.stderr)")
+                #expect(refused.stdout.isEmpty)
+            }
+        }
+        let owner = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
+        #expect(try owner.query("SELECT (SELECT count(*) FROM ledger.invoices) + (SELECT count(*) FROM ledger.invoice_numbers)")
+            .first?.decode(Int64.self, at: 0) == 0)
+        #expect(try await ledger(["invoices", "draft", "--account", app.accountID, "--month", running.description, "--database-url", url]) == 0)
     }
 }

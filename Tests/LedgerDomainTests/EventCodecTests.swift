@@ -4,7 +4,7 @@ import Testing
 @Suite("Event encoding and versioned decoding")
 struct EventCodecTests {
     @Test func samplesCoverEveryCase() {
-        #expect(Set(sampleEvents().map(caseName)).count == 24)
+        #expect(Set(sampleEvents().map(caseName)).count == 26)
     }
 
     @Test(arguments: sampleEvents())
@@ -22,7 +22,7 @@ struct EventCodecTests {
             #expect(names[type] == nil || names[type] == caseName(event))
             names[type] = caseName(event)
         }
-        #expect(names.count == 24)
+        #expect(names.count == 26)
     }
 
     @Test func payloadKeysAreSortedAndTimesAreIntegers() {
@@ -39,6 +39,23 @@ struct EventCodecTests {
         #expect(event == .transferred(Transfer(
             fromUserID: "old", toUserID: "new", originalTransactionIDs: ["o9"], transferredAt: epoch2026, policy: .transfer)))
         #expect(event.encoded().schemaVersion == 2)
+    }
+
+    /// `transaction.consumption_information_sent` version 1, as written for the retired V1 endpoint: its body is kept as it
+    /// was, and the fields it never had (the v2 body, inputs, Apple's status) stay empty.
+    @Test func consumptionInformationSentSchemaVersion1IsUpcast() throws {
+        let v1 = #"{"consumptionStatus":3,"customerConsented":true,"deliveryStatus":0,"environment":"Sandbox","originalTransactionID":"o1","#
+            + #""platform":1,"productID":"coins","requestSignedDate":1767225600000000,"sentAt":1767229200000000,"transactionID":"t1"}"#
+        let event = try LedgerEvent.decode(type: "transaction.consumption_information_sent", schemaVersion: 1, payload: v1)
+        #expect(event == .consumptionInformationSent(ConsumptionInformationSent(
+            originalTransactionID: "o1", transactionID: "t1", productID: "coins", environment: .sandbox, requestSignedDate: epoch2026,
+            sentAt: Instant(microsecondsSinceEpoch: 1_767_229_200_000_000), answer: nil, inputs: nil, appleStatus: nil,
+            v1Body: ConsumptionInformationV1Body(consumptionStatus: 3, deliveryStatus: 0, platform: 1, customerConsented: true))))
+        #expect(event.encoded().schemaVersion == 2)
+        #expect(event.idempotencyKey == "consumption_information:t1")
+        #expect(throws: EventDecodingError.unsupportedVersion(type: "transaction.consumption_information_sent", schemaVersion: 3)) {
+            try LedgerEvent.decode(type: "transaction.consumption_information_sent", schemaVersion: 3, payload: v1)
+        }
     }
 
     /// A version-1 purchase payload written before optional fields existed still decodes with defaults.

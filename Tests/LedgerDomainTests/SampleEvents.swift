@@ -48,7 +48,30 @@ func sampleEvents() -> [LedgerEvent] {
         .consumptionRequested(ConsumptionRequest(subscription: r, transactionID: "t1")),
         .consumptionInformationSent(ConsumptionInformationSent(
             originalTransactionID: "o1", transactionID: "t1", productID: "coins", environment: .sandbox, requestSignedDate: day(6),
-            sentAt: day(7), consumptionStatus: 3, deliveryStatus: 0, platform: 1, customerConsented: true)),
+            sentAt: day(7), answer: ConsumptionAnswer(consumptionPercentage: 50_000, deliveryStatus: .delivered, refundPreference: .grantProrated,
+                                                      sampleContentProvided: true),
+            inputs: ConsumptionInputs(appUserID: "u1", productType: .autoRenewable, periodStart: day(1), periodEnd: day(31), requestedAt: day(16),
+                                      consent: ConsumptionConsent(appUserID: "u1", consented: true, source: .app, recordedAt: day(2)),
+                                      refundPolicy: .byConsumption, sampleContentProvided: true),
+            appleStatus: 202)),
+        .consumptionInformationSent(ConsumptionInformationSent(
+            originalTransactionID: "o1", transactionID: "t2", productID: "coins", environment: .sandbox, requestSignedDate: day(6),
+            sentAt: day(7), answer: ConsumptionAnswer(consumptionPercentage: nil, deliveryStatus: .undeliveredOther, refundPreference: nil,
+                                                      sampleContentProvided: false),
+            inputs: ConsumptionInputs(appUserID: "u1", productType: .consumable, consumedAt: day(3), requestedAt: day(6),
+                                      consent: ConsumptionConsent(appUserID: "u1", consented: true, source: .backend, recordedAt: day(2)),
+                                      refundPolicy: .noPreference, sampleContentProvided: false),
+            appleStatus: 404, appleErrorCode: 4_040_010)),
+        .consumptionInformationSent(ConsumptionInformationSent(
+            originalTransactionID: "o1", transactionID: "t3", productID: "coins", environment: .sandbox, requestSignedDate: day(6),
+            sentAt: day(7), answer: nil, inputs: nil, appleStatus: nil,
+            v1Body: ConsumptionInformationV1Body(consumptionStatus: 3, deliveryStatus: 0, platform: 1, customerConsented: true))),
+        .consumptionAnswerWithheld(ConsumptionAnswerWithheld(
+            originalTransactionID: "o1", transactionID: "t1", productID: "coins", environment: .production, requestSignedDate: day(6),
+            decidedAt: day(6, hours: 1), reason: .noConsentRecorded,
+            inputs: ConsumptionInputs(appUserID: "u1", productType: .nonConsumable, requestedAt: day(6), consent: nil,
+                                      refundPolicy: .alwaysDecline, sampleContentProvided: false))),
+        .consumptionConsentRecorded(ConsumptionConsent(appUserID: "u1", consented: false, source: .backend, recordedAt: day(5))),
         .linked(TransactionLink(appUserID: "u2", originalTransactionIDs: ["o1", "o2"], linkedAt: day(7), source: .restore)),
         .transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["o1"], transferredAt: day(8), policy: .transferIfNoActive)),
         .appStoreNotification(AppStoreNotification(
@@ -86,6 +109,8 @@ func caseName(_ event: LedgerEvent) -> String {
     case .revoked: "revoked"
     case .consumptionRequested: "consumptionRequested"
     case .consumptionInformationSent: "consumptionInformationSent"
+    case .consumptionAnswerWithheld: "consumptionAnswerWithheld"
+    case .consumptionConsentRecorded: "consumptionConsentRecorded"
     case .linked: "linked"
     case .transferred: "transferred"
     case .appStoreNotification: "appStoreNotification"

@@ -1,3 +1,4 @@
+import AppStoreSamples
 import Foundation
 import HTTPTypes
 import LedgerDomain
@@ -55,6 +56,9 @@ import Testing
         return (answer, Session(cookie: sessionCookie, csrf: try #require(csrf(in: customers.text))))
     }
 
+    /// 2026-02-02T00:00:00Z.
+    static let february2 = Date(timeIntervalSince1970: 1_769_990_400)
+
     static func purchase(_ id: String, product: String = "coins", type: String = "consumable", day: String = "2026-01-03T10:00:00Z") -> String {
         #"{"payment_id":"\#(id)","provider":"paylike","product_id":"\#(product)","product_type":"\#(type)","price":{"amount_milliunits":4990,"# +
             #""currency":"USD"},"purchased_at":"\#(day)","environment":"production"}"#
@@ -99,7 +103,7 @@ import Testing
             let tenant = try await api.tenant()
             let session = try #require(try await Self.signIn(api).1)
             let (_, other) = try await Self.signIn(api, actor: "Eve")
-            let fields = [("month", "2026-01"), ("account", tenant.accountID)]
+            let fields = [("month", "2025-12"), ("account", tenant.accountID)]
             for csrf in ["", "forged", try #require(other?.csrf)] {
                 let refused = try await Self.post(api, "/console/finance/finalize", cookie: session.cookie, fields + [("csrf", csrf)])
                 #expect(refused.status == .forbidden, "csrf \(csrf)")
@@ -157,7 +161,7 @@ import Testing
     }
 
     @Test func everyPageAnswersAndWritesAreRecordedWithWhoDidThem() async throws {
-        let harness = try await APIHarness.make()
+        let harness = try await APIHarness.make(now: Self.february2) // January, the month it finalizes, has ended
         try await harness.test { api in
             let tenant = try await api.tenant()
             #expect(try await api.send(.post, "/v1/users/alice/external-purchases", headers: tenant.secret,
@@ -298,23 +302,93 @@ import Testing
             print("console customer page, 10,000 events (debug build): \(page.headers[HTTPField.Name("Server-Timing")!] ?? "?")")
         }
     }
-    @Test func financeChartsRevenueByCurrencyFromTheApplePrices() async throws {
+    @Test func financeChartsRevenueByCurrencyFromTheProductionPrices() async throws {
         let harness = try await APIHarness.make()
-        let signed = try UserRoutesTests.signed(harness)
+        let s = harness.signer
+        let production = try s.sign(AppStorePayloads.transaction(id: "9001", original: "9001", environment: "Production"))
+        let renewal = try s.sign(AppStorePayloads.renewalInfo(original: "9001", autoRenew: 0, environment: "Production"))
+        let sandbox = try s.sign(AppStorePayloads.transaction(id: "9002", original: "9002", product: "coins", type: "Consumable", expires: nil))
         try await harness.test { api in
             let tenant = try await api.tenant()
             let upload = try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
-                                            json: UserRoutesTests.upload([signed.subscription], renewal: signed.renewal))
+                                            json: UserRoutesTests.upload([production, sandbox], renewal: renewal))
             #expect(upload.status == .ok, "\(upload.text)")
             try await harness.project()
             let session = try #require(try await Self.signIn(api).1)
             let finance = try await api.send(.get, "/console/finance?account=\(tenant.accountID)", headers: session.headers)
             #expect(finance.status == .ok)
-            // 9990 milliunits is 9.99 USD (integer arithmetic, the currency's own decimals).
-            #expect(finance.text.contains("Revenue per month, USD") && finance.text.contains(">9.99</text>"), "\(finance.text)")
+            // 9990 milliunits is 9.99 USD (integer arithmetic, the currency's own decimals); the Sandbox 9.99 does not count.
+            for chart in ["Revenue per month, USD, gross", "Revenue per month, USD, net of refunds"] {
+                let figure = try #require(Self.figure(chart, in: finance.text), "\(finance.text)")
+                #expect(figure.contains(">9.99</text>") && figure.contains(">2026-01</text>"), "\(figure)")
+            }
+            #expect(!finance.text.contains(">19.98</text>"))
             #expect(finance.text.contains("New subscriptions per month"))
             let customer = try await api.send(.get, "/console/customers/\(tenant.appID)/alice", headers: session.headers)
             #expect(customer.text.contains("<td>9001</td>") && customer.text.contains("subscription.started"))
+        }
+    }
+
+    /// The `<figure>` of the chart whose caption starts with `title`.
+    static func figure(_ title: String, in page: String) -> String? {
+        guard let start = page.range(of: "<figure><figcaption>" + title) else { return nil }
+        guard let end = page[start.upperBound...].range(of: "</figure>") else { return nil }
+        return String(page[start.lowerBound..<end.upperBound])
+    }
+
+    /// The console refuses to finalize a month that has not ended by the service clock, at the confirmation step
+    /// already, and finalizes it from the first minute after it ends.
+    @Test func aMonthThatHasNotEndedIsNotFinalizedFromTheConsole() async throws {
+        let harness = try await APIHarness.make(now: Self.february2.addingTimeInterval(-86_400 - 60)) // 2026-01-31T23:59:00Z
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let session = try #require(try await Self.signIn(api).1)
+            for month in ["2026-01", "2031-05"] {
+                let fields = [("month", month), ("account", tenant.accountID), ("csrf", session.csrf)]
+                for confirm in [[], [("confirm", "yes")]] {
+                    let refused = try await Self.post(api, "/console/finance/finalize", cookie: session.cookie, fields + confirm)
+                    #expect(refused.status == .conflict && refused.text.contains("\(month) has not ended yet"), "\(refused.text)")
+                }
+            }
+            #expect(try await harness.pool.query("SELECT 1 FROM ledger.invoices").isEmpty)
+            harness.clock.advance(seconds: 60)
+            let fields = [("month", "2026-01"), ("account", tenant.accountID), ("csrf", session.csrf)]
+            let confirm = try await Self.post(api, "/console/finance/finalize", cookie: session.cookie, fields)
+            #expect(confirm.status == .ok && confirm.text.contains("Yes, finalize"), "\(confirm.text)")
+            #expect(try await Self.post(api, "/console/finance/finalize", cookie: session.cookie, fields + [("confirm", "yes")]).status == .seeOther)
+        }
+    }
+
+    /// Pages show times to the second in UTC, never wrapped, with the full microsecond value on hover; downloads keep
+    /// the full value.
+    @Test func timesShowSecondsInUTCWithTheFullValueOnHover() async throws {
+        // 2026-11-26T14:54:31.5Z: a time with a fraction the pages must not show.
+        let harness = try await APIHarness.make(now: Date(timeIntervalSince1970: 1_795_704_871.5))
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            #expect(try await api.send(.post, "/v1/users/alice/external-purchases", headers: tenant.secret,
+                                       json: Self.purchase("pay-1", day: "2026-10-03T10:00:05.123456Z")).status == .created)
+            try await harness.project()
+            let session = try #require(try await Self.signIn(api).1)
+            let operations = try await api.send(.get, "/console/operations", headers: session.headers)
+            // The sign-in, recorded at the service clock's now.
+            #expect(operations.text.contains(#"<td><time datetime="2026-11-26T14:54:31.500000Z" title="2026-11-26T14:54:31.500000Z">"# +
+                                             "2026-11-26 14:54:31 UTC</time></td><td>Ada</td><td>sign_in</td>"), "\(operations.text)")
+            #expect(operations.text.contains("time{white-space:nowrap}"))
+            let customer = try await api.send(.get, "/console/customers/\(tenant.appID)/alice", headers: session.headers)
+            #expect(customer.text.contains(#"<time datetime="2026-10-03T10:00:05.123456Z" title="2026-10-03T10:00:05.123456Z">"# +
+                                           "2026-10-03 10:00:05 UTC</time>"), "\(customer.text)")
+            for page in [operations.text, customer.text] {
+                // No time shown with its fraction: only inside the attributes.
+                #expect(!page.contains(".500000Z<") && !page.contains(".123456Z<"))
+            }
+            let fields = [("month", "2026-10"), ("account", tenant.accountID), ("csrf", session.csrf), ("confirm", "yes")]
+            let invoicePath = try #require(try await Self.post(api, "/console/finance/finalize", cookie: session.cookie, fields).headers[.location])
+            let download = try await api.send(.get, invoicePath + "/download?format=json", headers: session.headers)
+            let finalizedAt = try #require(download.json["finalized_at"] as? String, "\(download.text)")
+            #expect(finalizedAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z/) != nil, "\(finalizedAt)")
+            let invoice = try await api.send(.get, invoicePath, headers: session.headers)
+            #expect(invoice.text.contains(#"finalized <time datetime="\#(finalizedAt)" title="\#(finalizedAt)">"#), "\(invoice.text)")
         }
     }
 }

@@ -28,6 +28,42 @@ import Glibc
         }
         await harness.pool.shutdown()
     }
+
+    /// Bytes outside ASCII in the request target, raw (HTTP wants them percent-encoded), UTF-8 or not: each once held
+    /// its connection open with no answer. Now a 400 in the error shape that says how to send them, at once, and the
+    /// connection closed; the server goes on serving.
+    @Test(.timeLimit(.minutes(5))) func rawNonASCIIBytesInTheTargetAre400AndFreeTheConnection() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.application.test(.live) { client in
+            let api = APIClient(client: client, harness: harness)
+            let tenant = try await api.tenant()
+            let port = try #require(client.port)
+            let targets: [[UInt8]] = [
+                Array("/v1/users/jos\u{E9}".utf8), Array("/health\u{FC}".utf8), Array("/".utf8) + [0xFF, 0xFE],
+                Array("/v1/users/".utf8) + [0xC3, 0x28], Array("/productsStatus?user-id=\u{FC}".utf8),
+            ]
+            for target in targets {
+                let head = " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(tenant.secretKey)\r\n\r\n"
+                let shown = target.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+                let (answer, closed) = try await RawHTTP.exchange(port: port, bytes: Array("GET ".utf8) + target + Array(head.utf8),
+                                                                  timeoutSeconds: 30)
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(shown): \(answer)")
+                #expect(answer.contains(#""code":"invalid_request""#), "\(shown): \(answer)")
+                #expect(answer.contains("percent-encode"), "\(shown): the message says how to fix it: \(answer)")
+                #expect(closed, "\(shown): the connection was left open after the answer")
+            }
+            // Any first request that does not parse hung the same way (the connection's upgrade stage, see FirstRequestGuard).
+            for request in ["G@T /health HTTP/1.1\r\nHost: localhost\r\n\r\n", "GET /health HTTP/1.1\r\nHo st: localhost\r\n\r\n",
+                            "GET /he\u{1}alth HTTP/1.1\r\nHost: localhost\r\n\r\n"] {
+                let (answer, closed) = try await RawHTTP.exchange(port: port, bytes: Array(request.utf8), timeoutSeconds: 30)
+                #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains(#""code":"invalid_request""#), "\(request.debugDescription): \(answer)")
+                #expect(closed, "\(request.debugDescription): the connection was left open after the answer")
+            }
+            #expect(try await api.send(.get, "/health").status == .ok)
+            #expect(try await api.send(.get, "/v1/users/jos%C3%A9", headers: tenant.secret).status == .ok, "percent-encoded, it is a user id")
+        }
+        await harness.pool.shutdown()
+    }
 }
 
 /// One request written to a TCP socket on 127.0.0.1 and everything read back until the server closes, on a thread
@@ -39,15 +75,21 @@ enum RawHTTP {
     }
 
     static func exchange(port: Int, request: String, timeoutSeconds: Int = 60) async throws -> String {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+        try await exchange(port: port, bytes: Array(request.utf8), timeoutSeconds: timeoutSeconds).answer
+    }
+
+    /// The same with the request as raw bytes (not necessarily UTF-8); also whether the server closed the connection
+    /// (rather than the read timing out after an answer).
+    static func exchange(port: Int, bytes: [UInt8], timeoutSeconds: Int = 60) async throws -> (answer: String, closed: Bool) {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(answer: String, closed: Bool), any Error>) in
             let thread = Thread {
-                continuation.resume(with: Result { try blockingExchange(port: port, request: request, timeoutSeconds: timeoutSeconds) })
+                continuation.resume(with: Result { try blockingExchange(port: port, bytes: bytes, timeoutSeconds: timeoutSeconds) })
             }
             thread.start()
         }
     }
 
-    static func blockingExchange(port: Int, request: String, timeoutSeconds: Int) throws -> String {
+    static func blockingExchange(port: Int, bytes: [UInt8], timeoutSeconds: Int) throws -> (answer: String, closed: Bool) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
         defer { close(fd) }
@@ -61,7 +103,6 @@ enum RawHTTP {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw Failure(description: "connect() failed: \(errno)") }
-        let bytes = Array(request.utf8)
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
@@ -73,9 +114,8 @@ enum RawHTTP {
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 { received += buffer[0..<n]; continue }
-            if n == 0 || !received.isEmpty { break }
+            if n == 0 || !received.isEmpty { return (String(decoding: received, as: UTF8.self), n == 0) }
             throw Failure(description: "no answer within \(timeoutSeconds) s (errno \(errno))")
         }
-        return String(decoding: received, as: UTF8.self)
     }
 }

@@ -23,7 +23,8 @@ import Testing
             for path in ["/uploadReceipt", "/uploadTransactions", "/productsStatus", "/v1/admin/accounts", "/v1/apps/{app_id}/notifications",
                          "/v1/users/{user_id}/purchases/{transaction_id}/consume", "/metrics", "/v1/users/{user_id}/live",
                          "/v1/apps/{app_id}/webhooks", "/v1/admin/apps/{app_id}/webhooks/{endpoint_id}/redeliver",
-                         "/v1/apps/{app_id}/appstore/backfill", "/v1/admin/apps/{app_id}/appstore/backfill"] {
+                         "/v1/apps/{app_id}/appstore/backfill", "/v1/admin/apps/{app_id}/appstore/backfill",
+                         "/v1/users/{user_id}/consumption-consent", "/v1/admin/apps/{app_id}/refund-policy", "/v1/apps/{app_id}/revenue"] {
                 #expect(paths.contains(path), "\(path) is not documented")
             }
         }

@@ -141,6 +141,35 @@ import Testing
         }
     }
 
+    /// A user the ledger holds nothing for answers 200 with empty lists, as before, and `known: false`, so that a
+    /// mistyped id is told apart from a user whose purchases give nothing now (here: a consumed consumable).
+    @Test func anUnknownUserIsToldApartFromOneWhoOwnsNothingActive() async throws {
+        let harness = try await APIHarness.make()
+        let signed = try Self.signed(harness)
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let other = try await api.tenant()
+            _ = try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret, json: Self.upload([signed.coins]))
+            try await harness.project()
+            #expect(try await api.send(.post, "/v1/users/alice/purchases/9002/consume", headers: tenant.secret).status == .ok)
+            try await harness.project()
+            for suffix in ["", "/entitlements", "/unconsumed"] {
+                let alice = try await api.send(.get, "/v1/users/alice\(suffix)", headers: tenant.secret)
+                #expect(alice.status == .ok && alice.json["known"] as? Bool == true, "alice\(suffix): \(alice.text)")
+                #expect(alice.array("unconsumed").isEmpty && alice.array("entitlements").isEmpty, "alice\(suffix): \(alice.text)")
+                // A mistyped id, and alice as another app sees her: nothing, and said so.
+                for (user, headers) in [("alcie", tenant.secret), ("alice", other.secret)] {
+                    let unknown = try await api.send(.get, "/v1/users/\(user)\(suffix)", headers: headers)
+                    #expect(unknown.status == .ok, "\(user)\(suffix): \(unknown.text)")
+                    #expect(unknown.json["known"] as? Bool == false, "\(user)\(suffix): \(unknown.text)")
+                    #expect(unknown.string("app_user_id") == user)
+                }
+            }
+            let user = try await api.send(.get, "/v1/users/alice", headers: tenant.secret)
+            #expect(user.array("one_time_purchases").map { $0["consumed_at"] is NSNull } == [false], "\(user.text)")
+        }
+    }
+
     @Test func productsNeedTheSecretKeyOfTheirOwnApp() async throws {
         try await APIHarness.make().test { api in
             let a = try await api.tenant()

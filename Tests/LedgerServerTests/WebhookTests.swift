@@ -203,21 +203,54 @@ import Testing
                 .decode(Int64.self, at: 0) == 0 && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let configuration = harness.pool.configuration
-            // The lease lasts 2 s (`.loopback`); renewed, it ends at least 3 s after it was first read within 30 s.
-            let renewed = try await harness.pool.withConnection { connection in
-                try connection.execute("BEGIN; LOCK TABLE ledger.webhook_fanout IN ACCESS EXCLUSIVE MODE")
-                defer { try? connection.execute("ROLLBACK") }
-                let probe = try PostgresConnection.connect(configuration)
-                let leaseUntil = "SELECT (extract(epoch FROM lease_until) * 1000)::int8 FROM ledger.webhook_endpoints"
-                let first = try probe.query(PostgresQuery(unsafeSQL: leaseUntil))[0].decode(Int64.self, at: 0)
+            // The fan-out's checkpoint locked on a connection held until the test is done (`release`), not for a
+            // time: the lock lasts exactly as long as the test needs it.
+            let (locked, lockTaken) = AsyncStream<Bool>.makeStream()
+            let release = DispatchSemaphore(value: 0)
+            let holding = Task {
+                try await harness.pool.withConnection { connection in
+                    defer { lockTaken.finish() }
+                    do {
+                        try connection.execute("BEGIN; LOCK TABLE ledger.webhook_fanout IN ACCESS EXCLUSIVE MODE")
+                    } catch {
+                        lockTaken.yield(false)
+                        throw error
+                    }
+                    defer { try? connection.execute("ROLLBACK") }
+                    lockTaken.yield(true)
+                    release.wait()  // on a thread of the pool's own (libpq's), never the cooperative pool
+                }
+            }
+            defer { release.signal() }
+            var lockEvents = locked.makeAsyncIterator()
+            try #require(await lockEvents.next() == true, "the checkpoint could not be locked")
+            let probe = PostgresPool(configuration: harness.pool.configuration, size: 1)
+            defer { Task { await probe.shutdown() } }
+            func value(_ sql: String) async throws -> Int64 {
+                try await probe.query(PostgresQuery(unsafeSQL: sql))[0].decode(Int64.self, at: 0)
+            }
+            // Polling the database: neither a lock wait nor a lease renewal announces itself.
+            func eventually(_ sql: String, _ holds: (Int64) -> Bool) async throws -> Bool {
                 let until = ContinuousClock.now + .seconds(30)
                 while ContinuousClock.now < until {
-                    if try probe.query(PostgresQuery(unsafeSQL: leaseUntil))[0].decode(Int64.self, at: 0) >= first + 3000 { return true }
-                    Thread.sleep(forTimeInterval: 0.05)
+                    if holds(try await value(sql)) { return true }
+                    try await Task.sleep(for: .milliseconds(50))
                 }
                 return false
             }
+            let fanOutWaits = try await eventually("""
+                SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted
+                """) { $0 > 0 }
+            #expect(fanOutWaits, "the fan-out never waited on its locked checkpoint")
+            // The lease lasts 2 s (`.loopback`); renewed, it ends at least 3 s after it was first read.
+            let leaseUntil = "SELECT (extract(epoch FROM lease_until) * 1000)::int8 FROM ledger.webhook_endpoints"
+            let first = try await value(leaseUntil)
+            let renewed = try await eventually(leaseUntil) { $0 >= first + 3000 }
+            #expect(try await value("""
+                SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted
+                """) > 0, "the fan-out stopped waiting before the lease was renewed: the test proved nothing")
+            release.signal()
+            try await holding.value
             #expect(renewed, "the lease was not renewed while the fan-out waited")
             running.cancel()
             await running.value
@@ -310,6 +343,45 @@ import Testing
         }
     }
 
+    /// Creation and every change of the URL apply delivery's rule (`OutboundPolicy.check`): the host is resolved as
+    /// the connection would resolve it, so a name or IPv4 notation that means a loopback address is refused at once,
+    /// with the setting that would allow it, rather than accepted and then failed at every attempt.
+    @Test func urlsNoDeliveryCouldReachAreRefusedWhenSet() async throws {
+        let loopback = ["http://localhost/hooks", "http://127.1/hooks", "http://0x7f000001/hooks", "http://2130706433/hooks",
+                        "http://127.0.0.1/hooks", "http://[::1]/hooks", "HTTP://LOCALHOST:8080/hooks"]
+        var strict = WebhookSettings.loopback
+        strict.allowPrivateAddresses = false
+        try await APIHarness.make(webhooks: strict).test { api in
+            let tenant = try await api.tenant()
+            let base = "/v1/apps/\(tenant.appID)/webhooks"
+            let created = try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"https://17.253.144.10/ledger"}"#)
+            #expect(created.status == .created, "a public address is accepted: \(created.text)")
+            let id = try #require(created.string("endpoint_id"))
+            for url in loopback {
+                for (method, path) in [(HTTPRequest.Method.post, base), (.patch, "\(base)/\(id)")] {
+                    let answer = try await api.send(method, path, headers: tenant.secret, json: #"{"url":"\#(url)"}"#)
+                    #expect(answer.status == .badRequest, "\(method) \(url): \(answer.text)")
+                    #expect(answer.errorCode == "invalid_request", "\(method) \(url): \(answer.text)")
+                    #expect(answer.errorMessage?.contains("LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1") == true, "\(method) \(url): \(answer.text)")
+                }
+            }
+            // A name that does not resolve could not be delivered to either: refused, saying so.
+            let nowhere = try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"https://hooks.invalid/ledger"}"#)
+            #expect(nowhere.status == .badRequest, "\(nowhere.text)")
+            #expect(nowhere.errorMessage?.contains("hooks.invalid does not resolve") == true, "\(nowhere.text)")
+            let listed = try await api.send(.get, base, headers: tenant.secret)
+            #expect(listed.array("endpoints").map { $0["url"] as? String } == ["https://17.253.144.10/ledger"], "nothing refused was stored")
+        }
+        // With the operator's LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1 (the harness's `.loopback` settings), all are accepted.
+        try await APIHarness.make(webhooks: .loopback).test { api in
+            let tenant = try await api.tenant()
+            for url in loopback {
+                let answer = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret, json: #"{"url":"\#(url)"}"#)
+                #expect(answer.status == .created, "\(url): \(answer.text)")
+            }
+        }
+    }
+
     /// A delivery given up is kept; a redelivery (one, or a range) sends it again with the same id and payload.
     @Test(.timeLimit(.minutes(5))) func aGivenUpDeliveryIsInspectedAndRedelivered() async throws {
         var settings = WebhookSettings.loopback
@@ -366,12 +438,19 @@ import Testing
             #expect(endpoint.string("status") == "disabled")
             #expect(endpoint.string("disabled_reason")?.hasPrefix("failing since") == true)
             #expect(endpoint.string("failing_since") != nil)
-            let refused = receiver.refused
-            // Disabled: the dispatcher lets it go at its next lease round, then sends nothing more.
-            try await Task.sleep(for: .seconds(2))
-            let settled = receiver.refused
-            try await Task.sleep(for: .seconds(1))
-            #expect(receiver.refused == settled, "still sending to a disabled endpoint (\(refused) → \(settled) → \(receiver.refused))")
+            // Disabled: the dispatcher lets it go at its next lease round. Once that endpoint's task has ended nothing
+            // more can go out to it, so what the receiver got by then is all it will ever get.
+            #expect(await run.dispatcher.stoppedDispatching(app: tenant.appID, endpoint: id, timeout: .seconds(30)),
+                    "the dispatcher still sends to a disabled endpoint")
+            // The attempt that disabled it is the first one past `disableAfter`; any later one was sent while disabled.
+            let row = try await run.harness.pool.query("""
+                SELECT count(*), count(*) FILTER (WHERE a.attempted_at > e.failing_since + interval '200 milliseconds')
+                FROM ledger.webhook_attempts AS a JOIN ledger.webhook_endpoints AS e USING (app_id, endpoint_id)
+                WHERE a.app_id = \(tenant.appID) AND a.endpoint_id = \(id)
+                """)[0]
+            let (attempts, pastTheLimit) = (try row.decode(Int64.self, at: 0), try row.decode(Int64.self, at: 1))
+            #expect(pastTheLimit == 1, "\(pastTheLimit - 1) attempt(s) went out after the one that disabled the endpoint")
+            #expect(Int64(receiver.refused) == attempts, "every request the receiver got is a recorded attempt, none came later")
         }
     }
 

@@ -462,7 +462,7 @@ func subscriptionFacts(_ id: String, renewal: Int, user: String?) -> Transaction
 
 /// The number of cases of `LedgerEvent`, and each case's index: exhaustive, so a new case fails to compile here
 /// until the history generator makes it (`HistoryBuilder.everyCase`).
-let caseCount = 24
+let caseCount = 26
 func caseIndex(_ event: LedgerEvent) -> Int {
     switch event {
     case .purchaseConsumable: 0
@@ -489,6 +489,8 @@ func caseIndex(_ event: LedgerEvent) -> Int {
     case .transferred: 21
     case .appStoreNotification: 22
     case .consumptionInformationSent: 23
+    case .consumptionAnswerWithheld: 24
+    case .consumptionConsentRecorded: 25
     }
 }
 
@@ -537,6 +539,8 @@ struct HistoryBuilder {
                     ?? LedgerStreams.notification(uuid: notification.notificationUUID)
             } else if let id = part.originalTransactionIDs.first {
                 stream = LedgerStreams.purchase(originalTransactionID: id)
+            } else if case .consumptionConsentRecorded(let consent) = part {
+                stream = LedgerStreams.user(appUserID: consent.appUserID)
             } else {
                 continue
             }
@@ -664,9 +668,20 @@ struct HistoryBuilder {
         record(.refundReversed(RefundReversed(subscription: r, transactionID: "\(id)-every")))
         record(.revoked(Revocation(subscription: r, transactionID: "\(id)-every-2", revocationDate: onDay(101))))
         record(.consumptionRequested(ConsumptionRequest(subscription: r, transactionID: "\(id)-every")))
+        let inputs = ConsumptionInputs(appUserID: user, productType: .autoRenewable, periodStart: onDay(70), periodEnd: onDay(100),
+                                       requestedAt: onDay(75), consent: nil, refundPolicy: .byConsumption, sampleContentProvided: false)
+        record(.consumptionAnswerWithheld(ConsumptionAnswerWithheld(
+            originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production, requestSignedDate: onDay(75),
+            decidedAt: onDay(75, hours: 1), reason: .noConsentRecorded, inputs: inputs)))
+        let consent = ConsumptionConsent(appUserID: user, consented: true, source: .app, recordedAt: onDay(75, hours: 2))
+        record(.consumptionConsentRecorded(consent))
+        var answered = inputs
+        answered.consent = consent
         record(.consumptionInformationSent(ConsumptionInformationSent(
             originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production, requestSignedDate: onDay(75),
-            sentAt: onDay(76), consumptionStatus: 1, deliveryStatus: 0, platform: 1, customerConsented: true)))
+            sentAt: onDay(76), answer: ConsumptionAnswer(consumptionPercentage: 16_666, deliveryStatus: .delivered, refundPreference: .grantProrated,
+                                                         sampleContentProvided: false),
+            inputs: answered, appleStatus: 202)))
         record(.purchaseConsumable(Purchase(transaction: facts(consumable, transaction: consumable, product: "coins", user: user, group: nil,
                                                                day: 71, expires: nil, environment: .production))))
         record(.consumed(Consumption(appUserID: user, productID: "coins", transactionID: consumable, originalTransactionID: consumable,

@@ -63,12 +63,19 @@ import Testing
             }
         }
         let server = try ServerProcess(databaseURL: nil, rootFiles: [], adminToken: "shutdown-test-token",
-                                       extraArguments: ["--data-dir", dataDirectory])
+                                       extraArguments: ["--data-dir", dataDirectory], extraEnvironment: ["LEDGER_LOG_LEVEL": "info"])
         defer { server.killNow() }
         try await server.start()
         let status = await server.stop()
         let log = await server.logTail(1_000_000)
         #expect(status == 0, "\(log)")
+        // Each step of the stop is said at info, in the order it happens, so a stop that takes seconds never looks hung.
+        let steps = ["shutting down: finishing the requests in flight", "stopping projection service", "projection service stopped",
+                     "HTTP server and background services stopped", "closing the database connections",
+                     "stopping the embedded PostgreSQL", "embedded PostgreSQL stopped"]
+        let positions = steps.map { log.range(of: $0)?.lowerBound }
+        #expect(positions.allSatisfy { $0 != nil }, "missing shutdown steps in:\n\(log)")
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "shutdown steps out of order:\n\(log)")
         #expect(!log.contains("terminating connection due to administrator command"), "\(log)")
         #expect(!FileManager.default.fileExists(atPath: dataDirectory + "/pgdata/postmaster.pid"), "the embedded PostgreSQL still runs")
     }

@@ -67,7 +67,7 @@ import Testing
         for (month, users) in histories.payingUsers.sorted(by: { $0.key < $1.key }) {
             let draft = try await client.send("GET", "/v1/admin/invoice-drafts?account_id=\(tenant.accountID)&month=\(month)",
                                               headers: ["Authorization": "Bearer \(LedgerTenant.adminToken)"])
-            #expect(draft.json["payingUsers"] as? Int == users.count, "\(month): \(draft.text.prefix(300))")
+            #expect(draft.json["paying_users"] as? Int == users.count, "\(month): \(draft.text.prefix(300))")
         }
         await server.stop()
         let replay = try await LedgerBinary.run(["replay", "--check"], databaseURL: databaseURL)

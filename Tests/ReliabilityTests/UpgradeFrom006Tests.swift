@@ -86,8 +86,13 @@ import Testing
                 }
                 let answer = try await client.send(.get, request.path, headers: fields)
                 #expect(Int(answer.status.code) == request.status, "\(request.path): \(answer.text)")
-                #expect(UpgradeFixture.sameAnswer(answer.text, request.body ?? ""),
-                        "\(request.path):\n  old \(request.body ?? "")\n  new \(answer.text)")
+                let old = UpgradeFixture.withIntendedChanges(request.body ?? "", path: request.path)
+                #expect(UpgradeFixture.sameAnswer(answer.text, old), "\(request.path):\n  old \(old)\n  new \(answer.text)")
+                if request.path.hasPrefix("/v1/users/"), !request.path.hasSuffix("/events") {
+                    let known = answer.json["known"] as? Bool
+                    #expect(known != nil && (known == false || !request.path.contains("000000000099")),
+                            "`known` is a boolean, false for the user never seen: \(request.path): \(answer.text)")
+                }
             }
         }
         #expect(fixture.requests.count >= 50)
@@ -197,10 +202,44 @@ enum UpgradeFixture {
         try JSONDecoder().decode(Answers.self, from: Data(contentsOf: folder.appendingPathComponent("answers.json")))
     }
 
-    /// Two answers are the same when their JSON is (member order aside), or, for text, when the text is.
+    /// An old answer as the current version means to give it: invoice content (invoices and drafts) has answered
+    /// snake_case members since issue 35 (`accountID` → `account_id`); what is stored and hashed is unchanged.
+    static func withIntendedChanges(_ answer: String, path: String) -> String {
+        guard path.hasPrefix("/v1/admin/invoice"),
+              let json = try? JSONSerialization.jsonObject(with: Data(answer.utf8)),
+              let data = try? JSONSerialization.data(withJSONObject: snakeCased(json)) else { return answer }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static func snakeCased(_ value: Any) -> Any {
+        switch value {
+        case let object as [String: Any]:
+            return Dictionary(uniqueKeysWithValues: object.map { key, value in
+                var name = ""
+                for (index, character) in key.enumerated() {
+                    if character.isUppercase, index > 0, !Array(key)[index - 1].isUppercase { name += "_" }
+                    name += character.lowercased()
+                }
+                return (name, snakeCased(value))
+            })
+        case let array as [Any]: return array.map(snakeCased)
+        default: return value
+        }
+    }
+
+    /// Members added to the answers since the fixture's version (top level): an additive change, which clients
+    /// ignore, so left out of the comparison and checked on their own.
+    static let addedMembers: Set<String> = ["known"]
+
+    /// Two answers are the same when their JSON is (member order aside, members added since left out), or, for text,
+    /// when the text is.
     static func sameAnswer(_ a: String, _ b: String) -> Bool {
-        guard let x = try? JSONSerialization.jsonObject(with: Data(a.utf8), options: [.fragmentsAllowed]),
+        guard var x = try? JSONSerialization.jsonObject(with: Data(a.utf8), options: [.fragmentsAllowed]),
               let y = try? JSONSerialization.jsonObject(with: Data(b.utf8), options: [.fragmentsAllowed]) else { return a == b }
+        if var new = x as? [String: Any], let old = y as? [String: Any] {
+            for member in addedMembers where old[member] == nil { new[member] = nil }
+            x = new
+        }
         return same(x, y)
     }
 

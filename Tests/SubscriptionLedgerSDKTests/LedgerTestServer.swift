@@ -62,10 +62,13 @@ actor LedgerTestServer {
         throw TestServerError.notReady(logTail())
     }
 
-    /// SIGKILL and wait: the server is gone at once, as when a device loses the network mid-upload.
+    /// SIGKILL and wait: the server is gone at once, as when a device loses the network mid-upload. The wait ends on
+    /// the exit itself, within a bound (a server that outlived SIGKILL would hold its port against a restart).
     func kill() async {
         guard let process else { return }
-        await ChildProcess.kill(process)
+        if await !ChildProcess.kill(process, timeout: .seconds(30)) {
+            Issue.record("ledger serve (pid \(process.processIdentifier)) had not exited 30 s after SIGKILL")
+        }
     }
 
     /// Events of the purchase stream of `originalTransactionID` in the log itself: what was recorded, whether or not

@@ -38,7 +38,9 @@ extension LedgerEvent {
         case .refundReversed(let p): ("transaction.refund_reversed", 1, EventCodec.json(p))
         case .revoked(let p): ("transaction.revoked", 1, EventCodec.json(p))
         case .consumptionRequested(let p): ("transaction.consumption_requested", 1, EventCodec.json(p))
-        case .consumptionInformationSent(let p): ("transaction.consumption_information_sent", 1, EventCodec.json(p))
+        case .consumptionInformationSent(let p): ("transaction.consumption_information_sent", 2, EventCodec.json(p))
+        case .consumptionAnswerWithheld(let p): ("transaction.consumption_answer_withheld", 1, EventCodec.json(p))
+        case .consumptionConsentRecorded(let p): ("user.consumption_consent_recorded", 1, EventCodec.json(p))
         case .linked(let p): ("identity.linked", 1, EventCodec.json(p))
         case .transferred(let p): ("identity.transferred", 2, EventCodec.json(p))
         case .appStoreNotification(let p): ("appstore.notification", 1, EventCodec.json(p))
@@ -75,7 +77,14 @@ extension LedgerEvent {
         case "transaction.refund_reversed": return .refundReversed(try c.v1())
         case "transaction.revoked": return .revoked(try c.v1())
         case "transaction.consumption_requested": return .consumptionRequested(try c.v1())
-        case "transaction.consumption_information_sent": return .consumptionInformationSent(try c.v1())
+        case "transaction.consumption_information_sent":
+            switch schemaVersion {
+            case 1: return .consumptionInformationSent(try c.decode(ConsumptionInformationSentV1.self).upcast())
+            case 2: return .consumptionInformationSent(try c.decode(ConsumptionInformationSent.self))
+            default: throw EventDecodingError.unsupportedVersion(type: type, schemaVersion: schemaVersion)
+            }
+        case "transaction.consumption_answer_withheld": return .consumptionAnswerWithheld(try c.v1())
+        case "user.consumption_consent_recorded": return .consumptionConsentRecorded(try c.v1())
         case "identity.linked": return .linked(try c.v1())
         case "identity.transferred":
             switch schemaVersion {
@@ -128,6 +137,29 @@ struct TransferV1: Decodable {
         Transfer(
             fromUserID: fromUserID, toUserID: toUserID, originalTransactionIDs: [originalTransactionID],
             transferredAt: transferredAt, policy: policy ?? .transfer)
+    }
+}
+
+/// `transaction.consumption_information_sent` schema version 1: an answer sent with the retired V1 body (numeric
+/// consumption and delivery codes), without its inputs or Apple's status. Upcast keeping that body as it was.
+struct ConsumptionInformationSentV1: Decodable {
+    var originalTransactionID: String
+    var transactionID: String
+    var productID: String
+    var environment: StoreEnvironment
+    var requestSignedDate: Instant
+    var sentAt: Instant
+    var consumptionStatus: Int
+    var deliveryStatus: Int
+    var platform: Int
+    var customerConsented: Bool
+
+    func upcast() -> ConsumptionInformationSent {
+        ConsumptionInformationSent(
+            originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID, environment: environment,
+            requestSignedDate: requestSignedDate, sentAt: sentAt, answer: nil, inputs: nil, appleStatus: nil,
+            v1Body: ConsumptionInformationV1Body(consumptionStatus: consumptionStatus, deliveryStatus: deliveryStatus, platform: platform,
+                                                 customerConsented: customerConsented))
     }
 }
 

@@ -34,6 +34,9 @@ extension LedgerEvent {
         case .revoked(let e): return fact("transaction.revoked", e.subscription, e.transactionID)
         case .consumptionRequested(let e): return fact("transaction.consumption_requested", e.subscription, e.transactionID)
         case .consumptionInformationSent(let e): return "consumption_information:\(e.transactionID)"
+        case .consumptionAnswerWithheld(let e): return "consumption_withheld:\(e.transactionID):\(e.reason.rawValue)"
+        case .consumptionConsentRecorded(let c):
+            return "consumption_consent:\(c.appUserID):\(c.consented):\(c.recordedAt.microsecondsSinceEpoch)"
         case .linked(let l):
             return "link:\(l.appUserID):\(l.originalTransactionIDs.sorted().joined(separator: ",")):\(l.linkedAt.microsecondsSinceEpoch)"
         case .transferred(let t):

@@ -24,7 +24,9 @@
 /// | `refundReversed` | `transaction.refund_reversed` | 1 |
 /// | `revoked` | `transaction.revoked` | 1 |
 /// | `consumptionRequested` | `transaction.consumption_requested` | 1 |
-/// | `consumptionInformationSent` | `transaction.consumption_information_sent` | 1 |
+/// | `consumptionInformationSent` | `transaction.consumption_information_sent` | 2 (1 is upcast) |
+/// | `consumptionAnswerWithheld` | `transaction.consumption_answer_withheld` | 1 |
+/// | `consumptionConsentRecorded` | `user.consumption_consent_recorded` | 1 |
 /// | `linked` | `identity.linked` | 1 |
 /// | `transferred` | `identity.transferred` | 2 (1 is upcast) |
 /// | `appStoreNotification` | `appstore.notification` | 1 |
@@ -54,6 +56,9 @@ public enum LedgerEvent: Sendable, Hashable {
     case revoked(Revocation)
     case consumptionRequested(ConsumptionRequest)
     case consumptionInformationSent(ConsumptionInformationSent)
+    case consumptionAnswerWithheld(ConsumptionAnswerWithheld)
+    /// About a user, not a purchase: in the user's stream (`LedgerStreams.user`).
+    case consumptionConsentRecorded(ConsumptionConsent)
     case linked(TransactionLink)
     case transferred(Transfer)
     case appStoreNotification(AppStoreNotification)
@@ -82,6 +87,8 @@ extension LedgerEvent {
         case .revoked(let e): [e.subscription.originalTransactionID]
         case .consumptionRequested(let e): [e.subscription.originalTransactionID]
         case .consumptionInformationSent(let e): [e.originalTransactionID]
+        case .consumptionAnswerWithheld(let e): [e.originalTransactionID]
+        case .consumptionConsentRecorded: []
         case .linked(let l): l.originalTransactionIDs
         case .transferred(let t): t.originalTransactionIDs
         case .appStoreNotification: []
@@ -109,7 +116,8 @@ extension LedgerEvent {
         case .refundReversed(let e): e.subscription.appUserID
         case .revoked(let e): e.subscription.appUserID
         case .consumptionRequested(let e): e.subscription.appUserID
-        case .consumptionInformationSent: nil
+        case .consumptionInformationSent, .consumptionAnswerWithheld: nil
+        case .consumptionConsentRecorded(let c): c.appUserID
         case .linked(let l): l.appUserID
         case .transferred(let t): t.toUserID
         case .appStoreNotification: nil

@@ -18,6 +18,10 @@ public enum LedgerStreams {
 
     private static let purchasePrefix = "otx:"
 
+    /// Facts about one app user rather than a purchase (their consent to consumption answers). The user's timeline
+    /// shows it with their purchases' streams.
+    public static func user(appUserID: String) -> String { "user:" + appUserID }
+
     /// A notification that names no transaction (TEST, summaries, external purchase tokens, app-level ones).
     public static func notification(uuid: String) -> String { "notification:" + uuid }
 }

@@ -77,7 +77,8 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .appStoreNotification:
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .appStoreNotification:
             return []
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
             .refunded, .refundReversed, .revoked, .linked, .transferred:
@@ -95,7 +96,8 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .appStoreNotification, .linked, .transferred:
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .appStoreNotification, .linked, .transferred:
             break
         case .purchaseConsumable(let p): s.record(p.transaction, .consumable)
         case .purchaseNonConsumable(let p): s.record(p.transaction, .nonConsumable)

@@ -12,7 +12,8 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
     public static func keys(for event: DomainEvent) -> [String] {
         switch event.event {
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .appStoreNotification:
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .appStoreNotification:
             return []
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
@@ -30,7 +31,8 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
         s.owner = OwnerClaim.merge(s.owner, event.event.ownerClaim)
         switch event.event {
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .appStoreNotification, .linked, .transferred:
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .appStoreNotification, .linked, .transferred:
             break
         case .subscriptionStarted(let e):
             s.record(e.transaction)

@@ -47,6 +47,7 @@ struct AppBody: Encodable {
     var transferPolicy: String
     var allowXcode: Bool
     var appAccountTokenPolicy: String
+    var refundPolicy: String
     var notificationURL: String
     var createdAt: String
 
@@ -59,6 +60,7 @@ struct AppBody: Encodable {
         case transferPolicy = "transfer_policy"
         case allowXcode = "allow_xcode"
         case appAccountTokenPolicy = "app_account_token_policy"
+        case refundPolicy = "refund_policy"
         case notificationURL = "notification_url"
         case createdAt = "created_at"
     }
@@ -72,6 +74,7 @@ struct AppBody: Encodable {
         transferPolicy = app.transferPolicy.apiName
         allowXcode = app.allowXcode
         appAccountTokenPolicy = app.appAccountTokenPolicy.rawValue
+        refundPolicy = app.refundPolicy.rawValue
         notificationURL = "/v1/apps/\(app.id)/notifications"
         createdAt = app.createdAt.rfc3339
     }

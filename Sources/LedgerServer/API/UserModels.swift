@@ -275,6 +275,8 @@ struct ProductStatusBody: Encodable {
 
 struct UserBody: Encodable {
     var appUserID: String
+    /// False when the ledger holds no purchase of this user (`UserRoutes.isKnown`).
+    var known: Bool
     var subscriptions: [SubscriptionBody]
     var entitlements: [EntitlementBody]
     var oneTimePurchases: [PurchaseBody]
@@ -284,6 +286,7 @@ struct UserBody: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case appUserID = "app_user_id"
+        case known
         case subscriptions
         case entitlements
         case oneTimePurchases = "one_time_purchases"

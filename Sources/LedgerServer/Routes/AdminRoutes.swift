@@ -21,6 +21,7 @@ struct AdminRoutes {
         var transferPolicy: String?
         var allowXcode: Bool?
         var appAccountTokenPolicy: String?
+        var refundPolicy: String?
 
         enum CodingKeys: String, CodingKey {
             case name
@@ -30,9 +31,20 @@ struct AdminRoutes {
             case transferPolicy = "transfer_policy"
             case allowXcode = "allow_xcode"
             case appAccountTokenPolicy = "app_account_token_policy"
+            case refundPolicy = "refund_policy"
         }
-        static let members = plain("name", "account_id", "bundle_id", "transfer_policy", "allow_xcode", "app_account_token_policy")
+        static let members = plain("name", "account_id", "bundle_id", "transfer_policy", "allow_xcode", "app_account_token_policy",
+                                   "refund_policy")
             .merging(["apple_app_id": .nullable]) { $1 }
+    }
+
+    struct RefundPolicyInput: StrictBody {
+        var refundPolicy: String
+
+        enum CodingKeys: String, CodingKey {
+            case refundPolicy = "refund_policy"
+        }
+        static let members = plain("refund_policy")
     }
 
     struct NewKey: StrictBody {
@@ -61,6 +73,13 @@ struct AdminRoutes {
         }
         admin.on(.get, "/v1/admin/apps/{app_id}") { request, context in
             return try JSONResponse.make(status: .ok, body: AppBody(try await Self.app(cache, context)))
+        }
+        admin.on(.put, "/v1/admin/apps/{app_id}/refund-policy") { request, context in
+            let app = try await Self.app(cache, context)
+            let policy = try Self.refundPolicy(try await body.json(RefundPolicyInput.self, from: request).refundPolicy)
+            guard let changed = try await tenancy.setRefundPolicy(app: app.id, policy) else { throw APIError.notFound("there is no app \(app.id)") }
+            cache.invalidate(.apps)
+            return try JSONResponse.make(status: .ok, body: AppBody(changed))
         }
         admin.on(.post, "/v1/admin/apps/{app_id}/keys") { request, context in
             let app = try await Self.app(cache, context)
@@ -107,10 +126,18 @@ struct AdminRoutes {
             }
             return convention
         } ?? .ignore
+        let refunds = try body.refundPolicy.map { name throws(APIError) in try Self.refundPolicy(name) } ?? .byConsumption
         if let id = body.appleAppID, id < 1 { throw .badRequest("`apple_app_id` must be the app's positive App Store id") }
         return TenancyStore.NewApp(
             accountID: try Check.text(body.accountID, "account_id", max: 200), name: try Check.text(body.name, "name", max: 200),
             bundleID: try Check.text(body.bundleID, "bundle_id", max: 255), appleAppID: body.appleAppID,
-            transferPolicy: policy, allowXcode: body.allowXcode ?? false, appAccountTokenPolicy: tokens)
+            transferPolicy: policy, allowXcode: body.allowXcode ?? false, appAccountTokenPolicy: tokens, refundPolicy: refunds)
+    }
+
+    static func refundPolicy(_ name: String) throws(APIError) -> RefundPolicy {
+        guard let policy = RefundPolicy(rawValue: name) else {
+            throw .badRequest("`refund_policy` must be one of \(RefundPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return policy
     }
 }

@@ -75,7 +75,7 @@ struct InvoiceRoutes {
             }
             let content = try await store.draft(
                 account: try Check.text(String(account), "account_id", max: 200), month: try Self.month(String(month), "month"))
-            return Self.json(InvoiceCanonicalJSON.encode(content))
+            return Self.json(InvoiceRendering.contentJSON(content))
         }
         admin.on(.post, "/v1/admin/invoices") { request, _ in
             let input = try await body.json(FinalizeInput.self, from: request)

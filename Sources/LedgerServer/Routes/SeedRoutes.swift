@@ -151,7 +151,8 @@ struct SeedRoutes {
     }
 }
 
-/// Exactly the seed's shape: `{"_embedded":{"products":[…]}}`.
+/// Exactly the seed's shape: `{"_embedded":{"products":[…]}}`. Byte for byte, so no `known` here (unlike
+/// `GET /v1/users/{id}`): the seed's clients and the answers recorded from earlier versions compare it whole.
 struct ProductsStatusAnswer: Encodable {
     struct Embedded: Encodable { var products: [ProductStatusBody] }
     var embedded: Embedded

@@ -4,7 +4,7 @@ import LedgerDomain
 import LedgerRecording
 import LedgerStore
 
-/// `POST /v1/users/{user_id}/…`: uploads, restore, consume, and external (card) purchases.
+/// `POST /v1/users/{user_id}/…`: uploads, restore, consume, consent to consumption answers, and external (card) purchases.
 struct UserCommandRoutes {
     let recorder: LedgerRecorder
     let body: RequestBodyReader
@@ -74,6 +74,27 @@ struct UserCommandRoutes {
         }
     }
 
+    struct ConsentInput: StrictBody {
+        var consented: Bool
+        static let members = plain("consented")
+    }
+
+    struct ConsentAnswer: Encodable {
+        var appUserID: String
+        var consented: Bool
+        var source: String
+        var recordedAt: String
+        var position: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case appUserID = "app_user_id"
+            case consented
+            case source
+            case recordedAt = "recorded_at"
+            case position
+        }
+    }
+
     func register(on routes: RouteTable, auth: Authenticator) {
         let (recorder, body, readYourWrites) = (recorder, body, readYourWrites)
         let perUser = routes.group("/v1/users/{user_id}", UserAuthentication(auth: auth, timeout: routes.timeout))
@@ -104,6 +125,19 @@ struct UserCommandRoutes {
             try await readYourWrites.wait(app: caller.app.id, positions: [position])
             return try JSONResponse.make(status: .ok, body: ConsumeAnswer(
                 originalTransactionID: id, consumedAt: consumedAt.rfc3339, position: position))
+        }
+        // The user's answer to "may we tell Apple how you used a purchase when you ask for a refund?", from the app or the
+        // backend: the latest holds, and without a yes the ledger sends Apple nothing (ConsumptionAnswers).
+        perUser.on(.post, "/v1/users/{user_id}/consumption-consent") { request, context in
+            let (caller, user) = try context.actor()
+            let input = try await body.json(ConsentInput.self, from: request)
+            let (consent, position) = try await recorder.consumptionConsent(
+                app: caller.app, user: user, consented: input.consented, source: caller.isSecret ? .backend : .app,
+                metadata: Self.metadata("consumption_consent", caller, context))
+            try await readYourWrites.wait(app: caller.app.id, positions: [position])
+            return try JSONResponse.make(status: .ok, body: ConsentAnswer(
+                appUserID: user, consented: consent.consented, source: consent.source.rawValue, recordedAt: consent.recordedAt.rfc3339,
+                position: position))
         }
         // The developer's backend records what it sold outside the App Store: secret key only.
         let backend = routes.group("/v1/users/{user_id}/external-purchases",

@@ -24,6 +24,7 @@ struct UserRoutes {
                                         catalog: catalog.catalog, at: now)
             return try Self.from(source, JSONResponse.make(status: .ok, body: UserBody(
                 appUserID: user,
+                known: Self.isKnown(owned),
                 subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
                 entitlements: EntitlementBody.list(snapshot.entitlements),
                 oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
@@ -35,19 +36,19 @@ struct UserRoutes {
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (caller, user) = try context.actor()
             let catalog = try await cache.products(app: caller.app.id).catalog
-            let (snapshot, source) = try await reads.read(request) {
-                try await $0.snapshot(app: caller.app.id, user: user, catalog: catalog, at: clock.now())
-            }
+            let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
+            let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog,
+                                        at: clock.now())
             return try Self.from(source, JSONResponse.make(status: .ok, body: EntitlementsAnswer(
-                appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements))))
+                appUserID: user, known: Self.isKnown(owned), entitlements: EntitlementBody.list(snapshot.entitlements))))
         }
         perUser.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
             let (caller, user) = try context.actor()
-            let (snapshot, source) = try await reads.read(request) {
-                try await $0.snapshot(app: caller.app.id, user: user, catalog: Catalog(), at: clock.now())
-            }
+            let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
+            let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: Catalog(),
+                                        at: clock.now())
             return try Self.from(source, JSONResponse.make(status: .ok, body: UnconsumedAnswer(
-                appUserID: user, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
+                appUserID: user, known: Self.isKnown(owned), unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
         }
         perUser.on(.get, "/v1/users/{user_id}/events") { request, context in
             let (caller, user) = try context.actor()
@@ -60,6 +61,13 @@ struct UserRoutes {
                 appUserID: user, events: events.map(TimelineEvent.init),
                 nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil))))
         }
+    }
+
+    /// Whether the ledger holds any purchase of the user (bought, restored, uploaded or linked to them, whatever its
+    /// state now): an unknown user's state is empty, and `known: false` tells that apart from a user who owns
+    /// nothing active, which a mistyped id would otherwise look like.
+    static func isKnown(_ owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])) -> Bool {
+        !owned.subscriptions.isEmpty || !owned.purchases.isEmpty
     }
 
     /// The answer, marked with where it was read.
@@ -80,20 +88,24 @@ struct UserRoutes {
 
 struct EntitlementsAnswer: Encodable {
     var appUserID: String
+    var known: Bool
     var entitlements: [EntitlementBody]
 
     enum CodingKeys: String, CodingKey {
         case appUserID = "app_user_id"
+        case known
         case entitlements
     }
 }
 
 struct UnconsumedAnswer: Encodable {
     var appUserID: String
+    var known: Bool
     var unconsumed: [UnconsumedBody]
 
     enum CodingKeys: String, CodingKey {
         case appUserID = "app_user_id"
+        case known
         case unconsumed
     }
 }

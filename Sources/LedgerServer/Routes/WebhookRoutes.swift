@@ -76,10 +76,12 @@ struct WebhookRoutes {
             let input = try await body.json(EndpointInput.self, from: request)
             guard let url = input.url else { throw APIError.badRequest("`url` is required: where the ledger POSTs the webhooks") }
             guard input.status == nil else { throw APIError.badRequest("a new endpoint is enabled; set `status` later with PATCH") }
+            let (description, eventTypes) = (try Self.description(input.description), try Self.eventTypes(input.eventTypes ?? []))
+            let environments = try Self.environments(input.environments ?? ["production", "sandbox"])
+            // The URL last: its check may resolve the host, which is not worth doing for a body refused anyway.
             let endpoint = try await store.createEndpoint(
-                app: appID, url: try Self.url(url, settings: settings), description: try Self.description(input.description),
-                eventTypes: try Self.eventTypes(input.eventTypes ?? []),
-                environments: try Self.environments(input.environments ?? ["production", "sandbox"]))
+                app: appID, url: try await Self.url(url, settings: settings), description: description, eventTypes: eventTypes,
+                environments: environments)
             return try JSONResponse.make(status: .created, body: EndpointBody(endpoint, showSecret: true))
         }
         group.on(.get, prefix) { request, context in
@@ -97,7 +99,6 @@ struct WebhookRoutes {
             let id = try context.path("endpoint_id")
             let input = try await body.json(EndpointInput.self, from: request)
             var changes = WebhookStore.EndpointChanges()
-            changes.url = try input.url.map { url throws(APIError) in try Self.url(url, settings: settings) }
             if input.mentionsDescription { changes.description = .some(try Self.description(input.description)) }
             changes.eventTypes = try input.eventTypes.map { types throws(APIError) in try Self.eventTypes(types) }
             changes.environments = try input.environments.map { list throws(APIError) in try Self.environments(list) }
@@ -105,6 +106,7 @@ struct WebhookRoutes {
                 guard let value = WebhookEndpoint.Status(rawValue: status) else { throw .badRequest("`status` must be enabled or disabled") }
                 return value
             }
+            if let url = input.url { changes.url = try await Self.url(url, settings: settings) }
             let endpoint = try await store.updateEndpoint(app: appID, id: id, changes)
             return try JSONResponse.make(status: .ok, body: EndpointBody(endpoint, showSecret: false))
         }
@@ -166,9 +168,11 @@ struct WebhookRoutes {
 
     // MARK: Checks
 
-    static func url(_ text: String, settings: WebhookSettings) throws(APIError) -> String {
+    /// The URL as stored, checked by the same rule as each delivery (`OutboundPolicy.check`: the host resolved, every
+    /// address judged), so that an endpoint no delivery could reach is refused here rather than failed at every attempt.
+    static func url(_ text: String, settings: WebhookSettings) async throws(APIError) -> String {
         do {
-            return try OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses).checkLiteral(text)
+            return try await OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses).check(text)
         } catch {
             throw .badRequest(error.description)
         }

@@ -8,10 +8,12 @@ public struct ConsumptionRequestQueries: Sendable {
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    public func unanswered(app appID: String, limit: Int = 100) async throws -> [ConsumptionRequest] {
+    /// Those Apple signed at or after `since` (its `occurred_at`): older ones can no longer be answered, and without
+    /// this bound requests left unanswered for good (no consent) would fill `limit` and hide the new ones.
+    public func unanswered(app appID: String, since: Instant, limit: Int = 100) async throws -> [ConsumptionRequest] {
         let rows = try await pool.query("""
             SELECT r.schema_version, r.payload::text FROM ledger.events r
-            WHERE r.app_id = \(appID) AND r.event_type = 'transaction.consumption_requested'
+            WHERE r.app_id = \(appID) AND r.event_type = 'transaction.consumption_requested' AND r.occurred_at >= \(since)
               AND NOT EXISTS (SELECT FROM ledger.events a WHERE a.app_id = r.app_id
                               AND a.idempotency_key = 'consumption_information:' || (r.payload->>'transactionID'))
             ORDER BY r.position LIMIT \(Int64(limit))

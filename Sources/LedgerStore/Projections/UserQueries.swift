@@ -2,7 +2,8 @@ import LedgerDomain
 import PostgresClient
 
 /// Reads for the per-user views: the summaries of the per-transaction states an app user owns (from the read
-/// models' typed columns, so they may lag the log by one batch) and the events of those transactions (the user's audit timeline).
+/// models' typed columns, so they may lag the log by one batch) and the events of those transactions and of the
+/// user's own stream (the user's audit timeline).
 public struct UserQueries: Sendable {
     public let pool: PostgresPool
 
@@ -81,13 +82,13 @@ public struct UserQueries: Sendable {
                             catalog: catalog, at: instant)
     }
 
-    /// The events of every transaction the user owns now, after log position `after`, in position order, at most
-    /// `limit` of them.
+    /// The events of every transaction the user owns now and of the user's own stream, after log position `after`, in
+    /// position order, at most `limit` of them.
     public func timeline(app appID: String, user appUserID: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
         let owned = try await summaries(app: appID, owners: [appUserID])
         let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
-        guard !ids.isEmpty else { return [] }
-        let streams = ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }
+        // The user's own stream too: facts about the user rather than a purchase (consent to consumption answers).
+        let streams = ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) } + [LedgerStreams.user(appUserID: appUserID)]
         return try await pool.withConnection { connection in
             try EventColumns.decode(connection.query("""
                 SELECT \(unescaped: EventColumns.list) FROM ledger.events

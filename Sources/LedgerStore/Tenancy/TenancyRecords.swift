@@ -19,6 +19,8 @@ public struct AppRecord: Sendable, Equatable {
     /// Whether Xcode / StoreKit local-testing data (self-signed) is accepted; never counts as paying.
     public var allowXcode: Bool
     public var appAccountTokenPolicy: AppAccountTokenConvention
+    /// How the app's answers to Apple's consumption requests state its refund preference.
+    public var refundPolicy: RefundPolicy
     public var createdAt: Instant
 }
 

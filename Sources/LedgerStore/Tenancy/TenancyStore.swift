@@ -48,10 +48,11 @@ public struct TenancyStore: Sendable {
         public var transferPolicy: TransferPolicy
         public var allowXcode: Bool
         public var appAccountTokenPolicy: AppAccountTokenConvention
+        public var refundPolicy: RefundPolicy
 
         public init(accountID: String, name: String, bundleID: String, appleAppID: Int64? = nil,
                     transferPolicy: TransferPolicy = .transfer, allowXcode: Bool = false,
-                    appAccountTokenPolicy: AppAccountTokenConvention = .ignore) {
+                    appAccountTokenPolicy: AppAccountTokenConvention = .ignore, refundPolicy: RefundPolicy = .byConsumption) {
             self.accountID = accountID
             self.name = name
             self.bundleID = bundleID
@@ -59,6 +60,7 @@ public struct TenancyStore: Sendable {
             self.transferPolicy = transferPolicy
             self.allowXcode = allowXcode
             self.appAccountTokenPolicy = appAccountTokenPolicy
+            self.refundPolicy = refundPolicy
         }
     }
 
@@ -66,9 +68,9 @@ public struct TenancyStore: Sendable {
         let id = RandomToken.identifier(prefix: "app_")
         let rows = try await pool.query("""
             INSERT INTO ledger.apps (id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode,
-                                     app_account_token_policy)
+                                     app_account_token_policy, refund_policy)
             SELECT \(id), a.id, \(app.name), \(app.bundleID), \(app.appleAppID)::bigint, \(app.transferPolicy.apiName),
-                   \(app.allowXcode), \(app.appAccountTokenPolicy.rawValue)
+                   \(app.allowXcode), \(app.appAccountTokenPolicy.rawValue), \(app.refundPolicy.rawValue)
             FROM ledger.accounts a WHERE a.id = \(app.accountID)
             RETURNING \(unescaped: Self.appColumns)
             """)
@@ -78,6 +80,13 @@ public struct TenancyStore: Sendable {
 
     public func app(id: String) async throws -> AppRecord? {
         try await pool.query("SELECT \(unescaped: Self.appColumns) FROM ledger.apps WHERE id = \(id)").first.map(Self.app)
+    }
+
+    /// Sets the app's refund policy; nil when there is no such app.
+    public func setRefundPolicy(app appID: String, _ policy: RefundPolicy) async throws -> AppRecord? {
+        try await pool.query("""
+            UPDATE ledger.apps SET refund_policy = \(policy.rawValue) WHERE id = \(appID) RETURNING \(unescaped: Self.appColumns)
+            """).first.map(Self.app)
     }
 
     public func apps(accountID: String) async throws -> [AppRecord] {
@@ -187,7 +196,7 @@ public struct TenancyStore: Sendable {
 
     static let accountColumns = "id, name, created_at"
     static let appColumns = """
-        id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode, app_account_token_policy, created_at
+        id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode, app_account_token_policy, created_at, refund_policy
         """
     static let keyColumns = "id, app_id, kind, name, created_at, revoked_at"
     static let productColumns = "product_id, product_type, subscription_group, array_to_json(entitlements)::text, updated_at"
@@ -205,6 +214,7 @@ public struct TenancyStore: Sendable {
             transferPolicy: TransferPolicy(apiName: try row.decode(String.self, at: 5)) ?? .transfer,
             allowXcode: try row.decode(Bool.self, at: 6),
             appAccountTokenPolicy: AppAccountTokenConvention(rawValue: try row.decode(String.self, at: 7)) ?? .ignore,
+            refundPolicy: RefundPolicy(rawValue: try row.decode(String.self, at: 9)) ?? .byConsumption,
             createdAt: try row.decode(Instant.self, at: 8))
     }
 

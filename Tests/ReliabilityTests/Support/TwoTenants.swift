@@ -40,7 +40,7 @@ struct TwoTenants {
         let (_, aliceCookie) = try await api.uploadReceipt(a, user: "alice", receipt: receipt)
         try await api.harness.project()
         let invoice = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin,
-            json: #"{"month":"2026-01","account_id":"\#(b.accountID)"}"#)
+            json: #"{"month":"2025-12","account_id":"\#(b.accountID)"}"#) // a month that has ended by the harness clock
         let invoiceID = (invoice.array("results").first?["invoice"] as? [String: Any])?["id"] as? String ?? "inv_missing"
         let bKeyID = try await api.send(.get, "/v1/admin/apps/\(b.appID)/keys",
             headers: APIClient.admin).array("keys").first?["id"] as? String ?? "key_missing"
