@@ -16,8 +16,11 @@ export LEDGER_DATA_DIR="$work/data"
 export LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1
 pids=()
 cleanup() {
+    local status=$?
+    # SIGTERM to each process group: serve stops gracefully (and its embedded PostgreSQL with it).
     for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
+    if [ "$status" -eq 0 ]; then rm -rf "$work"; else echo "readme-walkthrough: logs kept in $work" >&2; fi
 }
 trap cleanup EXIT
 
@@ -78,7 +81,10 @@ expect() {  # expect FILE PATTERN WHAT: waits up to 60 s for PATTERN in FILE
     for _ in $(seq 1 120); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.5; done
     fail "$3 (no '$2' in $(basename "$1"))"
 }
+expect "$work/walkthrough.log" '"id":"monthly","subscription_group":"main","type":"auto_renewable"' "the product PUT"
+expect "$work/walkthrough.log" '{"already_known":0,"recorded":1,"user_id":"anon-' "uploadReceipt"
 expect "$work/walkthrough.log" '{"_embedded":{"products":\[{"id":"monthly","status":"active"}\]}}' "productsStatus"
+expect "$work/walkthrough.log" '"known":true' "GET /v1/users/\$U"
 expect "$work/walkthrough.log" '"recorded":3' "the ONE_TIME_CHARGE notification"
 live=$(ls "$work"/block-*-background.log | head -1)
 expect "$live" 'event: snapshot' "the live stream's snapshot"
