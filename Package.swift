@@ -200,14 +200,14 @@ let package = Package(
         ),
 
         // The console (`/console` of `ledger serve`): support, finance and operations in a browser. Pages are built on
-        // the server as escaped HTML strings, charts as SVG; sessions and CSRF tokens in PostgreSQL (schema/016).
+        // the server as escaped HTML strings, charts as SVG; sessions and CSRF tokens in PostgreSQL (schema/016),
+        // kept by `ConsoleSessionStore` in the store: the console has no SQL of its own.
         .target(
             name: "LedgerConsole",
             dependencies: [
                 "LedgerBilling",
                 "LedgerDomain",
                 "LedgerStore",
-                "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -6,8 +6,15 @@
 # code deliberately does not follow are turned off in .swift-format. The pretty printer's layout findings cannot be
 # turned off there, and the code is laid out by hand (continuation lines aligned, one-line bodies), so those
 # categories are set aside below; every other finding, and any line over 150 characters, fails the check.
+# It also checks the module import rules, the table under "Import rules" in docs/architecture.md
+# (scripts/check_imports.py), after the checker's self-test on a deliberately broken tree (scripts/test_check_imports.py).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Import rules: a Swift file importing a project module its row does not allow, or a module with no row, fails.
+imports=0
+python3 scripts/test_check_imports.py || imports=1
+python3 scripts/check_imports.py || imports=1
 
 files=(Package.swift)
 while IFS= read -r -d '' file; do files+=("$file"); done < <(
@@ -27,4 +34,5 @@ if [ -n "$findings" ]; then
     echo "lint: $(wc -l <<<"$findings") finding(s); see .swift-format and scripts/lint.sh"
     exit 1
 fi
+[ "$imports" -eq 0 ] || { echo "lint: the import rules fail (above); see docs/architecture.md"; exit 1; }
 echo "lint: ${#files[@]} files: no finding of swift format lint --strict, no line over 150 characters"

@@ -7,7 +7,6 @@ import LedgerDomain
 import LedgerStore
 import Logging
 import NIOCore
-import PostgresClient
 
 /// The console under `/console`: support (customers), finance (invoices, charts) and operations (tenancy, keys,
 /// webhooks, projection lag, digests), rendered on the server. `LedgerApplication` mounts it on the service's router.
@@ -43,19 +42,37 @@ package struct Console: Sendable {
     /// Called after a write to tenancy (a key created or revoked), so the API's caches forget at once.
     let tenancyChanged: @Sendable () -> Void
 
-    package init(pool: PostgresPool, settings: Settings, clock: LedgerClock, logger: Logger,
+    /// What the console reads and writes through: the API's own query types and stores, and the console's queries
+    /// and sessions (`LedgerStore`), so no SQL lives here.
+    package struct Stores: Sendable {
+        package var sessions: ConsoleSessionStore
+        package var queries: ConsoleQueries
+        package var users: UserQueries
+        package var revenue: RevenueQueries
+        package var tenancy: TenancyStore
+        package var invoices: InvoiceStore
+        package var webhooks: WebhookStore
+
+        package init(sessions: ConsoleSessionStore, queries: ConsoleQueries, users: UserQueries, revenue: RevenueQueries,
+                     tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore) {
+            (self.sessions, self.queries, self.users, self.revenue) = (sessions, queries, users, revenue)
+            (self.tenancy, self.invoices, self.webhooks) = (tenancy, invoices, webhooks)
+        }
+    }
+
+    package init(stores: Stores, settings: Settings, clock: LedgerClock, logger: Logger,
                  tenancyChanged: @escaping @Sendable () -> Void = {}) {
         self.settings = settings
         self.adminTokenDigest = settings.adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.clock = clock
         self.logger = logger
-        self.sessions = ConsoleSessionStore(pool: pool)
-        self.queries = ConsoleQueries(pool: pool)
-        self.users = UserQueries(pool: pool)
-        self.revenue = RevenueQueries(pool: pool)
-        self.tenancy = TenancyStore(pool: pool)
-        self.invoices = InvoiceStore(pool: pool, clock: clock)
-        self.webhooks = WebhookStore(pool: pool)
+        self.sessions = stores.sessions
+        self.queries = stores.queries
+        self.users = stores.users
+        self.revenue = stores.revenue
+        self.tenancy = stores.tenancy
+        self.invoices = stores.invoices
+        self.webhooks = stores.webhooks
         self.tenancyChanged = tenancyChanged
     }
 

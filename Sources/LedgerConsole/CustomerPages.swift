@@ -32,14 +32,6 @@ extension Console {
         return request.page("Customers", body)
     }
 
-    /// The streams of the transactions the user owns now (as `UserQueries.timeline` reads them).
-    func userStreams(app: String, user: String) async throws
-        -> (streams: [String], owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])) {
-        let owned = try await users.summaries(app: app, owners: [user])
-        let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
-        return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }, owned)
-    }
-
     func appCatalog(app: String) async throws -> Catalog {
         let products = try await tenancy.products(app: app)
         return Catalog(entitlementsByProduct: Dictionary(products.map { ($0.productID, $0.entitlements) }, uniquingKeysWith: { $1 }))
@@ -49,12 +41,12 @@ extension Console {
         let (app, user) = (try request.path("app"), try request.path("user"))
         let type = request.query("type")
         let after = try request.integer("after", default: 0)
-        let (streams, owned) = try await userStreams(app: app, user: user)
+        let (streams, owned) = try await users.ownedStreams(app: app, user: user)
         let catalog = try await appCatalog(app: app)
         let now = clock.now()
-        async let events = queries.timeline(app: app, streams: streams, type: type, after: after, limit: Self.timelinePage)
-        async let types = queries.eventTypes(app: app, streams: streams)
-        async let chain = queries.chainCheck(app: app, streams: streams)
+        async let events = users.events(app: app, streams: streams, type: type, after: after, limit: Self.timelinePage)
+        async let types = users.eventTypes(app: app, streams: streams)
+        async let chain = users.chainCheck(app: app, streams: streams)
         let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog, at: now)
         let base = "/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))"
 
@@ -156,9 +148,9 @@ extension Console {
         guard let position = Int64(try request.path("position")), position > 0 else {
             throw ConsoleError(.badRequest, "The position must be a whole number > 0.")
         }
-        let (streams, owned) = try await userStreams(app: app, user: user)
+        let (streams, owned) = try await users.ownedStreams(app: app, user: user)
         let catalog = try await appCatalog(app: app)
-        let recorded = try await queries.events(app: app, streams: streams, through: position)
+        let recorded = try await users.events(app: app, streams: streams, through: position)
         guard let event = recorded.last, event.position == position else {
             throw ConsoleError(.notFound, "There is no event at position \(position) in this user's timeline.")
         }

@@ -34,7 +34,7 @@ package enum LedgerApplication {
         guard let api else { return router }
         if api.reads.replica != nil { router.add(middleware: ReadTokenMiddleware(primary: api.pool)) }
         let clock = api.configuration.clock
-        SeedRoutes(recorder: api.recorder, users: api.users, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
+        SeedRoutes(recorder: api.recorder, reads: api.reads, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
                    readYourWrites: api.readYourWrites, clock: clock).register(on: routes, auth: api.auth)
         AdminRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body).register(on: routes, auth: api.auth)
         AppRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
@@ -52,8 +52,12 @@ package enum LedgerApplication {
         // The console (`/console`, Sources/LedgerConsole): HTML pages with their own sessions, outside the JSON API's
         // route table and OpenAPI document.
         let cache = api.tenancyCache
-        Console(pool: api.pool, settings: Console.Settings(adminToken: api.configuration.adminToken,
-                                                           sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
+        let stores = Console.Stores(
+            sessions: ConsoleSessionStore(pool: api.pool), queries: ConsoleQueries(pool: api.pool), users: api.users,
+            revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy, invoices: InvoiceStore(pool: api.pool, clock: clock),
+            webhooks: api.webhooks)
+        Console(stores: stores, settings: Console.Settings(adminToken: api.configuration.adminToken,
+                                                             sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
                 clock: clock, logger: api.logger, tenancyChanged: { cache.invalidate(.apiKeys) }).register(on: router)
         return router
     }

@@ -49,7 +49,7 @@ struct ReplicaReads: Sendable {
 
     /// The token a write answers with: the primary's current WAL position (nil without a replica).
     static func token(after pool: PostgresPool) async throws -> String? {
-        try await pool.query(prepared: "SELECT pg_current_wal_lsn()::text").first?.decode(String.self, at: 0)
+        try await ReplicaPosition.current(on: pool)
     }
 
     /// The request's `Ledger-Read-After`, checked: a WAL position as PostgreSQL writes it (`16/B374D848`).
@@ -66,9 +66,7 @@ struct ReplicaReads: Sendable {
     static func replayed(_ token: String, on pool: PostgresPool, within timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let reached = try await pool.query(prepared: "SELECT coalesce(pg_last_wal_replay_lsn() >= \(token)::pg_lsn, false)")
-                .first?.decode(Bool.self, at: 0) ?? false
-            if reached { return true }
+            if try await ReplicaPosition.isReplayed(token, on: pool) { return true }
             guard ContinuousClock.now < deadline else { return false }
             // Replay has no notification a client can wait on; a replica on a good link replays within milliseconds.
             try await Task.sleep(for: .milliseconds(2))

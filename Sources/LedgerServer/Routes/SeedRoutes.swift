@@ -20,7 +20,8 @@ import LedgerStore
 /// only for the user of the cookie it already holds (401 without one, 403 with another user's).
 struct SeedRoutes {
     let recorder: LedgerRecorder
-    let users: UserQueries
+    /// The status read's path, as `GET /v1/users/{id}` reads: the replica when there is one, `Ledger-Read-After` honoured.
+    let reads: ReplicaReads
     let cache: TenancyCache
     let cookie: UserCookie
     let body: RequestBodyReader
@@ -98,9 +99,12 @@ struct SeedRoutes {
                 user = try auth.user(request, caller: caller, claimed: named.first)
             }
             let catalog = try await seed.cache.products(app: caller.app.id)
-            let snapshot = try await seed.users.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: seed.clock.now())
-            return try JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
-                embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
+            let now = seed.clock.now()
+            let (snapshot, source) = try await seed.reads.read(request) {
+                try await $0.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: now)
+            }
+            return try UserRoutes.from(source, JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
+                embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog)))))
         }
     }
 

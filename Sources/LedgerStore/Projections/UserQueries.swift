@@ -82,19 +82,61 @@ public struct UserQueries: Sendable {
                             catalog: catalog, at: instant)
     }
 
+    /// The streams of every transaction the user owns now, with what they own (the console reads both).
+    public func ownedStreams(app appID: String, user appUserID: String) async throws
+        -> (streams: [String], owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])) {
+        let owned = try await summaries(app: appID, owners: [appUserID])
+        let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
+        return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }, owned)
+    }
+
     /// The events of every transaction the user owns now and of the user's own stream, after log position `after`, in
     /// position order, at most `limit` of them.
     public func timeline(app appID: String, user appUserID: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
-        let owned = try await summaries(app: appID, owners: [appUserID])
-        let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
         // The user's own stream too: facts about the user rather than a purchase (consent to consumption answers).
-        let streams = ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) } + [LedgerStreams.user(appUserID: appUserID)]
+        let streams = try await ownedStreams(app: appID, user: appUserID).streams + [LedgerStreams.user(appUserID: appUserID)]
+        return try await events(app: appID, streams: streams, after: position, limit: limit)
+    }
+
+    /// One page of the events of `streams` after log position `after`, in position order, optionally of one event
+    /// `type` only: the timeline's one statement, for the API and the console alike.
+    public func events(app appID: String, streams: [String], type: String? = nil, after position: Int64, limit: Int)
+        async throws -> [RecordedEvent] {
+        guard !streams.isEmpty else { return [] }
         return try await pool.withConnection { connection in
             try EventColumns.decode(connection.query("""
                 SELECT \(unescaped: EventColumns.list) FROM ledger.events
                 WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position > \(position)
+                  AND (\(type)::text IS NULL OR event_type = \(type)::text)
                 ORDER BY position LIMIT \(Int64(limit))
                 """))
         }
+    }
+
+    /// Every event of `streams` up to and including `position`: what "as of this event" folds.
+    public func events(app appID: String, streams: [String], through position: Int64) async throws -> [RecordedEvent] {
+        guard !streams.isEmpty else { return [] }
+        return try await pool.withConnection { connection in
+            try EventColumns.decode(connection.query("""
+                SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position <= \(position)
+                ORDER BY position
+                """))
+        }
+    }
+
+    /// The event types of `streams` with their counts (the console's timeline filter).
+    public func eventTypes(app appID: String, streams: [String]) async throws -> [(type: String, count: Int64)] {
+        guard !streams.isEmpty else { return [] }
+        let rows = try await pool.query("""
+            SELECT event_type, count(*) FROM ledger.events WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams)))
+            GROUP BY event_type ORDER BY event_type
+            """)
+        return try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) }
+    }
+
+    /// The hash-chain proof of `streams`.
+    public func chainCheck(app appID: String, streams: [String]) async throws -> VerificationReport {
+        try await pool.withConnection { try LogVerifier().verify(app: appID, streams: streams, on: $0) }
     }
 }

@@ -1,34 +1,33 @@
 import LedgerDomain
-import LedgerStore
 import PostgresClient
 
-/// The console's own reads (every value a bound parameter). What the API already answers is read through the
-/// existing stores instead: `UserQueries` (owned summaries), `InvoiceStore`, `TenancyStore`, `WebhookStore`,
-/// `LogVerifier`, `RevenueQueries`.
+/// The console's own reads: lists, searches, charts and operations figures no API route answers (every value a bound
+/// parameter). What the API reads too goes through the same types as the API: `UserQueries` (owned summaries, the
+/// timeline and its streams), `InvoiceStore`, `TenancyStore`, `WebhookStore`, `RevenueQueries`.
 package struct ConsoleQueries: Sendable {
     let pool: PostgresPool
 
     package init(pool: PostgresPool) { self.pool = pool }
 
-    struct AccountRow: Sendable {
-        var id: String
-        var name: String
+    package struct AccountRow: Sendable {
+        package var id: String
+        package var name: String
     }
 
-    struct AppRow: Sendable {
-        var id: String
-        var accountID: String
-        var name: String
-        var bundleID: String
+    package struct AppRow: Sendable {
+        package var id: String
+        package var accountID: String
+        package var name: String
+        package var bundleID: String
     }
 
-    func accounts() async throws -> [AccountRow] {
+    package func accounts() async throws -> [AccountRow] {
         try await pool.query("SELECT id, name FROM ledger.accounts ORDER BY created_at, id").map {
             AccountRow(id: try $0.decode(String.self, at: 0), name: try $0.decode(String.self, at: 1))
         }
     }
 
-    func apps() async throws -> [AppRow] {
+    package func apps() async throws -> [AppRow] {
         try await pool.query("SELECT id, account_id, name, bundle_id FROM ledger.apps ORDER BY created_at, id").map {
             AppRow(id: try $0.decode(String.self, at: 0), accountID: try $0.decode(String.self, at: 1),
                    name: try $0.decode(String.self, at: 2), bundleID: try $0.decode(String.self, at: 3))
@@ -37,7 +36,7 @@ package struct ConsoleQueries: Sendable {
 
     /// The app users a search names: an app user id that owns something, or the owner of an original transaction id
     /// or a transaction id (the latest of a subscription, a one-time purchase's, or a month's paying transaction).
-    func findUsers(app appID: String, query: String) async throws -> [String] {
+    package func findUsers(app appID: String, query: String) async throws -> [String] {
         let rows = try await pool.query("""
             SELECT DISTINCT owner_app_user_id FROM (
                 SELECT owner_app_user_id FROM ledger.subscriptions WHERE app_id = \(appID)
@@ -54,53 +53,13 @@ package struct ConsoleQueries: Sendable {
         return try rows.map { try $0.decode(String.self, at: 0) }
     }
 
-    /// One page of the user's timeline (the events of the streams of the transactions they own), in log order,
-    /// optionally of one event type; `before` pages backwards.
-    func timeline(app appID: String, streams: [String], type: String?, after: Int64, limit: Int) async throws -> [RecordedEvent] {
-        guard !streams.isEmpty else { return [] }
-        return try await pool.withConnection { connection in
-            try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position > \(after)
-                  AND (\(type)::text IS NULL OR event_type = \(type)::text)
-                ORDER BY position LIMIT \(Int64(limit))
-                """))
-        }
-    }
-
-    /// The event types of the user's streams with their counts (the timeline's filter).
-    func eventTypes(app appID: String, streams: [String]) async throws -> [(type: String, count: Int64)] {
-        guard !streams.isEmpty else { return [] }
-        let rows = try await pool.query("""
-            SELECT event_type, count(*) FROM ledger.events WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams)))
-            GROUP BY event_type ORDER BY event_type
-            """)
-        return try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) }
-    }
-
-    /// Every event of the user's streams up to and including `position`: what "as of this event" folds.
-    func events(app appID: String, streams: [String], through position: Int64) async throws -> [RecordedEvent] {
-        guard !streams.isEmpty else { return [] }
-        return try await pool.withConnection { connection in
-            try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position <= \(position)
-                ORDER BY position
-                """))
-        }
-    }
-
-    func chainCheck(app appID: String, streams: [String]) async throws -> VerificationReport {
-        try await pool.withConnection { try LogVerifier().verify(app: appID, streams: streams, on: $0) }
-    }
-
     // MARK: Finance charts
 
     /// A series of (month, value) points; `account` nil: every account.
-    typealias Series = [(month: String, value: Int64)]
+    package typealias Series = [(month: String, value: Int64)]
 
     /// Distinct paying users per month (what invoices bill), of all apps or one account's.
-    func payingUsersPerMonth(account: String?) async throws -> Series {
+    package func payingUsersPerMonth(account: String?) async throws -> Series {
         try await series("""
             SELECT month, count(DISTINCT (app_id, app_user_id)) FROM ledger.paying_users
             WHERE (\(account)::text IS NULL OR app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account)::text))
@@ -109,7 +68,7 @@ package struct ConsoleQueries: Sendable {
     }
 
     /// Subscriptions that started (first activated) in each month.
-    func newSubscriptionsPerMonth(account: String?) async throws -> Series {
+    package func newSubscriptionsPerMonth(account: String?) async throws -> Series {
         try await series("""
             SELECT to_char(activated_at AT TIME ZONE 'UTC', 'YYYY-MM'), count(*) FROM ledger.subscriptions
             WHERE activated_at IS NOT NULL
@@ -119,7 +78,7 @@ package struct ConsoleQueries: Sendable {
     }
 
     /// Subscriptions whose last paid period ended in each month, before `now` (ended and not renewed since).
-    func churnedSubscriptionsPerMonth(account: String?, now: Instant) async throws -> Series {
+    package func churnedSubscriptionsPerMonth(account: String?, now: Instant) async throws -> Series {
         try await series("""
             SELECT to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM'), count(*) FROM ledger.subscriptions
             WHERE expires_at < \(now)
@@ -129,7 +88,7 @@ package struct ConsoleQueries: Sendable {
     }
 
     /// Subscriptions active at some time in each month, from the first month one started to the month of `now`.
-    func activeSubscriptionsPerMonth(account: String?, now: Instant) async throws -> Series {
+    package func activeSubscriptionsPerMonth(account: String?, now: Instant) async throws -> Series {
         try await series("""
             WITH s AS (
                 SELECT activated_at AT TIME ZONE 'UTC' AS started, expires_at AT TIME ZONE 'UTC' AS ended FROM ledger.subscriptions
@@ -145,7 +104,7 @@ package struct ConsoleQueries: Sendable {
     }
 
     /// The paying users an invoice's month counted for the account's apps, one page.
-    func payingUsers(account: String, month: String, after: String, limit: Int) async throws -> [(app: String, user: String)] {
+    package func payingUsers(account: String, month: String, after: String, limit: Int) async throws -> [(app: String, user: String)] {
         let rows = try await pool.query("""
             SELECT DISTINCT app_id, app_user_id FROM ledger.paying_users
             WHERE month = \(month) AND app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account))
@@ -162,14 +121,14 @@ package struct ConsoleQueries: Sendable {
     // MARK: Operations
 
     /// Each projection's checkpoint against the log's last position.
-    func projectionLag() async throws -> (head: Int64, checkpoints: [(name: String, position: Int64, updatedAt: Instant)]) {
+    package func projectionLag() async throws -> (head: Int64, checkpoints: [(name: String, position: Int64, updatedAt: Instant)]) {
         let head = try await pool.query("SELECT coalesce(max(position), 0)::bigint FROM ledger.events").first?.decode(Int64.self, at: 0) ?? 0
         let rows = try await pool.query("SELECT projection, position, updated_at FROM ledger.projection_checkpoints ORDER BY projection")
         return (head, try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1), try $0.decode(Instant.self, at: 2)) })
     }
 
     /// The latest signed digest of each app's log.
-    func digests() async throws -> [(app: String, count: Int64, at: Instant)] {
+    package func digests() async throws -> [(app: String, count: Int64, at: Instant)] {
         let rows = try await pool.query("""
             SELECT DISTINCT ON (app_id) app_id, event_count, created_at FROM ledger.chain_digests ORDER BY app_id, digest_id DESC
             """)
