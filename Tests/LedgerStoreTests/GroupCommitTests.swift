@@ -196,7 +196,7 @@ import Testing
             try await fixture.superuser.withConnection { connection in
                 try connection.transaction { connection in
                     try connection.execute("SET LOCAL track_functions = 'pl'")
-                    let results = EventStore.appendGroup(on: connection, requests)
+                    let results = AppendStatements.appendGroup(on: connection, requests)
                     let calls = try connection.query(PostgresQuery(unsafeSQL:
                         "SELECT coalesce(pg_stat_get_xact_function_calls(\(perAppendFunction)), 0)")).first?.decode(Int64.self, at: 0) ?? -1
                     return (results, calls)

@@ -1,7 +1,8 @@
 import PostgresClient
 
-/// The rows `ledger.append_events` answers for one append, folded into its result: one row per event (its key,
-/// position, stream version, and whether this call wrote it), or one row without a key for a version conflict.
+/// The rows `ledger.append_events` (or `ledger.append_events_group`, after its append number) answers for one append,
+/// folded into its result: one row per event (its key, position, stream version, and whether this call wrote it), or
+/// one row without a key for a version conflict.
 struct AppendRows {
     private var positions: [String: Int64] = [:]
     private var recordedVersion: Int64 = 0

@@ -3,8 +3,9 @@ import Crypto
 import PostgresClient
 
 /// The hash chain's encoding, recomputed outside the database. It must stay byte-for-byte equal to
-/// `ledger.event_hash` in schema/001_event_log.sql: SHA-256 over the previous hash, then each field
-/// (text as 4-byte big-endian length + UTF-8, integers big-endian, times as epoch microseconds).
+/// `ledger.event_hash` (current version in schema/012_append_group.sql, same encoding as 001's): SHA-256 over the
+/// previous hash, then each field (text as 4-byte big-endian length + UTF-8, integers big-endian, times as epoch
+/// microseconds).
 public enum EventHash {
     public static let genesis = [UInt8](repeating: 0, count: 32)
 

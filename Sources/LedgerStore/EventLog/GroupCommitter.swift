@@ -3,8 +3,9 @@ import PostgresClient
 import Synchronization
 
 /// Commits concurrent appends together: appends that arrive while the database is busy with earlier ones wait and
-/// then go in one statement, one transaction and one WAL flush (`ledger.append_events_group`, schema/012). Runs
-/// `GroupCommitQueue`; each append keeps its own result or error.
+/// then go in one statement, one transaction and one WAL flush. Runs `GroupCommitQueue` to form the groups and
+/// `AppendStatements.appendGroup` to write each (`ledger.append_events_group`, schema/017); each append keeps its own
+/// result or error. It never calls `EventStore`, which submits to it.
 package final class GroupCommitter: Sendable {
     /// The appends of one caller, to streams of one app, committed in one group in this order (each on its own:
     /// one refused does not undo the others).
@@ -53,7 +54,7 @@ package final class GroupCommitter: Sendable {
     private func runCommitter() async {
         do {
             try await pool.withConnection { connection in
-                self.drain { EventStore.appendGroup(on: connection, Self.requests($0)) }
+                self.drain { AppendStatements.appendGroup(on: connection, Self.requests($0)) }
             }
         } catch {
             drain { Array(repeating: .failure(error), count: Self.requests($0).count) }
