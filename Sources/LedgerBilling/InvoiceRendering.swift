@@ -64,8 +64,9 @@ package enum InvoiceRendering {
     package static func contentJSON(_ content: InvoiceContent) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase  // accountID → account_id, totalMinor → total_minor
         // Encoding plain structs of strings and integers cannot fail.
-        return (try? String(decoding: encoder.encode(WireContent(content)), as: UTF8.self)) ?? "{}"
+        return (try? String(decoding: encoder.encode(content), as: UTF8.self)) ?? "{}"
     }
 
     package static func quoted(_ text: String) -> String {
@@ -110,87 +111,5 @@ package enum InvoiceRendering {
             <code>ledger invoices show --id \(e(invoice.id)) --as-of</code>.</small></p>
             </body></html>
             """
-    }
-}
-
-/// `InvoiceContent` under its wire names (`InvoiceRendering.contentJSON`).
-private struct WireContent: Encodable {
-    struct App: Encodable {
-        var appID: String
-        var payingUsers: Int
-        enum CodingKeys: String, CodingKey {
-            case appID = "app_id"
-            case payingUsers = "paying_users"
-        }
-    }
-
-    struct Band: Encodable {
-        var from: Int
-        var to: Int?
-        var users: Int
-        var unitPriceMinor: Int64
-        var flatFeeMinor: Int64
-        var amountMinor: Int64
-        enum CodingKeys: String, CodingKey {
-            case from, to, users
-            case unitPriceMinor = "unit_price_minor"
-            case flatFeeMinor = "flat_fee_minor"
-            case amountMinor = "amount_minor"
-        }
-    }
-
-    struct Adjustment: Encodable {
-        var month: String
-        var appID: String
-        var users: Int
-        var planID: String
-        var amountMinor: Int64
-        enum CodingKeys: String, CodingKey {
-            case month, users
-            case appID = "app_id"
-            case planID = "plan_id"
-            case amountMinor = "amount_minor"
-        }
-    }
-
-    var accountID: String
-    var month: String
-    var planID: String
-    var currency: String
-    var apps: [App]
-    var payingUsers: Int
-    var bands: [Band]
-    var adjustments: [Adjustment]
-    var subtotalMinor: Int64
-    var adjustmentsMinor: Int64
-    var totalMinor: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case month, currency, apps, bands, adjustments
-        case accountID = "account_id"
-        case planID = "plan_id"
-        case payingUsers = "paying_users"
-        case subtotalMinor = "subtotal_minor"
-        case adjustmentsMinor = "adjustments_minor"
-        case totalMinor = "total_minor"
-    }
-
-    init(_ c: InvoiceContent) {
-        accountID = c.accountID
-        month = c.month
-        planID = c.planID
-        currency = c.currency
-        apps = c.apps.map { App(appID: $0.appID, payingUsers: $0.payingUsers) }
-        payingUsers = c.payingUsers
-        bands = c.bands.map {
-            Band(from: $0.from, to: $0.to, users: $0.users, unitPriceMinor: $0.unitPriceMinor, flatFeeMinor: $0.flatFeeMinor,
-                 amountMinor: $0.amountMinor)
-        }
-        adjustments = c.adjustments.map {
-            Adjustment(month: $0.month, appID: $0.appID, users: $0.users, planID: $0.planID, amountMinor: $0.amountMinor)
-        }
-        subtotalMinor = c.subtotalMinor
-        adjustmentsMinor = c.adjustmentsMinor
-        totalMinor = c.totalMinor
     }
 }

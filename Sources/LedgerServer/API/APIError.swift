@@ -22,11 +22,16 @@ package struct APIError: Error, HTTPResponseError, Sendable {
         self.headers = headers
     }
 
+    /// `{"error": {"code", "message", …details}}`.
+    var body: [String: [String: AnyEncodableValue]] {
+        var error: [String: AnyEncodableValue] = details
+        error["code"] = .string(code)
+        error["message"] = .string(message)
+        return ["error": error]
+    }
+
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body: [String: AnyEncodableValue] = details
-        body["code"] = .string(code)
-        body["message"] = .string(message)
-        var response = try JSONResponse.make(status: status, body: ["error": body])
+        var response = try JSONResponse.make(status: status, body: body)
         response.headers.append(contentsOf: headers)
         return response
     }
@@ -62,17 +67,30 @@ package enum AnyEncodableValue: Encodable, Sendable, Equatable {
 /// printed in a terminal (curl) does not run into the next prompt. The one place JSON bodies are made.
 enum JSONResponse {
     static func make(status: HTTPResponse.Status, body: some Encodable, headers: HTTPFields = [:]) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return make(status: status, encoded: try encoder.encode(body), headers: headers)
+        make(status: status, buffer: try encode(body), headers: headers)
     }
 
     /// JSON already written (the invoices' canonical text).
     static func make(status: HTTPResponse.Status, encoded json: some Collection<UInt8>, headers: HTTPFields = [:]) -> Response {
+        make(status: status, buffer: line(json), headers: headers)
+    }
+
+    /// An answer's bytes: `body` with sorted keys, then a newline.
+    static func encode(_ body: some Encodable) throws -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return line(try encoder.encode(body))
+    }
+
+    private static func line(_ json: some Collection<UInt8>) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(json.count + 1)
         buffer.writeBytes(json)
         buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
+    }
+
+    private static func make(status: HTTPResponse.Status, buffer: ByteBuffer, headers: HTTPFields) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))

@@ -89,13 +89,9 @@ final class MalformedFirstRequestAnswer: ChannelInboundHandler, RemovableChannel
         }
     }
 
-    /// `{"error":{"code":"invalid_request","message":…}}` and a newline, as `APIError` and `JSONResponse` write it.
+    /// The API's error answer (`APIError`, as `JSONResponse` writes it).
     static func body(_ message: String) -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let error = ["error": ["code": "invalid_request", "message": message]]
-        var buffer = ByteBuffer(bytes: (try? encoder.encode(error)) ?? Data(#"{"error":{"code":"invalid_request"}}"#.utf8))
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        return buffer
+        // Encoding strings cannot fail.
+        (try? JSONResponse.encode(APIError.badRequest(message).body)) ?? ByteBuffer(string: #"{"error":{"code":"invalid_request"}}"#)
     }
 }
