@@ -84,7 +84,8 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Everything the ledger keeps in PostgreSQL: migrations (schema/), the append-only event log, its verification.
+        // The event log (append, group commit, hash chain, subscriptions, verification), the projections and read models
+        // over it, and the migrations of every table (schema/). Features keep their own tables' SQL in their modules.
         .target(
             name: "LedgerStore",
             dependencies: [
@@ -95,6 +96,45 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Accounts, apps, API keys and product catalogs (`ledger.accounts`, `apps`, `api_keys`, `products`).
+        .target(
+            name: "LedgerTenancy",
+            dependencies: [
+                "LedgerDomain",
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // The JSON of a user's purchases and state, one shape for the API's answers, the live streams and webhook payloads.
+        .target(name: "LedgerWire", dependencies: ["LedgerDomain", "LedgerStore", "LedgerTenancy"], swiftSettings: strict),
+
+        // Jobs that run on one instance at a time across the service's instances (a PostgreSQL advisory lock each).
+        .target(
+            name: "LedgerJobs",
+            dependencies: [
+                "PostgresClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Who acts on the admin side: console sessions, their CSRF tokens and the record of every console write
+        // (`ledger.console_sessions`, `ledger.console_actions`).
+        .target(
+            name: "LedgerOperators",
+            dependencies: [
+                "LedgerDomain",
+                "LedgerStore",
+                "PostgresClient",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -143,15 +183,16 @@ let package = Package(
         // purchase) is one call here, with domain errors; the HTTP and CLI edges only translate them.
         .target(
             name: "LedgerRecording",
-            dependencies: ["AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerStore"],
+            dependencies: ["LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerStore"],
             swiftSettings: strict
         ),
 
-        // Webhooks to backends: Standard Webhooks signatures, the retry schedule, outbound safety, and the dispatcher
-        // that sends each endpoint's deliveries in order per user (the deliveries themselves are LedgerStore's).
+        // Webhooks to backends, all of them: endpoints and deliveries (their tables' SQL), the fan-out from the log, the
+        // payloads, Standard Webhooks signatures, the retry schedule, outbound safety, and the dispatcher that sends
+        // each endpoint's deliveries in order per user, with the service that runs it.
         .target(
             name: "LedgerWebhooks",
-            dependencies: [
+            dependencies: ["LedgerWire", "LedgerTenancy",
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
@@ -187,7 +228,7 @@ let package = Package(
         // shared by the CLI (`ledger appstore backfill|reconcile`) and `serve` (its route and daily service).
         .target(
             name: "AppStoreSync",
-            dependencies: [
+            dependencies: ["LedgerTenancy", "PostgresClient",
                 "AppStoreServerAPI",
                 "AppStoreVerification",
                 "LedgerDomain",
@@ -200,11 +241,11 @@ let package = Package(
         ),
 
         // The console (`/console` of `ledger serve`): support, finance and operations in a browser. Pages are built on
-        // the server as escaped HTML strings, charts as SVG; sessions and CSRF tokens in PostgreSQL (schema/016),
-        // kept by `ConsoleSessionStore` in the store: the console has no SQL of its own.
+        // the server as escaped HTML strings, charts as SVG; it reads through the API's own query types, and its
+        // sessions are LedgerOperators': the console has no SQL of its own.
         .target(
             name: "LedgerConsole",
-            dependencies: [
+            dependencies: ["LedgerOperators", "LedgerTenancy", "LedgerWebhooks",
                 "LedgerBilling",
                 "LedgerDomain",
                 "LedgerStore",
@@ -221,7 +262,7 @@ let package = Package(
         // tenancy, OpenAPI and metrics.
         .target(
             name: "LedgerServer",
-            dependencies: [
+            dependencies: ["LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerTenancy",
                 "AppStoreIngest",
                 "AppStoreServerAPI",
                 "AppStoreSync",
@@ -260,6 +301,7 @@ let package = Package(
         .target(
             name: "LedgerCommands",
             dependencies: [
+                "LedgerJobs", "LedgerOperators", "LedgerTenancy",
                 "CMalloc",
                 "LedgerBilling",
                 "LedgerStore",
@@ -293,11 +335,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // A fresh migrated database with the service's event store, for the tests of the store and of the features over it.
+        .target(
+            name: "LedgerStoreTestSupport",
+            dependencies: ["LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport"],
+            swiftSettings: strict
+        ),
+
         // The API in-process on a fresh database (HummingbirdTesting), with tenants and keys made through the admin API:
         // shared by the server tests and the reliability suite.
         .target(
             name: "LedgerServerTestSupport",
-            dependencies: [
+            dependencies: ["LedgerTenancy",
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -356,14 +405,16 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerRecordingTests",
-            dependencies: ["LedgerRecording", "LedgerStore", "LedgerDomain", "AppStoreSamples", "AppStoreVerification",
-                           "PostgresClient", "PostgresTestSupport"],
+            dependencies: [
+                "LedgerStoreTestSupport", "LedgerTenancy", "LedgerRecording", "LedgerStore", "LedgerDomain",
+                "AppStoreSamples", "AppStoreVerification", "PostgresClient", "PostgresTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AppStoreServerAPITests",
             dependencies: [
-                "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
+                "LedgerTenancy", "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
                 "LedgerCommands", "LedgerDomain", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -378,18 +429,32 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "LedgerDomain", "LedgerConcurrency", "PostgresClient", "PostgresTestSupport",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "LedgerStoreTestSupport", "LedgerRecording", "LedgerStore", "LedgerDomain", "LedgerConcurrency",
+                "PostgresClient", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LedgerBillingTests",
-            dependencies: ["LedgerBilling", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport"],
+            dependencies: [
+                "LedgerStoreTestSupport", "LedgerTenancy", "LedgerBilling", "LedgerStore", "LedgerDomain",
+                "PostgresClient", "PostgresTestSupport"
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LedgerWebhooksTests",
-            dependencies: ["LedgerWebhooks", "LedgerDomain", "LedgerStore", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "LedgerStoreTestSupport", "LedgerTenancy", "PostgresClient", "PostgresTestSupport", "LedgerWebhooks",
+                "LedgerDomain", "LedgerStore", .product(name: "NIOCore", package: "swift-nio")
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LedgerTenancyTests",
+            dependencies: ["LedgerTenancy", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
@@ -410,7 +475,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerServerTests",
-            dependencies: [
+            dependencies: ["LedgerTenancy", "LedgerWire", "LedgerOperators",
                 "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -427,7 +492,7 @@ let package = Package(
         // It depends on the `Ledger` executable so that the crash tests can start and SIGKILL a real `ledger serve`.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: [
+            dependencies: ["LedgerTenancy", "LedgerStoreTestSupport",
                 "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
                 "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
@@ -447,7 +512,7 @@ let package = Package(
         // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).
         .testTarget(
             name: "LedgerCommandsTests",
-            dependencies: [
+            dependencies: ["LedgerTenancy", "LedgerWebhooks",
                 "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

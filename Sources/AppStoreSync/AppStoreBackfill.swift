@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import AppStoreVerification
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 
 /// Imports the whole App Store history of purchases into the ledger through the App Store Server API.

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import AsyncHTTPClient
 import Foundation
 import LedgerStore
+import LedgerTenancy
 import Logging
 import Synchronization
 

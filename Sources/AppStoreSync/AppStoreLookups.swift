@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import AppStoreVerification
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 
 /// The App Store Server API's read calls whose answers carry signed items, each item verified offline for the app
 /// (as notifications are) before anything trusts it: Look Up Order ID, Get Refund History, the test notification.

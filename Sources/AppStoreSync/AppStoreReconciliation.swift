@@ -3,6 +3,7 @@ import AppStoreVerification
 import Foundation
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 
 /// Finds the notifications Apple sent that the ledger does not have (Apple gave up delivering them, or the ledger was

@@ -3,6 +3,7 @@ import Foundation
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 
 /// Answers Apple's `CONSUMPTION_REQUEST`s with Send Consumption Information (v2), for an app that opted in.

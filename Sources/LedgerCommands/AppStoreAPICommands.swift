@@ -6,6 +6,7 @@ import Foundation
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 import PostgresClient
 

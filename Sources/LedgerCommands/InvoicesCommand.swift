@@ -3,6 +3,7 @@ import Foundation
 import LedgerBilling
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import Logging
 import PostgresClient
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 
 /// `ledger replay`: rebuild projections from the log, check the live ones against a rebuild, or show a state as of

@@ -3,8 +3,10 @@ import AppStoreSync
 import AppStoreVerification
 import ArgumentParser
 import Foundation
+import LedgerJobs
 import LedgerServer
 import LedgerStore
+import LedgerTenancy
 import LedgerWebhooks
 import Logging
 import PostgresClient

@@ -27,13 +27,13 @@ struct VerifyCommand: AsyncParsableCommand {
         let replay = !skipInvoiceReplay
         let (report, digestProblems, digestsChecked, invoices) = try await database.withDatabase(logger: logger) { url in
             let connection = try PostgresConnectionFactory.connect(url)
-            guard try connection.query("SELECT to_regclass('ledger.events') IS NOT NULL").first?.decode(Bool.self, at: 0) == true else {
+            guard try SchemaMigrator.tableExists("ledger.events", on: connection) else {
                 throw CommandFailure("this database has no ledger yet: run `ledger migrate` (or `ledger serve`) first")
             }
             let progress = ProgressReporter(label: "verify", unit: "events", total: try EventStore.count(on: connection, app: nil))
             let report = try LogVerifier().verify(on: connection) { progress.update(done: $0) }
             progress.finish(done: report.eventsChecked)
-            let hasDigests = try connection.query("SELECT to_regclass('ledger.chain_digests') IS NOT NULL").first?.decode(Bool.self, at: 0) == true
+            let hasDigests = try SchemaMigrator.tableExists("ledger.chain_digests", on: connection)
             let digestProblems = hasDigests ? try ChainDigester().verify(on: connection, trustedKey: trustedKey) : []
             let invoices = try InvoiceVerifier.verify(on: connection, replay: replay)
             return (report, digestProblems, hasDigests, invoices)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerWebhooks
 import PostgresClient
 
 /// `ledger webhooks …`: an operator's view of the webhook endpoints, their deliveries and attempts, and redelivery

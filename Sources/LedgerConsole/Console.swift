@@ -4,7 +4,10 @@ import HTTPTypes
 import Hummingbird
 import LedgerBilling
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
+import LedgerTenancy
+import LedgerWebhooks
 import Logging
 import NIOCore
 
@@ -33,7 +36,8 @@ package struct Console: Sendable {
     let clock: LedgerClock
     let logger: Logger
     let sessions: ConsoleSessionStore
-    let queries: ConsoleQueries
+    let trends: MonthlyTrendQueries
+    let logStatus: LogStatusQueries
     let users: UserQueries
     let revenue: RevenueQueries
     let tenancy: TenancyStore
@@ -42,20 +46,22 @@ package struct Console: Sendable {
     /// Called after a write to tenancy (a key created or revoked), so the API's caches forget at once.
     let tenancyChanged: @Sendable () -> Void
 
-    /// What the console reads and writes through: the API's own query types and stores, and the console's queries
-    /// and sessions (`LedgerStore`), so no SQL lives here.
+    /// What the console reads and writes through: the API's own query types and stores (the read models', tenancy's,
+    /// invoices', webhooks'), the read models' monthly trends and the log's status, and the operators' sessions, so no
+    /// SQL lives here.
     package struct Stores: Sendable {
         package var sessions: ConsoleSessionStore
-        package var queries: ConsoleQueries
+        package var trends: MonthlyTrendQueries
+        package var logStatus: LogStatusQueries
         package var users: UserQueries
         package var revenue: RevenueQueries
         package var tenancy: TenancyStore
         package var invoices: InvoiceStore
         package var webhooks: WebhookStore
 
-        package init(sessions: ConsoleSessionStore, queries: ConsoleQueries, users: UserQueries, revenue: RevenueQueries,
-                     tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore) {
-            (self.sessions, self.queries, self.users, self.revenue) = (sessions, queries, users, revenue)
+        package init(sessions: ConsoleSessionStore, users: UserQueries, trends: MonthlyTrendQueries, logStatus: LogStatusQueries,
+                     revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore) {
+            (self.sessions, self.users, self.trends, self.logStatus, self.revenue) = (sessions, users, trends, logStatus, revenue)
             (self.tenancy, self.invoices, self.webhooks) = (tenancy, invoices, webhooks)
         }
     }
@@ -67,7 +73,8 @@ package struct Console: Sendable {
         self.clock = clock
         self.logger = logger
         self.sessions = stores.sessions
-        self.queries = stores.queries
+        self.trends = stores.trends
+        self.logStatus = stores.logStatus
         self.users = stores.users
         self.revenue = stores.revenue
         self.tenancy = stores.tenancy

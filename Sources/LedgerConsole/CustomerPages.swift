@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 
 /// Support's side: find a user, see what they have, their timeline in ledger order, any state as of any event, and
 /// the hash-chain proof of their streams.
@@ -9,7 +10,7 @@ extension Console {
     static let timelinePage = 50
 
     func customersPage(_ request: ConsoleRequest) async throws -> Response {
-        let apps = try await queries.apps()
+        let apps = try await tenancy.apps()
         let chosen = request.query("app") ?? apps.first?.id
         let options = apps.map { app in
             HTML.option(app.id, "\(app.name) (\(app.id))", selected: app.id == chosen)
@@ -23,7 +24,7 @@ extension Console {
             """
         if let q = request.query("q"), let app = chosen {
             guard q.utf8.count <= 256 else { throw ConsoleError(.badRequest, "Search for at most 256 bytes.") }
-            let found = try await queries.findUsers(app: app, query: q)
+            let found = try await users.findOwners(app: app, query: q)
             body += "<h2>Found</h2>"
             body += HTML.table(["App user"], found.map { user in
                 [HTML.link("/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))", user)]

@@ -1,7 +1,9 @@
 import Hummingbird
 import LedgerBilling
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
+import LedgerTenancy
 import Logging
 import NIOCore
 
@@ -13,13 +15,13 @@ extension Console {
     func financePage(_ request: ConsoleRequest) async throws -> Response {
         let month = try request.month(request.query("month"))
         let account = request.query("account")
-        let accounts = try await queries.accounts()
+        let accounts = try await tenancy.accounts()
         let list = try await invoices.list(account: account, month: month)
         let now = clock.now()
-        async let paying = queries.payingUsersPerMonth(account: account)
-        async let active = queries.activeSubscriptionsPerMonth(account: account, now: now)
-        async let started = queries.newSubscriptionsPerMonth(account: account)
-        async let churned = queries.churnedSubscriptionsPerMonth(account: account, now: now)
+        async let paying = trends.payingUsersPerMonth(account: account)
+        async let active = trends.activeSubscriptionsPerMonth(account: account, now: now)
+        async let started = trends.newSubscriptionsPerMonth(account: account)
+        async let churned = trends.churnedSubscriptionsPerMonth(account: account, now: now)
         async let revenue = self.revenue.perMonth(account.map { RevenueQueries.Scope.account($0) } ?? .all)
 
         let accountOptions = accounts.map { HTML.option($0.id, "\($0.name) (\($0.id))", selected: $0.id == account) }.joined()
@@ -94,7 +96,7 @@ extension Console {
         let invoice = try await findInvoice(request)
         let c = invoice.content
         let after = request.query("after") ?? ""
-        let paying = try await queries.payingUsers(account: invoice.accountID, month: invoice.month, after: after, limit: Self.payingUsersPage)
+        let paying = try await trends.payingUsers(account: invoice.accountID, month: invoice.month, after: after, limit: Self.payingUsersPage)
         let base = "/console/finance/invoices/\(HTML.urlComponent(invoice.id))"
         func money(_ minor: Int64) -> String { HTML.escape(InvoiceRendering.major(minor, c.currency) + " " + c.currency) }
         var body = """

@@ -1,15 +1,18 @@
 import Hummingbird
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
+import LedgerTenancy
+import LedgerWebhooks
 
 /// Operations: accounts and apps, keys (create, revoke), webhook endpoints and their delivery log with redelivery,
 /// projection lag, digest status, and the record of what was changed through the console.
 extension Console {
     func operationsPage(_ request: ConsoleRequest) async throws -> Response {
-        let accounts = try await queries.accounts()
-        let apps = try await queries.apps()
-        let lag = try await queries.projectionLag()
-        let digests = try await queries.digests()
+        let accounts = try await tenancy.accounts()
+        let apps = try await tenancy.apps()
+        let lag = try await logStatus.projectionLag()
+        let digests = try await logStatus.digests()
         let actions = try await sessions.actions(limit: 50)
         let names = Dictionary(accounts.map { ($0.id, $0.name) }, uniquingKeysWith: { $1 })
         var body = "<h2>Accounts and apps</h2>" + HTML.table(["Account", "App", "Bundle id"], apps.map { app in

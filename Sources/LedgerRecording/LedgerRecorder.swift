@@ -3,6 +3,7 @@ import AppStoreVerification
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 
 /// Every write into the ledger, one method each (see `About.swift`).
 ///

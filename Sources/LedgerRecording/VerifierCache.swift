@@ -1,5 +1,6 @@
 import AppStoreVerification
 import LedgerStore
+import LedgerTenancy
 import Synchronization
 
 /// One App Store verifier set per app, shared by every request: an app's bundle id, Apple id and environments never

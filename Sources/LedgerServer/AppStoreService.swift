@@ -2,8 +2,10 @@ import AppStoreServerAPI
 import AppStoreSync
 import Foundation
 import LedgerDomain
+import LedgerJobs
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 import Metrics
 import PostgresClient

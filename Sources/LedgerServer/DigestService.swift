@@ -1,4 +1,5 @@
 import Crypto
+import LedgerJobs
 import LedgerStore
 import Logging
 import PostgresClient
@@ -18,6 +19,7 @@ package struct DigestService: Service {
         self.pool = pool
         self.key = key
         self.interval = interval
+        LedgerMetrics.bootstrap()  // the job's gauge must reach the registry /metrics reads
         self.job = ExclusiveJob(lock: ExclusiveJobLock(job: "digests", configuration: pool.configuration), settings: jobs, logger: logger)
         self.logger = logger
     }

@@ -4,6 +4,7 @@ import Foundation
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import LedgerWebhooks
 import Logging
 import PostgresClient

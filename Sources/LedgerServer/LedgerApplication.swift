@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import LedgerBilling
 import LedgerConsole
+import LedgerOperators
 import LedgerStore
 import Logging
 import PostgresClient
@@ -53,9 +54,9 @@ package enum LedgerApplication {
         // route table and OpenAPI document.
         let cache = api.tenancyCache
         let stores = Console.Stores(
-            sessions: ConsoleSessionStore(pool: api.pool), queries: ConsoleQueries(pool: api.pool), users: api.users,
-            revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy, invoices: InvoiceStore(pool: api.pool, clock: clock),
-            webhooks: api.webhooks)
+            sessions: ConsoleSessionStore(pool: api.pool), users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
+            logStatus: LogStatusQueries(pool: api.pool), revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy,
+            invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks)
         Console(stores: stores, settings: Console.Settings(adminToken: api.configuration.adminToken,
                                                              sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
                 clock: clock, logger: api.logger, tenancyChanged: { cache.invalidate(.apiKeys) }).register(on: router)

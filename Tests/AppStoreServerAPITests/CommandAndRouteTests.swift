@@ -11,6 +11,7 @@ import HummingbirdTesting
 import LedgerDomain
 import LedgerServer
 import LedgerStore
+import LedgerTenancy
 import NIOCore
 import PostgresTestSupport
 import Testing

@@ -8,6 +8,7 @@ import LedgerDomain
 import LedgerRecording
 import LedgerServer
 import LedgerStore
+import LedgerTenancy
 import Testing
 
 /// Apple's `CONSUMPTION_REQUEST`s of an app that opted in, answered with Send Consumption Information v2 against the fake

@@ -9,6 +9,7 @@ import LedgerDomain
 import LedgerRecording
 import LedgerServer
 import LedgerStore
+import LedgerTenancy
 import Synchronization
 import Testing
 

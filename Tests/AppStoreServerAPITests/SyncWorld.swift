@@ -8,6 +8,7 @@ import Foundation
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 import PostgresClient
 import PostgresTestSupport

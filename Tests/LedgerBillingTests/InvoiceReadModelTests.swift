@@ -1,6 +1,8 @@
 import LedgerBilling
 import LedgerDomain
 import LedgerStore
+import LedgerStoreTestSupport
+import LedgerTenancy
 import PostgresClient
 import Testing
 

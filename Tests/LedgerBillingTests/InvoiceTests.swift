@@ -2,6 +2,8 @@ import Foundation
 import LedgerBilling
 import LedgerDomain
 import LedgerStore
+import LedgerStoreTestSupport
+import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 import Testing

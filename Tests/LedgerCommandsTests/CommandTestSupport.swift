@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerCommands
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 

@@ -5,7 +5,7 @@ import Testing
 /// `ledger … --help` is wrapped by the argument parser to the terminal's width; a line break written into a text
 /// survives that wrapping and cuts a sentence in two, so texts break lines only between paragraphs and list items.
 @Suite struct HelpTextTests {
-    static func commands(_ root: ParsableCommand.Type, path: String = "ledger") -> [(String, ParsableCommand.Type)] {
+    static func commands(_ root: any ParsableCommand.Type, path: String = "ledger") -> [(String, any ParsableCommand.Type)] {
         [(path, root)] + root.configuration.subcommands.flatMap { sub in
             commands(sub, path: path + " " + (sub.configuration.commandName ?? "\(sub)"))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 import Testing

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
+import LedgerWebhooks
 import PostgresClient
 import PostgresTestSupport
 import Testing

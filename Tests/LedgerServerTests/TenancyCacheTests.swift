@@ -3,6 +3,7 @@ import HTTPTypes
 import LedgerServer
 import LedgerServerTestSupport
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerConcurrency
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import Synchronization
 import Testing

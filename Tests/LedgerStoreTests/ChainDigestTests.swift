@@ -1,5 +1,6 @@
 import Crypto
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import Testing
 

@@ -1,5 +1,6 @@
 import LedgerDomain
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import Testing
 

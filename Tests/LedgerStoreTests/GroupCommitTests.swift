@@ -1,6 +1,7 @@
 import Dispatch
 import LedgerDomain
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing

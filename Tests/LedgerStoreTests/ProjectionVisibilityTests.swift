@@ -1,8 +1,9 @@
 import LedgerDomain
+@testable import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing
-@testable import LedgerStore
 
 /// The read-your-writes state machine, driven directly.
 @Suite struct ProjectionProgressStateTests {

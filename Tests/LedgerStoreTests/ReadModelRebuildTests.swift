@@ -1,6 +1,8 @@
 import Foundation
 import LedgerDomain
+import LedgerRecording
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Synchronization
@@ -26,10 +28,7 @@ import Testing
 
     /// A fresh migrated database on the `.lateCommits` server: the service's store and a superuser pool.
     static func fixture(prefix: String) async throws -> StoreFixture {
-        let url = try await TestDatabase.makeDatabase(prefix: prefix, on: .lateCommits)
-        let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: try SchemaLocation.migrations())
-        return StoreFixture(connectionString: url, store: EventStore(pool: pool),
-                            superuser: PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2))
+        try await StoreFixture.make(prefix: prefix, on: .lateCommits)
     }
 
     /// Every row of every read model table as JSON without its fold state (see `foldStates`), table by table, in a

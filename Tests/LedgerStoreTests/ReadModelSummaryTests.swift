@@ -1,8 +1,9 @@
 import LedgerDomain
+@testable import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing
-@testable import LedgerStore
 
 /// Status reads answer from the read models' typed columns alone (`UserQueries.summaries`): every value of
 /// `SubscriptionSummary` and `PurchaseSummary` must come back from a row exactly as the fold of the log says,

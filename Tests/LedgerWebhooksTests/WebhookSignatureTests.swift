@@ -1,10 +1,10 @@
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerWebhooks
+@testable import LedgerWebhooks
 import NIOCore
 import Testing
-
-@testable import LedgerWebhooks
 
 @Suite struct WebhookSignatureTests {
     /// The example of the Standard Webhooks specification (and of its reference libraries' tests).

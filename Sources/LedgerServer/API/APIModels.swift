@@ -1,21 +1,10 @@
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
+import LedgerWire
 
 // The JSON shapes of the v1 API. Swift names are camelCase; each type's `CodingKeys` spells the wire names
 // (snake_case), so the wire is written in one place per type. `openapi.json` describes the same shapes.
-
-/// An optional member that is always present in the JSON, as `null` when absent (synthesized `Encodable` would
-/// leave the key out), so clients and the OpenAPI document see every member every time.
-struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
-    var value: Value?
-    init(_ value: Value?) { self.value = value }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        if let value { try container.encode(value) } else { try container.encodeNil() }
-    }
-}
-
 
 struct AccountBody: Encodable {
     var id: String
@@ -132,5 +121,29 @@ struct ProductBody: Encodable {
         subscriptionGroup = Nullable(product.subscriptionGroup)
         entitlements = product.entitlements
         updatedAt = product.updatedAt.rfc3339
+    }
+}
+
+/// `GET /v1/users/{user_id}`.
+struct UserBody: Encodable {
+    var appUserID: String
+    /// False when the ledger holds no purchase of this user (`UserRoutes.isKnown`).
+    var known: Bool
+    var subscriptions: [SubscriptionBody]
+    var entitlements: [EntitlementBody]
+    var oneTimePurchases: [PurchaseBody]
+    var unconsumed: [UnconsumedBody]
+    var productsStatus: [ProductStatusBody]
+    var introOfferEligibility: [IntroOfferEligibilityBody]
+
+    enum CodingKeys: String, CodingKey {
+        case appUserID = "app_user_id"
+        case known
+        case subscriptions
+        case entitlements
+        case oneTimePurchases = "one_time_purchases"
+        case unconsumed
+        case productsStatus = "products_status"
+        case introOfferEligibility = "intro_offer_eligibility"
     }
 }

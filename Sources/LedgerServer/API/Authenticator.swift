@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 
 /// The app key a request presented, with its app.
 struct AppCaller: Sendable {

@@ -2,6 +2,8 @@ import Hummingbird
 import LedgerBilling
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
+import LedgerWebhooks
 import Logging
 import NIOHTTP1
 import PostgresClient

@@ -4,6 +4,7 @@ import HTTPTypes
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 
 extension APIError {
     /// A write the application layer refused, as the HTTP answer that says what to fix.

@@ -1,4 +1,5 @@
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 import Synchronization
 

@@ -2,6 +2,8 @@ import Foundation
 import LedgerConcurrency
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
+import LedgerWire
 import Logging
 import Metrics
 import PostgresClient

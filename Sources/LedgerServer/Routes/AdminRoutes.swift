@@ -1,6 +1,7 @@
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 
 /// `/v1/admin/…`: accounts, apps and their keys, for operators (admin token).
 struct AdminRoutes {

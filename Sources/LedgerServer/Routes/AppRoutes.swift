@@ -2,6 +2,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 
 /// `/v1/apps/{app_id}/…`: the app's product catalog (secret key) and Apple's notification endpoint.
 struct AppRoutes {

@@ -3,6 +3,7 @@ import AppStoreSync
 import Hummingbird
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 import Logging
 
 /// `POST /v1/apps/{app_id}/appstore/backfill` (the app's secret key) and the same under `/v1/admin/apps/{app_id}/…`

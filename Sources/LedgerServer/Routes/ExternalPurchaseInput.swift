@@ -1,5 +1,6 @@
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 
 /// A card (or other non-App Store) payment recorded by the developer's server. The provider's `payment_id` is the
 /// idempotency key: the same payment posted again is recorded once (and answers 200 instead of 201).

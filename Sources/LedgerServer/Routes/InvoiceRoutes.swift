@@ -1,8 +1,9 @@
 import Foundation
-import LedgerBilling
 import Hummingbird
+import LedgerBilling
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import NIOCore
 
 /// `/v1/admin/invoices…` and `/v1/admin/plans`: finance's side (admin token), the same operations as

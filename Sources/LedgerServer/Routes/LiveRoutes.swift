@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import LedgerStore
+import LedgerTenancy
 import NIOCore
 import ServiceLifecycle
 

@@ -5,6 +5,8 @@ import Hummingbird
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
+import LedgerWire
 
 /// The seed's API, kept compatible: `POST /uploadReceipt` and `GET /productsStatus`, with the app key in the
 /// `APIKey` header.

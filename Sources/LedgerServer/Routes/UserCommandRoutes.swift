@@ -3,6 +3,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerRecording
 import LedgerStore
+import LedgerTenancy
 
 /// `POST /v1/users/{user_id}/…`: uploads, restore, consume, consent to consumption answers, and external (card) purchases.
 struct UserCommandRoutes {

@@ -3,6 +3,8 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
+import LedgerWire
 
 /// `GET /v1/users/{user_id}…`: what a user has, and the audit timeline of their purchases. A secret key reads
 /// any user of its app; a public key only the user of its signed `uid` cookie (`UserAuthentication`).

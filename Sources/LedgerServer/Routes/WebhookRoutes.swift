@@ -2,7 +2,9 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import LedgerWebhooks
+import LedgerWire
 
 /// Webhook endpoints of an app, their deliveries and redeliveries: under `/v1/apps/{app_id}/webhooks` for the app's
 /// secret key, and the same under `/v1/admin/apps/{app_id}/webhooks` for the admin token.
@@ -168,12 +170,9 @@ struct WebhookRoutes {
 
     // MARK: Checks
 
-    /// The URL as stored, checked by the same rule as each delivery (`OutboundPolicy.check`: the host resolved, every
-    /// address judged), so that an endpoint no delivery could reach is refused here rather than failed at every attempt.
+    /// The endpoint rules are the webhooks' (`WebhookEndpointRules`); a refusal is a 400 with their message.
     static func url(_ text: String, settings: WebhookSettings) async throws(APIError) -> String {
-        do {
-            return try await OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses).check(text)
-        } catch {
+        do { return try await WebhookEndpointRules.url(text, allowPrivateAddresses: settings.allowPrivateAddresses) } catch {
             throw .badRequest(error.description)
         }
     }
@@ -182,22 +181,12 @@ struct WebhookRoutes {
         try text.map { text throws(APIError) in try Check.text(text, "description", max: 500) }
     }
 
-    /// Ledger event types (`subscription.renewed`, …); types this version does not know yet are allowed.
     static func eventTypes(_ types: [String]) throws(APIError) -> [String] {
-        for (index, type) in try Check.items(types, "event_types", max: 100).enumerated() {
-            guard type.utf8.count <= 100, type.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F }),
-                  type.contains(".") else {
-                throw .badRequest("`event_types[\(index)]` must be a ledger event type such as subscription.renewed or purchase.consumable")
-            }
-        }
-        return Array(Set(types)).sorted()
+        do { return try WebhookEndpointRules.eventTypes(types) } catch { throw .badRequest(error.description) }
     }
 
     static func environments(_ list: [String]) throws(APIError) -> [String] {
-        guard !list.isEmpty, list.allSatisfy({ $0 == "production" || $0 == "sandbox" }) else {
-            throw .badRequest("`environments` must list production, sandbox or both")
-        }
-        return Array(Set(list)).sorted()
+        do { return try WebhookEndpointRules.environments(list) } catch { throw .badRequest(error.description) }
     }
 
     static func instant(_ text: String, _ field: String) throws(APIError) -> Instant {

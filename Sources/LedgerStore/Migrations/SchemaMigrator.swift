@@ -75,4 +75,10 @@ public struct SchemaMigrator: Sendable {
             }
         }
     }
+
+    /// Whether `table` (schema-qualified, as `ledger.events`) exists: for commands that read a database that may not
+    /// be migrated yet, or only partly.
+    public static func tableExists(_ table: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT to_regclass(\(table)) IS NOT NULL").first?.decode(Bool.self, at: 0) == true
+    }
 }

@@ -46,7 +46,7 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
     /// completed with the rest of the last one's transaction: a batch never ends inside a transaction.
     /// Notification records carry no fact a reducer reads (every fact in them is also a typed event), so their
     /// large payloads are not fetched.
-    static func nextEvents(after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int, apps: [String]? = nil,
+    package static func nextEvents(after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int, apps: [String]? = nil,
                            on connection: PostgresConnection) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
         let bound = cut.map { TransactionIDValue(value: $0) }

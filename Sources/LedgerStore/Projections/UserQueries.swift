@@ -9,6 +9,25 @@ public struct UserQueries: Sendable {
 
     public init(pool: PostgresPool) { self.pool = pool }
 
+    /// The app users a search names: an app user id that owns something, or the owner of an original transaction id
+    /// or a transaction id (the latest of a subscription, a one-time purchase's, or a month's paying transaction).
+    package func findOwners(app appID: String, query: String) async throws -> [String] {
+        let rows = try await pool.query("""
+            SELECT DISTINCT owner_app_user_id FROM (
+                SELECT owner_app_user_id FROM ledger.subscriptions WHERE app_id = \(appID)
+                    AND (owner_app_user_id = \(query) OR original_transaction_id = \(query) OR latest_transaction_id = \(query))
+                UNION ALL
+                SELECT owner_app_user_id FROM ledger.purchases WHERE app_id = \(appID)
+                    AND (owner_app_user_id = \(query) OR original_transaction_id = \(query) OR transaction_id = \(query))
+                UNION ALL
+                SELECT s.owner_app_user_id FROM ledger.paying_users p JOIN ledger.subscriptions s
+                    ON s.app_id = p.app_id AND s.original_transaction_id = p.original_transaction_id
+                    WHERE p.app_id = \(appID) AND p.transaction_id = \(query)
+            ) found WHERE owner_app_user_id IS NOT NULL ORDER BY 1 LIMIT 50
+            """)
+        return try rows.map { try $0.decode(String.self, at: 0) }
+    }
+
     /// What the per-user views read of the subscriptions and purchases owned by any of `owners`, leaving out the
     /// original transaction ids in `excluding`: one prepared statement on the typed columns (`ownedSummariesSQL`).
     public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [])

@@ -4,6 +4,7 @@ import Foundation
 import LedgerBilling
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 

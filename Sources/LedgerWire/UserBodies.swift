@@ -1,9 +1,12 @@
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 
-// The JSON shapes of the user endpoints (wire names in `CodingKeys`, see APIModels.swift).
+// The JSON shapes of a user's purchases and state, as the user endpoints, the live streams and the webhook payloads
+// send them: one shape for all three. Swift names are camelCase; each type's `CodingKeys` spells the wire names
+// (snake_case). `openapi.json` describes the same shapes.
 
-struct SubscriptionBody: Encodable {
+package struct SubscriptionBody: Encodable {
     var originalTransactionID: String
     var productID: Nullable<String>
     var subscriptionGroup: Nullable<String>
@@ -49,7 +52,7 @@ struct SubscriptionBody: Encodable {
         case commitment
     }
 
-    init(_ s: SubscriptionSummary, at instant: Instant) {
+    package init(_ s: SubscriptionSummary, at instant: Instant) {
         let state = s.state(at: instant)
         originalTransactionID = s.originalTransactionID
         productID = Nullable(s.productID)
@@ -71,7 +74,7 @@ struct SubscriptionBody: Encodable {
         commitment = Nullable(s.commitment.map(CommitmentBody.init))
     }
 
-    static func name(_ state: SubscriptionState?) -> String {
+    package static func name(_ state: SubscriptionState?) -> String {
         switch state {
         case .active?: "active"
         case .inGracePeriod?: "grace_period"
@@ -83,7 +86,7 @@ struct SubscriptionBody: Encodable {
         }
     }
 
-    static func name(_ reason: ExpiryReason) -> String {
+    package static func name(_ reason: ExpiryReason) -> String {
         switch reason {
         case .voluntary: "voluntary"
         case .billingError: "billing_error"
@@ -95,7 +98,7 @@ struct SubscriptionBody: Encodable {
     }
 }
 
-struct OfferBody: Encodable {
+package struct OfferBody: Encodable {
     /// `introductory`, `promotional`, `offer_code` or `win_back`.
     var type: String
     var identifier: Nullable<String>
@@ -111,7 +114,7 @@ struct OfferBody: Encodable {
         case period
     }
 
-    init(_ offer: Offer) {
+    package init(_ offer: Offer) {
         type = switch offer.type {
         case .introductory: "introductory"
         case .promotional: "promotional"
@@ -124,7 +127,7 @@ struct OfferBody: Encodable {
     }
 }
 
-struct CommitmentBody: Encodable {
+package struct CommitmentBody: Encodable {
     var billingPeriodNumber: Nullable<Int>
     var totalBillingPeriods: Nullable<Int>
     var expiresAt: Nullable<String>
@@ -139,7 +142,7 @@ struct CommitmentBody: Encodable {
         case currency
     }
 
-    init(_ c: Commitment) {
+    package init(_ c: Commitment) {
         billingPeriodNumber = Nullable(c.billingPeriodNumber)
         totalBillingPeriods = Nullable(c.totalBillingPeriods)
         expiresAt = Nullable(c.expiresAt.map(\.rfc3339))
@@ -149,7 +152,7 @@ struct CommitmentBody: Encodable {
 }
 
 /// Whether the user may still get an introductory offer in a subscription group.
-struct IntroOfferEligibilityBody: Encodable {
+package struct IntroOfferEligibilityBody: Encodable {
     var subscriptionGroup: String
     var eligible: Bool
 
@@ -159,14 +162,14 @@ struct IntroOfferEligibilityBody: Encodable {
     }
 
     /// `IntroOfferEligibility.byGroup` over the app's catalog.
-    static func list(_ user: UserView, catalog: [ProductRecord]) -> [IntroOfferEligibilityBody] {
+    package static func list(_ user: UserView, catalog: [ProductRecord]) -> [IntroOfferEligibilityBody] {
         let groups = Dictionary(catalog.compactMap { product in product.subscriptionGroup.map { (product.productID, $0) } },
                                 uniquingKeysWith: { first, _ in first })
         return IntroOfferEligibility.byGroup(user, catalogGroups: groups).map { .init(subscriptionGroup: $0.group, eligible: $0.eligible) }
     }
 }
 
-struct EntitlementBody: Encodable {
+package struct EntitlementBody: Encodable {
     var id: String
     var isActive: Bool
     var expiresAt: Nullable<String>
@@ -179,19 +182,19 @@ struct EntitlementBody: Encodable {
         case productID = "product_id"
     }
 
-    init(_ e: Entitlement) {
+    package init(_ e: Entitlement) {
         id = e.entitlementID
         isActive = e.isActive
         expiresAt = Nullable(e.expiresAt.map(\.rfc3339))
         productID = e.grantingProductID
     }
 
-    static func list(_ entitlements: [String: Entitlement]) -> [EntitlementBody] {
+    package static func list(_ entitlements: [String: Entitlement]) -> [EntitlementBody] {
         entitlements.keys.sorted().compactMap { entitlements[$0].map(EntitlementBody.init) }
     }
 }
 
-struct PurchaseBody: Encodable {
+package struct PurchaseBody: Encodable {
     var originalTransactionID: String
     var transactionID: String
     var productID: String
@@ -216,7 +219,7 @@ struct PurchaseBody: Encodable {
         case environment
     }
 
-    init?(_ record: PurchaseSummary, at instant: Instant) {
+    package init?(_ record: PurchaseSummary, at instant: Instant) {
         guard let d = record.details else { return nil }
         originalTransactionID = record.originalTransactionID
         transactionID = d.transactionID
@@ -231,7 +234,7 @@ struct PurchaseBody: Encodable {
     }
 }
 
-struct UnconsumedBody: Encodable {
+package struct UnconsumedBody: Encodable {
     var originalTransactionID: String
     var transactionID: String
     var productID: String
@@ -248,7 +251,7 @@ struct UnconsumedBody: Encodable {
         case developerPayload = "developer_payload"
     }
 
-    init(_ u: UnconsumedPurchase) {
+    package init(_ u: UnconsumedPurchase) {
         originalTransactionID = u.originalTransactionID
         transactionID = u.transactionID
         productID = u.productID
@@ -258,40 +261,17 @@ struct UnconsumedBody: Encodable {
     }
 }
 
-struct ProductStatusBody: Encodable {
+package struct ProductStatusBody: Encodable {
     var id: String
     var status: String
 
     /// The products status the seed's `/productsStatus` lists: every product the user ever bought, sorted by id.
     /// When the app has a catalog, only products in it (the seed's "products of the app"); an app that
     /// configured no products sees everything, so it works before it is configured.
-    static func list(_ status: [String: ProductStatus], catalog: [ProductRecord]) -> [ProductStatusBody] {
+    package static func list(_ status: [String: ProductStatus], catalog: [ProductRecord]) -> [ProductStatusBody] {
         let known = Set(catalog.map(\.productID))
         return status.keys.sorted()
             .filter { known.isEmpty || known.contains($0) }
             .compactMap { id in status[id].map { ProductStatusBody(id: id, status: $0.rawValue) } }
-    }
-}
-
-struct UserBody: Encodable {
-    var appUserID: String
-    /// False when the ledger holds no purchase of this user (`UserRoutes.isKnown`).
-    var known: Bool
-    var subscriptions: [SubscriptionBody]
-    var entitlements: [EntitlementBody]
-    var oneTimePurchases: [PurchaseBody]
-    var unconsumed: [UnconsumedBody]
-    var productsStatus: [ProductStatusBody]
-    var introOfferEligibility: [IntroOfferEligibilityBody]
-
-    enum CodingKeys: String, CodingKey {
-        case appUserID = "app_user_id"
-        case known
-        case subscriptions
-        case entitlements
-        case oneTimePurchases = "one_time_purchases"
-        case unconsumed
-        case productsStatus = "products_status"
-        case introOfferEligibility = "intro_offer_eligibility"
     }
 }

@@ -1,4 +1,6 @@
 import LedgerDomain
+import LedgerStore
+import LedgerTenancy
 import Logging
 import PostgresClient
 

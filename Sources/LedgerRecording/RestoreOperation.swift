@@ -1,5 +1,5 @@
 import LedgerDomain
-import PostgresClient
+import LedgerStore
 
 /// Restore: links the store's transactions to the app user who restores them, under the app's transfer policy.
 ///

@@ -1,5 +1,5 @@
 import LedgerStore
-import LedgerWebhooks
+import LedgerTenancy
 import Logging
 import PostgresClient
 import ServiceLifecycle

@@ -1,5 +1,8 @@
 import Foundation
 import LedgerStore
+import LedgerStoreTestSupport
+import LedgerTenancy
+import LedgerWebhooks
 import PostgresClient
 import Testing
 

@@ -1,7 +1,10 @@
 import LedgerDomain
+import LedgerStore
+import LedgerStoreTestSupport
+import LedgerTenancy
+@testable import LedgerWebhooks
 import PostgresClient
 import Testing
-@testable import LedgerStore
 
 /// The fan-out's batches, driven one at a time.
 @Suite struct WebhookFanOutTests {

@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// Apple's consumption requests (`transaction.consumption_requested`) that no `transaction.consumption_information_sent`

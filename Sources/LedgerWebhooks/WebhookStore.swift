@@ -1,5 +1,7 @@
 import Foundation
 import LedgerDomain
+import LedgerStore
+import LedgerTenancy
 import PostgresClient
 
 /// Problems with a webhook request that the caller can fix.

@@ -1,4 +1,3 @@
-import LedgerStore
 import Logging
 import Metrics
 
@@ -20,7 +19,6 @@ package struct ExclusiveJob: Sendable {
         self.lock = lock
         self.settings = settings
         self.logger = logger
-        LedgerMetrics.bootstrap()  // the gauge must reach the registry /metrics reads
     }
 
     /// Until cancelled: `work` every `interval` while this instance holds the job. Gives the job up on return.

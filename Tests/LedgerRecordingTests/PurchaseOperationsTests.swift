@@ -1,5 +1,7 @@
 import LedgerDomain
+import LedgerRecording
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import Testing
 

@@ -1,5 +1,5 @@
 import LedgerDomain
-import PostgresClient
+import LedgerStore
 
 /// Commands on one purchase, decided from the purchase's own stream (`otx:<original transaction id>`, which holds
 /// every fact about it) rather than from a projection that may lag, and appended with that stream's version as the

@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// The daily App Store reconciliation's lease and last outcome per app (`schema/014_appstore_reconcile.sql`).

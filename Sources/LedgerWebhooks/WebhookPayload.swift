@@ -1,6 +1,8 @@
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
+import LedgerWire
 
 /// The body of a webhook, in the Standard Webhooks shape (`type`, `timestamp`, `data`): what happened (the ledger
 /// event's type, its position, the purchase it is about), the purchase's state right after it, and the user's

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// Why a tenancy operation was refused.
@@ -76,6 +77,16 @@ public struct TenancyStore: Sendable {
             """)
         guard let row = rows.first else { throw TenancyError.unknownAccount(app.accountID) }
         return try Self.app(row)
+    }
+
+    /// Every account, oldest first.
+    package func accounts() async throws -> [Account] {
+        try await pool.query("SELECT \(unescaped: Self.accountColumns) FROM ledger.accounts ORDER BY created_at, id").map(Self.account)
+    }
+
+    /// Every app of every account, oldest first.
+    package func apps() async throws -> [AppRecord] {
+        try await pool.query("SELECT \(unescaped: Self.appColumns) FROM ledger.apps ORDER BY created_at, id").map(Self.app)
     }
 
     public func app(id: String) async throws -> AppRecord? {
@@ -199,7 +210,7 @@ public struct TenancyStore: Sendable {
         id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode, app_account_token_policy, created_at, refund_policy
         """
     static let keyColumns = "id, app_id, kind, name, created_at, revoked_at"
-    static let productColumns = "product_id, product_type, subscription_group, array_to_json(entitlements)::text, updated_at"
+    package static let productColumns = "product_id, product_type, subscription_group, array_to_json(entitlements)::text, updated_at"
 
     static func account(_ row: PostgresRow) throws -> Account {
         Account(id: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 1),
@@ -226,32 +237,12 @@ public struct TenancyStore: Sendable {
             revokedAt: try row.decode(Instant?.self, at: 5))
     }
 
-    static func product(_ row: PostgresRow) throws -> ProductRecord {
+    package static func product(_ row: PostgresRow) throws -> ProductRecord {
         let entitlements = try JSONDecoder().decode([String].self, from: Data(try row.decode(String.self, at: 3).utf8))
         return ProductRecord(
             productID: try row.decode(String.self, at: 0),
             type: ProductType(apiName: try row.decode(String.self, at: 1)) ?? .nonConsumable,
             subscriptionGroup: try row.decode(String?.self, at: 2), entitlements: entitlements,
             updatedAt: try row.decode(Instant.self, at: 4))
-    }
-}
-
-/// Identifiers and secrets from the system's cryptographic random source.
-package enum RandomToken {
-    static func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }
-
-    /// `prefix` + 24 lowercase hex digits (96 random bits): unguessable and safe in URLs.
-    package static func identifier(prefix: String) -> String {
-        prefix + Hex.string(bytes(12))
-    }
-
-    /// 256 random bits, base64url without padding.
-    static func secret() -> String {
-        Data(bytes(32)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// A billing account: what finance invoices. It owns apps.

@@ -1,5 +1,6 @@
 import Crypto
 import LedgerDomain
+import LedgerStore
 import PostgresClient
 
 /// A signed-in console user: who (the name given at sign-in, recorded with every write) and the session's CSRF token.
@@ -26,10 +27,7 @@ package struct ConsoleSessionStore: Sendable {
     package init(pool: PostgresPool) { self.pool = pool }
 
     /// A fresh random token: 32 bytes from the system's CSPRNG, hex.
-    package static func token() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Hex.string((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-    }
+    package static func token() -> String { Hex.string(RandomToken.bytes(32)) }
 
     static func digest(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
 
