@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
+        .library(name: "UTCTime", targets: ["UTCTime"]),
+        .library(name: "LedgerTenancy", targets: ["LedgerTenancy"]),
+        .library(name: "LedgerWebhooks", targets: ["LedgerWebhooks"]),
         .library(name: "LedgerCommands", targets: ["LedgerCommands"]),
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "AppStoreSamples", targets: ["AppStoreSamples"]),
@@ -60,8 +63,12 @@ let package = Package(
         // for event data that must not be rewritten.
         .target(name: "ExactJSON", swiftSettings: strict),
 
+        // Time as the ledger counts it: `Instant` (whole microseconds, UTC, with RFC 3339) and `CalendarMonth`, by integer
+        // arithmetic; the one crossing to Foundation's `Date`. Nothing of the ledger, so the verifier can take it too.
+        .target(name: "UTCTime", swiftSettings: strict),
+
         // The pure domain: ledger events, projection reducers, rules. No I/O, so it replays and tests exhaustively.
-        .target(name: "LedgerDomain", swiftSettings: strict),
+        .target(name: "LedgerDomain", dependencies: ["UTCTime"], swiftSettings: strict),
 
         // A small PostgreSQL client over libpq: connections, binary parameters, rows, COPY, LISTEN, a pool.
         .target(
@@ -88,7 +95,7 @@ let package = Package(
         // over it, and the migrations of every table (schema/). Features keep their own tables' SQL in their modules.
         .target(
             name: "LedgerStore",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "ExactJSON",
                 "LedgerConcurrency",
                 "LedgerDomain",
@@ -103,7 +110,7 @@ let package = Package(
         // Accounts, apps, API keys and product catalogs (`ledger.accounts`, `apps`, `api_keys`, `products`).
         .target(
             name: "LedgerTenancy",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
@@ -113,7 +120,7 @@ let package = Package(
         ),
 
         // The JSON of a user's purchases and state, one shape for the API's answers, the live streams and webhook payloads.
-        .target(name: "LedgerWire", dependencies: ["LedgerDomain", "LedgerStore", "LedgerTenancy"], swiftSettings: strict),
+        .target(name: "LedgerWire", dependencies: ["UTCTime", "LedgerDomain", "LedgerStore", "LedgerTenancy"], swiftSettings: strict),
 
         // Jobs that run on one instance at a time across the service's instances (a PostgreSQL advisory lock each).
         .target(
@@ -130,7 +137,7 @@ let package = Package(
         // (`ledger.console_sessions`, `ledger.console_actions`).
         .target(
             name: "LedgerOperators",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
@@ -143,7 +150,7 @@ let package = Package(
         // and their CSV / JSON / HTML renderings.
         .target(
             name: "LedgerBilling",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
@@ -168,6 +175,7 @@ let package = Package(
         .target(
             name: "AppStoreVerification",
             dependencies: [
+                "UTCTime",
                 "ExactJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -177,13 +185,13 @@ let package = Package(
         ),
 
         // From verified App Store data (notifications, signed transactions, receipts) to ledger events and streams.
-        .target(name: "AppStoreIngest", dependencies: ["AppStoreVerification", "ExactJSON", "LedgerDomain"], swiftSettings: strict),
+        .target(name: "AppStoreIngest", dependencies: ["UTCTime", "AppStoreVerification", "ExactJSON", "LedgerDomain"], swiftSettings: strict),
 
         // The application layer: every write into the log (notification, upload, receipt, restore, consume, external
         // purchase) is one call here, with domain errors; the HTTP and CLI edges only translate them.
         .target(
             name: "LedgerRecording",
-            dependencies: ["LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerStore"],
+            dependencies: ["UTCTime", "LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerStore"],
             swiftSettings: strict
         ),
 
@@ -192,7 +200,7 @@ let package = Package(
         // each endpoint's deliveries in order per user, with the service that runs it.
         .target(
             name: "LedgerWebhooks",
-            dependencies: ["LedgerWire", "LedgerTenancy",
+            dependencies: ["UTCTime", "LedgerWire", "LedgerTenancy",
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
@@ -214,6 +222,7 @@ let package = Package(
         .target(
             name: "AppStoreServerAPI",
             dependencies: [
+                "UTCTime",
                 "AppStoreVerification",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -228,7 +237,7 @@ let package = Package(
         // shared by the CLI (`ledger appstore backfill|reconcile`) and `serve` (its route and daily service).
         .target(
             name: "AppStoreSync",
-            dependencies: ["LedgerTenancy", "PostgresClient",
+            dependencies: ["UTCTime", "LedgerTenancy", "PostgresClient",
                 "AppStoreServerAPI",
                 "AppStoreVerification",
                 "LedgerDomain",
@@ -245,7 +254,7 @@ let package = Package(
         // sessions are LedgerOperators': the console has no SQL of its own.
         .target(
             name: "LedgerConsole",
-            dependencies: ["LedgerOperators", "LedgerTenancy", "LedgerWebhooks",
+            dependencies: ["UTCTime", "LedgerOperators", "LedgerTenancy", "LedgerWebhooks",
                 "LedgerBilling",
                 "LedgerDomain",
                 "LedgerStore",
@@ -262,7 +271,7 @@ let package = Package(
         // tenancy, OpenAPI and metrics.
         .target(
             name: "LedgerServer",
-            dependencies: ["LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerTenancy",
+            dependencies: ["UTCTime", "LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerTenancy",
                 "AppStoreIngest",
                 "AppStoreServerAPI",
                 "AppStoreSync",
@@ -300,7 +309,7 @@ let package = Package(
         // The `ledger` command line: every subcommand, as a library so tests can run them in-process.
         .target(
             name: "LedgerCommands",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerJobs", "LedgerOperators", "LedgerTenancy",
                 "CMalloc",
                 "LedgerBilling",
@@ -331,14 +340,14 @@ let package = Package(
         // Starts one private PostgreSQL per test process (or uses DATABASE_URL) and hands out fresh databases.
         .target(
             name: "PostgresTestSupport",
-            dependencies: ["PostgresClient", "EmbeddedPostgres", "LedgerDomain"],
+            dependencies: ["UTCTime", "PostgresClient", "EmbeddedPostgres", "LedgerDomain"],
             swiftSettings: strict
         ),
 
         // A fresh migrated database with the service's event store, for the tests of the store and of the features over it.
         .target(
             name: "LedgerStoreTestSupport",
-            dependencies: ["LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport"],
+            dependencies: ["UTCTime", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport"],
             swiftSettings: strict
         ),
 
@@ -346,7 +355,7 @@ let package = Package(
         // shared by the server tests and the reliability suite.
         .target(
             name: "LedgerServerTestSupport",
-            dependencies: ["LedgerTenancy",
+            dependencies: ["UTCTime", "LedgerTenancy",
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -395,17 +404,17 @@ let package = Package(
 
         .testTarget(
             name: "LedgerDomainTests",
-            dependencies: ["LedgerDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["UTCTime", "LedgerDomain", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AppStoreIngestTests",
-            dependencies: ["AppStoreIngest", "AppStoreVerification", "AppStoreSamples", "LedgerDomain", "ExactJSON"],
+            dependencies: ["UTCTime", "AppStoreIngest", "AppStoreVerification", "AppStoreSamples", "LedgerDomain", "ExactJSON"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LedgerRecordingTests",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerStoreTestSupport", "LedgerTenancy", "LedgerRecording", "LedgerStore", "LedgerDomain",
                 "AppStoreSamples", "AppStoreVerification", "PostgresClient", "PostgresTestSupport",
             ],
@@ -413,7 +422,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerTenancy", "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
                 "LedgerCommands", "LedgerDomain", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -425,11 +434,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "UTCTimeTests", dependencies: ["UTCTime"], swiftSettings: strict),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerStoreTestSupport", "LedgerRecording", "LedgerStore", "LedgerDomain", "LedgerConcurrency",
                 "PostgresClient", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -437,7 +447,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerBillingTests",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerStoreTestSupport", "LedgerTenancy", "LedgerBilling", "LedgerStore", "LedgerDomain",
                 "PostgresClient", "PostgresTestSupport"
             ],
@@ -445,7 +455,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerWebhooksTests",
-            dependencies: [
+            dependencies: ["UTCTime", 
                 "LedgerStoreTestSupport", "LedgerTenancy", "PostgresClient", "PostgresTestSupport", "LedgerWebhooks",
                 "LedgerDomain", "LedgerStore", .product(name: "NIOCore", package: "swift-nio")
             ],
@@ -475,7 +485,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerServerTests",
-            dependencies: ["LedgerTenancy", "LedgerWire", "LedgerOperators",
+            dependencies: ["UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators",
                 "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -492,7 +502,7 @@ let package = Package(
         // It depends on the `Ledger` executable so that the crash tests can start and SIGKILL a real `ledger serve`.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["LedgerTenancy", "LedgerStoreTestSupport",
+            dependencies: ["UTCTime", "LedgerTenancy", "LedgerStoreTestSupport",
                 "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
                 "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
@@ -512,7 +522,7 @@ let package = Package(
         // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).
         .testTarget(
             name: "LedgerCommandsTests",
-            dependencies: ["LedgerTenancy", "LedgerWebhooks",
+            dependencies: ["UTCTime", "LedgerTenancy", "LedgerWebhooks",
                 "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

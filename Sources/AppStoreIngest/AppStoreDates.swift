@@ -1,5 +1,6 @@
 import AppStoreVerification
 import LedgerDomain
+import UTCTime
 
 extension Instant {
     /// An App Store date as the ledger stores it: whole milliseconds, rounded toward negative infinity.

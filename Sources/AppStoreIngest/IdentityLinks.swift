@@ -1,4 +1,5 @@
 import LedgerDomain
+import UTCTime
 
 /// `identity.linked` events for the ingest paths.
 ///

@@ -1,6 +1,7 @@
 import AppStoreVerification
 import ExactJSON
 import LedgerDomain
+import UTCTime
 
 /// A verified App Store Server Notification V2 → ledger events.
 ///

@@ -1,4 +1,5 @@
 import LedgerDomain
+import UTCTime
 
 /// The purchase event of one transaction by product type, shared by the SDK-upload and receipt paths.
 enum PurchaseEvents {

@@ -1,5 +1,6 @@
 import AppStoreVerification
 import LedgerDomain
+import UTCTime
 
 /// A verified legacy app receipt uploaded for the app user `appUserID` → ledger events.
 ///

@@ -1,5 +1,6 @@
 import AppStoreVerification
 import LedgerDomain
+import UTCTime
 
 extension RenewalInfo {
     /// The parts of a verified renewal info the notification mapping uses.

@@ -1,5 +1,6 @@
 import AppStoreVerification
 import LedgerDomain
+import UTCTime
 
 extension TransactionFacts {
     /// A verified StoreKit 2 transaction as the domain's facts, for the notification and SDK-upload paths alike.

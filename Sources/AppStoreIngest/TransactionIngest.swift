@@ -1,5 +1,6 @@
 import AppStoreVerification
 import LedgerDomain
+import UTCTime
 
 /// A StoreKit 2 signed transaction (and optionally its renewal info), verified, uploaded by the SDK for the app
 /// user `appUserID` → ledger events.

@@ -6,13 +6,13 @@ import Foundation
 ///
 /// The private key lives only in memory: it is read from a file or an environment variable at start, never written to
 /// the event log, and `description` never shows it (so a logged key or error cannot leak it).
-public struct AppStoreAPIKey: Sendable, CustomStringConvertible {
-    public let keyID: String
-    public let issuerID: String
-    public let bundleID: String
+package struct AppStoreAPIKey: Sendable, CustomStringConvertible {
+    package let keyID: String
+    package let issuerID: String
+    package let bundleID: String
     let privateKey: P256.Signing.PrivateKey
 
-    public init(keyID: String, issuerID: String, bundleID: String, privateKey: P256.Signing.PrivateKey) {
+    package init(keyID: String, issuerID: String, bundleID: String, privateKey: P256.Signing.PrivateKey) {
         self.keyID = keyID
         self.issuerID = issuerID
         self.bundleID = bundleID
@@ -20,7 +20,7 @@ public struct AppStoreAPIKey: Sendable, CustomStringConvertible {
     }
 
     /// A key from the text of an `AuthKey_<key id>.p8` file (PKCS#8 PEM, `-----BEGIN PRIVATE KEY-----`).
-    public init(keyID: String, issuerID: String, bundleID: String, pkcs8PEM: String) throws(AppStoreAPIKeyError) {
+    package init(keyID: String, issuerID: String, bundleID: String, pkcs8PEM: String) throws(AppStoreAPIKeyError) {
         let key: P256.Signing.PrivateKey
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: pkcs8PEM.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -33,14 +33,14 @@ public struct AppStoreAPIKey: Sendable, CustomStringConvertible {
     }
 
     /// The public half, to check a token's signature (the fake App Store Server of the tests does).
-    public var publicKey: P256.Signing.PublicKey { privateKey.publicKey }
+    package var publicKey: P256.Signing.PublicKey { privateKey.publicKey }
 
-    public var description: String { "AppStoreAPIKey(key id \(keyID), issuer \(issuerID), bundle \(bundleID), private key hidden)" }
+    package var description: String { "AppStoreAPIKey(key id \(keyID), issuer \(issuerID), bundle \(bundleID), private key hidden)" }
 }
 
 /// A key that cannot be used, with what to fix.
-public struct AppStoreAPIKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct AppStoreAPIKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -13,12 +13,12 @@ import Foundation
 ///
 /// The bundle id and the app's Apple id are the app's record in the ledger. The private key itself is never in this
 /// file, nor in PostgreSQL, nor in logs: only where to read it.
-public struct AppStoreAPISettings: Sendable, Equatable {
-    public var apps: [String: AppSettings]
+package struct AppStoreAPISettings: Sendable, Equatable {
+    package var apps: [String: AppSettings]
 
-    public init(apps: [String: AppSettings] = [:]) { self.apps = apps }
+    package init(apps: [String: AppSettings] = [:]) { self.apps = apps }
 
-    public enum PrivateKeySource: Sendable, Equatable {
+    package enum PrivateKeySource: Sendable, Equatable {
         case file(String)
         case environment(String)
     }
@@ -26,11 +26,11 @@ public struct AppStoreAPISettings: Sendable, Equatable {
     /// Answers to `CONSUMPTION_REQUEST`: considered only when `optedIn`, and sent only for users who recorded their consent
     /// (the ledger's `user.consumption_consent_recorded`); the refund preference is the app's `refund_policy` in the
     /// ledger. `sampleContentProvided` says whether the app offers a free sample or trial before purchase.
-    public struct ConsumptionSettings: Sendable, Equatable {
-        public var optedIn: Bool
-        public var sampleContentProvided: Bool
+    package struct ConsumptionSettings: Sendable, Equatable {
+        package var optedIn: Bool
+        package var sampleContentProvided: Bool
 
-        public init(optedIn: Bool = false, sampleContentProvided: Bool = false) {
+        package init(optedIn: Bool = false, sampleContentProvided: Bool = false) {
             self.optedIn = optedIn
             self.sampleContentProvided = sampleContentProvided
         }
@@ -47,15 +47,15 @@ public struct AppStoreAPISettings: Sendable, Equatable {
         "user_status": "Apple's v2 body has no such field",
     ]
 
-    public struct AppSettings: Sendable, Equatable {
-        public var keyID: String
-        public var issuerID: String
-        public var privateKey: PrivateKeySource
-        public var environment: AppStoreServerAPIClient.Environment
-        public var baseURL: String
-        public var consumption: ConsumptionSettings
+    package struct AppSettings: Sendable, Equatable {
+        package var keyID: String
+        package var issuerID: String
+        package var privateKey: PrivateKeySource
+        package var environment: AppStoreServerAPIClient.Environment
+        package var baseURL: String
+        package var consumption: ConsumptionSettings
 
-        public init(keyID: String, issuerID: String, privateKey: PrivateKeySource, environment: AppStoreServerAPIClient.Environment,
+        package init(keyID: String, issuerID: String, privateKey: PrivateKeySource, environment: AppStoreServerAPIClient.Environment,
                     baseURL: String? = nil, consumption: ConsumptionSettings = ConsumptionSettings()) {
             self.keyID = keyID
             self.issuerID = issuerID
@@ -66,7 +66,7 @@ public struct AppStoreAPISettings: Sendable, Equatable {
         }
 
         /// The app's key, its private key read now from the file or the environment variable.
-        public func key(bundleID: String, environment variables: [String: String] = ProcessInfo.processInfo.environment)
+        package func key(bundleID: String, environment variables: [String: String] = ProcessInfo.processInfo.environment)
             throws(AppStoreAPIKeyError) -> AppStoreAPIKey {
             let pem: String
             switch privateKey {
@@ -87,7 +87,7 @@ public struct AppStoreAPISettings: Sendable, Equatable {
     }
 
     /// The settings in the file at `path`.
-    public static func load(path: String) throws(AppStoreAPIKeyError) -> AppStoreAPISettings {
+    package static func load(path: String) throws(AppStoreAPIKeyError) -> AppStoreAPISettings {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw AppStoreAPIKeyError("the App Store API configuration \(path) cannot be read")
         }
@@ -99,7 +99,7 @@ public struct AppStoreAPISettings: Sendable, Equatable {
     }
 
     /// The settings of `LEDGER_APPSTORE_API_CONFIG` (or `path` when given); none when neither names a file.
-    public static func load(path: String?, environment: [String: String]) throws(AppStoreAPIKeyError) -> AppStoreAPISettings {
+    package static func load(path: String?, environment: [String: String]) throws(AppStoreAPIKeyError) -> AppStoreAPISettings {
         guard let path = path ?? environment["LEDGER_APPSTORE_API_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) else {
             return AppStoreAPISettings()
         }
@@ -107,7 +107,7 @@ public struct AppStoreAPISettings: Sendable, Equatable {
     }
 
     /// Parses the file's JSON, refusing what it does not know (a misspelt member would otherwise be silently ignored).
-    public static func parse(_ data: Data) throws(AppStoreAPIKeyError) -> AppStoreAPISettings {
+    package static func parse(_ data: Data) throws(AppStoreAPIKeyError) -> AppStoreAPISettings {
         guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw AppStoreAPIKeyError("the file must be a JSON object {\"apps\": {\"<app id>\": {…}}}")
         }

@@ -1,24 +1,25 @@
 import Crypto
 import Foundation
+import UTCTime
 
 /// The bearer token of every App Store Server API request: a JWT signed ES256 with the app's In-App Purchase key.
 ///
 /// Header `{"alg":"ES256","kid":<key id>,"typ":"JWT"}`; claims `iss` (issuer id), `iat`, `exp` (`iat` + 5 minutes;
 /// Apple refuses tokens living longer than an hour, and a short life limits what a leaked token allows), `aud`
 /// `appstoreconnect-v1` and `bid` (bundle id). Pure: the time is a parameter, so tests check exact tokens.
-public enum AppStoreJWT {
-    public static let audience = "appstoreconnect-v1"
-    public static let lifetime: TimeInterval = 300
+package enum AppStoreJWT {
+    package static let audience = "appstoreconnect-v1"
+    package static let lifetime: Duration = .seconds(300)
 
     /// The claims of a token issued at `issuedAt` (whole seconds since 1970).
-    public struct Claims: Sendable, Equatable, Codable {
-        public var iss: String
-        public var iat: Int64
-        public var exp: Int64
-        public var aud: String
-        public var bid: String
+    package struct Claims: Sendable, Equatable, Codable {
+        package var iss: String
+        package var iat: Int64
+        package var exp: Int64
+        package var aud: String
+        package var bid: String
 
-        public init(iss: String, iat: Int64, exp: Int64, aud: String, bid: String) {
+        package init(iss: String, iat: Int64, exp: Int64, aud: String, bid: String) {
             self.iss = iss
             self.iat = iat
             self.exp = exp
@@ -27,25 +28,25 @@ public enum AppStoreJWT {
         }
     }
 
-    public struct Header: Sendable, Equatable, Codable {
-        public var alg: String
-        public var kid: String
-        public var typ: String
+    package struct Header: Sendable, Equatable, Codable {
+        package var alg: String
+        package var kid: String
+        package var typ: String
 
-        public init(alg: String, kid: String, typ: String) {
+        package init(alg: String, kid: String, typ: String) {
             self.alg = alg
             self.kid = kid
             self.typ = typ
         }
     }
 
-    public static func claims(for key: AppStoreAPIKey, issuedAt: Date) -> Claims {
-        let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
-        return Claims(iss: key.issuerID, iat: iat, exp: iat + Int64(lifetime), aud: audience, bid: key.bundleID)
+    package static func claims(for key: AppStoreAPIKey, issuedAt: Instant) -> Claims {
+        let iat = issuedAt.secondsSinceEpoch
+        return Claims(iss: key.issuerID, iat: iat, exp: iat + lifetime.components.seconds, aud: audience, bid: key.bundleID)
     }
 
     /// The compact token: base64url(header).base64url(claims).base64url(r || s).
-    public static func token(for key: AppStoreAPIKey, issuedAt: Date) throws -> String {
+    package static func token(for key: AppStoreAPIKey, issuedAt: Instant) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = try encoder.encode(Header(alg: "ES256", kid: key.keyID, typ: "JWT"))
@@ -57,7 +58,7 @@ public enum AppStoreJWT {
 
     /// A token's parts, its signature checked with `publicKey` (the fake App Store Server of the tests uses this).
     /// Nil when the token is malformed or its signature does not verify.
-    public static func verified(_ token: String, publicKey: P256.Signing.PublicKey) -> (header: Header, claims: Claims)? {
+    package static func verified(_ token: String, publicKey: P256.Signing.PublicKey) -> (header: Header, claims: Claims)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = decode(parts[0]), let claims = decode(parts[1]), let raw = decode(parts[2]),
               let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),

@@ -7,13 +7,13 @@ import Foundation
 /// (`AppStoreServerAPIErrorCode.retryable`) and transport failures, with exponential backoff and full jitter
 /// (a random wait up to `base · 2^(attempt-1)`, at most `maximumBackoff`) so that many clients do not retry in step.
 /// Everything else (a 4xx that says what is wrong) fails at once. At most `maximumAttempts` attempts in all.
-public struct AppStoreRetryPolicy: Sendable, Equatable {
-    public var maximumAttempts: Int
-    public var base: Duration
-    public var maximumBackoff: Duration
-    public var maximumRetryAfter: Duration
+package struct AppStoreRetryPolicy: Sendable, Equatable {
+    package var maximumAttempts: Int
+    package var base: Duration
+    package var maximumBackoff: Duration
+    package var maximumRetryAfter: Duration
 
-    public init(maximumAttempts: Int = 6, base: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(30),
+    package init(maximumAttempts: Int = 6, base: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(30),
                 maximumRetryAfter: Duration = .seconds(60)) {
         self.maximumAttempts = maximumAttempts
         self.base = base
@@ -21,14 +21,14 @@ public struct AppStoreRetryPolicy: Sendable, Equatable {
         self.maximumRetryAfter = maximumRetryAfter
     }
 
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case retry(after: Duration)
         case giveUp
     }
 
     /// What to do after attempt number `attempt` (1-based) failed with `error`; `retryAfter` is the answer's
     /// `Retry-After` header, `random` a number in 0..<1.
-    public func decision(attempt: Int, error: AppStoreServerAPIError, retryAfter: String?, random: Double) -> Decision {
+    package func decision(attempt: Int, error: AppStoreServerAPIError, retryAfter: String?, random: Double) -> Decision {
         guard attempt < maximumAttempts, Self.isRetryable(error) else { return .giveUp }
         if case .rejected(429, _, _) = error, let seconds = retryAfter.flatMap(Self.retryAfterSeconds) {
             return .retry(after: min(.seconds(seconds), maximumRetryAfter))
@@ -37,7 +37,7 @@ public struct AppStoreRetryPolicy: Sendable, Equatable {
         return .retry(after: ceiling * min(max(random, 0), 1))
     }
 
-    public static func isRetryable(_ error: AppStoreServerAPIError) -> Bool {
+    package static func isRetryable(_ error: AppStoreServerAPIError) -> Bool {
         switch error {
         case .rejected(let status, let code, _):
             status == 429 || status >= 500 || code.map(AppStoreServerAPIErrorCode.retryable.contains) == true

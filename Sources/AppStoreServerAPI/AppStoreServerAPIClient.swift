@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import UTCTime
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -10,13 +11,13 @@ import NIOHTTP1
 /// `Retry-After`) and 5xx are retried under `AppStoreRetryPolicy`; at most `maximumConcurrentRequests` requests of this
 /// client are in flight at once (Apple rate-limits per app). Errors are `AppStoreServerAPIError`s carrying Apple's code.
 /// Signed items in the answers are returned as Apple sent them: verify them offline before trusting them.
-public final class AppStoreServerAPIClient: Sendable {
-    public enum Environment: String, Sendable, CaseIterable {
+package final class AppStoreServerAPIClient: Sendable {
+    package enum Environment: String, Sendable, CaseIterable {
         case production
         case sandbox
 
         /// Apple's hosts.
-        public var defaultBaseURL: String {
+        package var defaultBaseURL: String {
             switch self {
             case .production: "https://api.storekit.itunes.apple.com"
             case .sandbox: "https://api.storekit-sandbox.itunes.apple.com"
@@ -24,19 +25,19 @@ public final class AppStoreServerAPIClient: Sendable {
         }
     }
 
-    public let key: AppStoreAPIKey
-    public let baseURL: String
+    package let key: AppStoreAPIKey
+    package let baseURL: String
     let http: HTTPClient
     let retryPolicy: AppStoreRetryPolicy
     let limit: ConcurrencyLimit
     let logger: Logger
-    let now: @Sendable () -> Date
+    let now: @Sendable () -> Instant
     let random: @Sendable () -> Double
 
     /// `baseURL` must be https, or http on a loopback address (a local fake server in tests).
-    public init(key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
+    package init(key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
                 maximumConcurrentRequests: Int = 4, logger: Logger = Logger(label: "ledger.appstore-api"),
-                now: @escaping @Sendable () -> Date = { Date() },
+                now: @escaping @Sendable () -> Instant = { Instant(Date()) },
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) throws(AppStoreAPIKeyError) {
         self.key = key
         self.baseURL = try Self.checkedBaseURL(baseURL)
@@ -49,7 +50,7 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// The base URL without a trailing slash, if acceptable.
-    public static func checkedBaseURL(_ text: String) throws(AppStoreAPIKeyError) -> String {
+    package static func checkedBaseURL(_ text: String) throws(AppStoreAPIKeyError) -> String {
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
               url.user == nil, url.query == nil else {
@@ -65,48 +66,48 @@ public final class AppStoreServerAPIClient: Sendable {
     // MARK: The calls
 
     /// Get Transaction History (v2), oldest first: one page from `revision` (nil: the first page).
-    public func transactionHistory(transactionID: String, revision: String? = nil) async throws(AppStoreServerAPIError) -> TransactionHistoryPage {
+    package func transactionHistory(transactionID: String, revision: String? = nil) async throws(AppStoreServerAPIError) -> TransactionHistoryPage {
         var query = [("sort", "ASCENDING")]
         if let revision { query.insert(("revision", revision), at: 0) }
         return try await call(.GET, "/inApps/v2/history/\(Self.segment(transactionID))", query: query)
     }
 
     /// Get All Subscription Statuses of the customer who made `transactionID`.
-    public func allSubscriptionStatuses(transactionID: String) async throws(AppStoreServerAPIError) -> SubscriptionStatuses {
+    package func allSubscriptionStatuses(transactionID: String) async throws(AppStoreServerAPIError) -> SubscriptionStatuses {
         try await call(.GET, "/inApps/v1/subscriptions/\(Self.segment(transactionID))")
     }
 
     /// Get Notification History: one page (`paginationToken` nil: the first).
-    public func notificationHistory(_ query: NotificationHistoryQuery, paginationToken: String? = nil) async throws(AppStoreServerAPIError)
+    package func notificationHistory(_ query: NotificationHistoryQuery, paginationToken: String? = nil) async throws(AppStoreServerAPIError)
         -> NotificationHistoryPage {
         try await call(.POST, "/inApps/v1/notifications/history", query: paginationToken.map { [("paginationToken", $0)] } ?? [],
                        body: Self.json(query))
     }
 
     /// Request a Test Notification; returns its token.
-    public func requestTestNotification() async throws(AppStoreServerAPIError) -> TestNotificationRequested {
+    package func requestTestNotification() async throws(AppStoreServerAPIError) -> TestNotificationRequested {
         try await call(.POST, "/inApps/v1/notifications/test")
     }
 
     /// Get Test Notification Status.
-    public func testNotificationStatus(token: String) async throws(AppStoreServerAPIError) -> TestNotificationStatus {
+    package func testNotificationStatus(token: String) async throws(AppStoreServerAPIError) -> TestNotificationStatus {
         try await call(.GET, "/inApps/v1/notifications/test/\(Self.segment(token))")
     }
 
     /// Look Up Order ID (the order id of the customer's e-mail receipt).
-    public func lookUpOrder(orderID: String) async throws(AppStoreServerAPIError) -> OrderLookup {
+    package func lookUpOrder(orderID: String) async throws(AppStoreServerAPIError) -> OrderLookup {
         try await call(.GET, "/inApps/v1/lookup/\(Self.segment(orderID))")
     }
 
     /// Get Refund History (v2): one page from `revision`.
-    public func refundHistory(transactionID: String, revision: String? = nil) async throws(AppStoreServerAPIError) -> RefundHistoryPage {
+    package func refundHistory(transactionID: String, revision: String? = nil) async throws(AppStoreServerAPIError) -> RefundHistoryPage {
         try await call(.GET, "/inApps/v2/refund/lookup/\(Self.segment(transactionID))", query: revision.map { [("revision", $0)] } ?? [])
     }
 
     /// Send Consumption Information (v2), the answer to a `CONSUMPTION_REQUEST` about `transactionID`; returns Apple's
     /// status (202 accepted, empty body).
     @discardableResult
-    public func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) async throws(AppStoreServerAPIError)
+    package func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) async throws(AppStoreServerAPIError)
         -> Int {
         try await send(.PUT, "/inApps/v2/transactions/consumption/\(Self.segment(transactionID))", query: [],
                        body: Self.json(information)).status

@@ -2,16 +2,16 @@
 /// JWS Apple sent: callers verify them offline (`AppStoreVerifierSet`), as they verify notifications.
 
 /// Get Transaction History (v2): one page of a customer's transactions, ordered by revision.
-public struct TransactionHistoryPage: Sendable, Equatable, Decodable {
+package struct TransactionHistoryPage: Sendable, Equatable, Decodable {
     /// The token of the next page (`revision=` of the next call).
-    public var revision: String?
-    public var hasMore: Bool
-    public var bundleId: String?
-    public var appAppleId: Int64?
-    public var environment: String?
-    public var signedTransactions: [String]
+    package var revision: String?
+    package var hasMore: Bool
+    package var bundleId: String?
+    package var appAppleId: Int64?
+    package var environment: String?
+    package var signedTransactions: [String]
 
-    public init(revision: String?, hasMore: Bool, bundleId: String? = nil, appAppleId: Int64? = nil, environment: String? = nil,
+    package init(revision: String?, hasMore: Bool, bundleId: String? = nil, appAppleId: Int64? = nil, environment: String? = nil,
                 signedTransactions: [String]) {
         self.revision = revision
         self.hasMore = hasMore
@@ -23,7 +23,7 @@ public struct TransactionHistoryPage: Sendable, Equatable, Decodable {
 
     enum CodingKeys: String, CodingKey { case revision, hasMore, bundleId, appAppleId, environment, signedTransactions }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         revision = try c.decodeIfPresent(String.self, forKey: .revision)
         hasMore = try c.decodeIfPresent(Bool.self, forKey: .hasMore) ?? false
@@ -35,36 +35,36 @@ public struct TransactionHistoryPage: Sendable, Equatable, Decodable {
 }
 
 /// Get All Subscription Statuses: per subscription group, the latest transaction and renewal info of each subscription.
-public struct SubscriptionStatuses: Sendable, Equatable, Decodable {
-    public struct Group: Sendable, Equatable, Decodable {
-        public var subscriptionGroupIdentifier: String?
-        public var lastTransactions: [LastTransaction]
+package struct SubscriptionStatuses: Sendable, Equatable, Decodable {
+    package struct Group: Sendable, Equatable, Decodable {
+        package var subscriptionGroupIdentifier: String?
+        package var lastTransactions: [LastTransaction]
     }
 
-    public struct LastTransaction: Sendable, Equatable, Decodable {
+    package struct LastTransaction: Sendable, Equatable, Decodable {
         /// 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
-        public var status: Int?
-        public var originalTransactionId: String?
-        public var signedTransactionInfo: String?
-        public var signedRenewalInfo: String?
+        package var status: Int?
+        package var originalTransactionId: String?
+        package var signedTransactionInfo: String?
+        package var signedRenewalInfo: String?
     }
 
-    public var environment: String?
-    public var bundleId: String?
-    public var appAppleId: Int64?
-    public var data: [Group]
+    package var environment: String?
+    package var bundleId: String?
+    package var appAppleId: Int64?
+    package var data: [Group]
 }
 
 /// Get Notification History's request body. Dates are Apple's epoch milliseconds; `startDate` at most 180 days ago.
-public struct NotificationHistoryQuery: Sendable, Equatable, Encodable {
-    public var startDate: Int64
-    public var endDate: Int64
-    public var notificationType: String?
-    public var notificationSubtype: String?
-    public var transactionId: String?
-    public var onlyFailures: Bool?
+package struct NotificationHistoryQuery: Sendable, Equatable, Encodable {
+    package var startDate: Int64
+    package var endDate: Int64
+    package var notificationType: String?
+    package var notificationSubtype: String?
+    package var transactionId: String?
+    package var onlyFailures: Bool?
 
-    public init(startDate: Int64, endDate: Int64, notificationType: String? = nil, notificationSubtype: String? = nil,
+    package init(startDate: Int64, endDate: Int64, notificationType: String? = nil, notificationSubtype: String? = nil,
                 transactionId: String? = nil, onlyFailures: Bool? = nil) {
         self.startDate = startDate
         self.endDate = endDate
@@ -76,26 +76,26 @@ public struct NotificationHistoryQuery: Sendable, Equatable, Encodable {
 }
 
 /// One attempt of Apple to deliver a notification.
-public struct NotificationSendAttempt: Sendable, Equatable, Decodable {
-    public var attemptDate: Int64?
+package struct NotificationSendAttempt: Sendable, Equatable, Decodable {
+    package var attemptDate: Int64?
     /// `SUCCESS`, `TIMED_OUT`, `NO_RESPONSE`, …
-    public var sendAttemptResult: String?
+    package var sendAttemptResult: String?
 }
 
 /// Get Notification History: one page of the notifications Apple sent.
-public struct NotificationHistoryPage: Sendable, Equatable, Decodable {
-    public struct Item: Sendable, Equatable, Decodable {
-        public var signedPayload: String
-        public var sendAttempts: [NotificationSendAttempt]?
+package struct NotificationHistoryPage: Sendable, Equatable, Decodable {
+    package struct Item: Sendable, Equatable, Decodable {
+        package var signedPayload: String
+        package var sendAttempts: [NotificationSendAttempt]?
     }
 
-    public var notificationHistory: [Item]
-    public var hasMore: Bool
-    public var paginationToken: String?
+    package var notificationHistory: [Item]
+    package var hasMore: Bool
+    package var paginationToken: String?
 
     enum CodingKeys: String, CodingKey { case notificationHistory, hasMore, paginationToken }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         notificationHistory = try c.decodeIfPresent([Item].self, forKey: .notificationHistory) ?? []
         hasMore = try c.decodeIfPresent(Bool.self, forKey: .hasMore) ?? false
@@ -104,44 +104,44 @@ public struct NotificationHistoryPage: Sendable, Equatable, Decodable {
 }
 
 /// Request a Test Notification's answer.
-public struct TestNotificationRequested: Sendable, Equatable, Decodable {
-    public var testNotificationToken: String
+package struct TestNotificationRequested: Sendable, Equatable, Decodable {
+    package var testNotificationToken: String
 }
 
 /// Get Test Notification Status's answer.
-public struct TestNotificationStatus: Sendable, Equatable, Decodable {
-    public var signedPayload: String?
-    public var sendAttempts: [NotificationSendAttempt]?
+package struct TestNotificationStatus: Sendable, Equatable, Decodable {
+    package var signedPayload: String?
+    package var sendAttempts: [NotificationSendAttempt]?
 }
 
 /// Look Up Order ID's answer: `status` 0 valid, 1 invalid.
-public struct OrderLookup: Sendable, Equatable, Decodable {
-    public var status: Int
-    public var signedTransactions: [String]?
+package struct OrderLookup: Sendable, Equatable, Decodable {
+    package var status: Int
+    package var signedTransactions: [String]?
 }
 
 /// Get Refund History (v2): one page of refunded transactions.
-public struct RefundHistoryPage: Sendable, Equatable, Decodable {
-    public var signedTransactions: [String]
-    public var revision: String?
-    public var hasMore: Bool
+package struct RefundHistoryPage: Sendable, Equatable, Decodable {
+    package var signedTransactions: [String]
+    package var revision: String?
+    package var hasMore: Bool
 }
 
 /// Send Consumption Information's body: Apple's `ConsumptionRequest` of `PUT /inApps/v2/transactions/consumption/{transactionId}`,
 /// its field names and string values (the V1 body with numeric codes is for Advanced Commerce only). Absent optionals
 /// are left out of the JSON.
-public struct ConsumptionInformation: Sendable, Equatable, Codable {
+package struct ConsumptionInformation: Sendable, Equatable, Codable {
     /// Must be true: without the customer's consent no answer is sent.
-    public var customerConsented: Bool
+    package var customerConsented: Bool
     /// The share consumed in milliunits, 0…100000 (50% is 50000).
-    public var consumptionPercentage: Int?
+    package var consumptionPercentage: Int?
     /// `DELIVERED`, `UNDELIVERED_QUALITY_ISSUE`, `UNDELIVERED_WRONG_ITEM`, `UNDELIVERED_SERVER_OUTAGE` or `UNDELIVERED_OTHER`.
-    public var deliveryStatus: String
+    package var deliveryStatus: String
     /// `DECLINE`, `GRANT_FULL` or `GRANT_PRORATED`.
-    public var refundPreference: String?
-    public var sampleContentProvided: Bool
+    package var refundPreference: String?
+    package var sampleContentProvided: Bool
 
-    public init(customerConsented: Bool, consumptionPercentage: Int? = nil, deliveryStatus: String, refundPreference: String? = nil,
+    package init(customerConsented: Bool, consumptionPercentage: Int? = nil, deliveryStatus: String, refundPreference: String? = nil,
                 sampleContentProvided: Bool) {
         self.customerConsented = customerConsented
         self.consumptionPercentage = consumptionPercentage

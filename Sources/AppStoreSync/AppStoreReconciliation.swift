@@ -1,3 +1,4 @@
+import UTCTime
 import AppStoreServerAPI
 import AppStoreVerification
 import Foundation
@@ -12,7 +13,7 @@ import Logging
 package struct AppStoreReconciliation: Sendable {
     package static let metadataSource = "appstore.reconcile"
     /// How far back Apple keeps notification history.
-    package static let historyLimit: TimeInterval = 180 * 86_400
+    package static let historyLimit: Duration = .seconds(180 * 86_400)
 
     let recorder: LedgerRecorder
     let logger: Logger
@@ -48,18 +49,18 @@ package struct AppStoreReconciliation: Sendable {
 
     /// Checks `since` against Apple's 180-day limit (a minute of slack for the time the request takes is not given:
     /// Apple would refuse it).
-    package static func check(since: Date, now: Date) throws(AppStoreSyncError) {
-        guard since >= now.addingTimeInterval(-historyLimit) else {
+    package static func check(since: Instant, now: Instant) throws(AppStoreSyncError) {
+        guard since >= now.adding(.zero - historyLimit) else {
             throw .tooEarly("--since must be within the last 180 days (Apple keeps no older notification history); the earliest is "
-                + ISO8601DateFormatter().string(from: now.addingTimeInterval(-historyLimit + 60)))
+                + ISO8601DateFormatter().string(from: now.adding(.seconds(60) - historyLimit).date))
         }
         guard since < now else { throw .tooEarly("--since must be in the past") }
     }
 
-    package func run(app: AppRecord, client: AppStoreServerAPIClient, since: Date, now: Date, requestID: String? = nil)
+    package func run(app: AppRecord, client: AppStoreServerAPIClient, since: Instant, now: Instant, requestID: String? = nil)
         async throws(AppStoreSyncError) -> Summary {
         try Self.check(since: since, now: now)
-        let query = NotificationHistoryQuery(startDate: Int64(since.timeIntervalSince1970 * 1000), endDate: Int64(now.timeIntervalSince1970 * 1000))
+        let query = NotificationHistoryQuery(startDate: since.epochMilliseconds, endDate: now.epochMilliseconds)
         let metadata = EventMetadata(source: Self.metadataSource, requestID: requestID)
         var summary = Summary()
         var token: String?

@@ -5,6 +5,7 @@ import LedgerRecording
 import LedgerStore
 import LedgerTenancy
 import Logging
+import UTCTime
 
 /// Answers Apple's `CONSUMPTION_REQUEST`s with Send Consumption Information (v2), for an app that opted in.
 ///
@@ -22,7 +23,7 @@ import Logging
 package struct ConsumptionAnswers: Sendable {
     package static let metadataSource = "appstore.consumption"
     /// Apple takes an answer within 12 hours of its request.
-    package static let answerWindow: TimeInterval = 12 * 3600
+    package static let answerWindow: Duration = .seconds(12 * 3600)
 
     /// What one pass did.
     package struct Summary: Sendable, Equatable {
@@ -74,7 +75,7 @@ package struct ConsumptionAnswers: Sendable {
         -> Summary {
         guard settings.optedIn else { return Summary() }
         var summary = Summary()
-        let since = Instant(clock.date().addingTimeInterval(-Self.answerWindow))
+        let since = clock.now().adding(.zero - Self.answerWindow)
         for request in try await requests.unanswered(app: app.id, since: since) where request.subscription.signedDate >= since {
             let (inputs, withheldBefore) = try await recorder.consumptionInputs(
                 app: app, request: request, sampleContentProvided: settings.sampleContentProvided)

@@ -1,17 +1,18 @@
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// Apple's consumption requests (`transaction.consumption_requested`) that no `transaction.consumption_information_sent`
 /// answers yet, oldest first.
-public struct ConsumptionRequestQueries: Sendable {
-    public let pool: PostgresPool
+package struct ConsumptionRequestQueries: Sendable {
+    package let pool: PostgresPool
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// Those Apple signed at or after `since` (its `occurred_at`): older ones can no longer be answered, and without
     /// this bound requests left unanswered for good (no consent) would fill `limit` and hide the new ones.
-    public func unanswered(app appID: String, since: Instant, limit: Int = 100) async throws -> [ConsumptionRequest] {
+    package func unanswered(app appID: String, since: Instant, limit: Int = 100) async throws -> [ConsumptionRequest] {
         let rows = try await pool.query("""
             SELECT r.schema_version, r.payload::text FROM ledger.events r
             WHERE r.app_id = \(appID) AND r.event_type = 'transaction.consumption_requested' AND r.occurred_at >= \(since)

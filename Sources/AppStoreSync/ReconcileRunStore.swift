@@ -1,28 +1,29 @@
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// The daily App Store reconciliation's lease and last outcome per app (`schema/014_appstore_reconcile.sql`).
-public struct ReconcileRunStore: Sendable {
-    public let pool: PostgresPool
+package struct ReconcileRunStore: Sendable {
+    package let pool: PostgresPool
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool) { self.pool = pool }
 
     /// The last run of an app.
-    public struct Run: Sendable, Equatable {
-        public var appID: String
-        public var startedAt: Instant
-        public var finishedAt: Instant?
-        public var succeeded: Bool?
-        public var seen: Int
-        public var missed: Int
-        public var error: String?
-        public var lastSuccessStartedAt: Instant?
+    package struct Run: Sendable, Equatable {
+        package var appID: String
+        package var startedAt: Instant
+        package var finishedAt: Instant?
+        package var succeeded: Bool?
+        package var seen: Int
+        package var missed: Int
+        package var error: String?
+        package var lastSuccessStartedAt: Instant?
     }
 
     /// Claims the run due at `now` when the last one started at or before `dueIfStartedBefore` (or never), or failed and
     /// started at or before `failedDueIfStartedBefore`: true for exactly one caller among concurrent instances.
-    public func claim(app appID: String, now: Instant, dueIfStartedBefore: Instant, failedDueIfStartedBefore: Instant) async throws -> Bool {
+    package func claim(app appID: String, now: Instant, dueIfStartedBefore: Instant, failedDueIfStartedBefore: Instant) async throws -> Bool {
         let rows = try await pool.query("""
             INSERT INTO ledger.appstore_reconcile_runs AS r (app_id, started_at) VALUES (\(appID), \(now))
             ON CONFLICT (app_id) DO UPDATE SET started_at = EXCLUDED.started_at, finished_at = NULL, succeeded = NULL, error = NULL
@@ -33,7 +34,7 @@ public struct ReconcileRunStore: Sendable {
     }
 
     /// Records how the run claimed at `startedAt` ended.
-    public func finish(app appID: String, startedAt: Instant, at now: Instant, succeeded: Bool, seen: Int, missed: Int,
+    package func finish(app appID: String, startedAt: Instant, at now: Instant, succeeded: Bool, seen: Int, missed: Int,
                        error: String?) async throws {
         _ = try await pool.query("""
             UPDATE ledger.appstore_reconcile_runs
@@ -43,7 +44,7 @@ public struct ReconcileRunStore: Sendable {
             """)
     }
 
-    public func lastRun(app appID: String) async throws -> Run? {
+    package func lastRun(app appID: String) async throws -> Run? {
         try await pool.query("""
             SELECT app_id, started_at, finished_at, succeeded, seen, missed, error, last_success_started_at FROM ledger.appstore_reconcile_runs
             WHERE app_id = \(appID)

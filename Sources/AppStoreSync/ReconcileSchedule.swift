@@ -1,4 +1,4 @@
-import Foundation
+import UTCTime
 
 /// When `serve` reconciles an app, and which period a run covers: pure, so tested directly.
 ///
@@ -8,17 +8,18 @@ import Foundation
 /// notification Apple signed just before that run may have been delivered, or not, just after it), and never more than
 /// Apple keeps; a first run covers `firstPeriod`.
 package struct ReconcileSchedule: Sendable, Equatable {
-    package var interval: TimeInterval
+    package var interval: Duration
     /// The wait after `serve` starts before the first check (so a restart loop does not hammer Apple).
     package var firstCheckDelay: Duration
     /// How often the service checks whether a run is due.
     package var checkInterval: Duration
-    package var overlap: TimeInterval
-    package var firstPeriod: TimeInterval
-    package var retryAfterFailure: TimeInterval
+    package var overlap: Duration
+    package var firstPeriod: Duration
+    package var retryAfterFailure: Duration
 
-    package init(interval: TimeInterval = 86_400, firstCheckDelay: Duration = .seconds(60), checkInterval: Duration = .seconds(300),
-                 overlap: TimeInterval = 86_400, firstPeriod: TimeInterval = 7 * 86_400, retryAfterFailure: TimeInterval = 3600) {
+    package init(interval: Duration = .seconds(86_400), firstCheckDelay: Duration = .seconds(60), checkInterval: Duration = .seconds(300),
+                 overlap: Duration = .seconds(86_400), firstPeriod: Duration = .seconds(7 * 86_400),
+                 retryAfterFailure: Duration = .seconds(3600)) {
         self.interval = interval
         self.firstCheckDelay = firstCheckDelay
         self.checkInterval = checkInterval
@@ -28,22 +29,22 @@ package struct ReconcileSchedule: Sendable, Equatable {
     }
 
     /// `lastFailed`: the last run finished and did not succeed.
-    package func isDue(lastStartedAt: Date?, lastFailed: Bool = false, now: Date) -> Bool {
+    package func isDue(lastStartedAt: Instant?, lastFailed: Bool = false, now: Instant) -> Bool {
         guard let lastStartedAt else { return true }
-        return now.timeIntervalSince(lastStartedAt) >= (lastFailed ? min(retryAfterFailure, interval) : interval)
+        return lastStartedAt <= (lastFailed ? failedDueIfStartedBefore(now: now) : dueIfStartedBefore(now: now))
     }
 
     /// A claim succeeds when the last run started at or before this instant…
-    package func dueIfStartedBefore(now: Date) -> Date { now.addingTimeInterval(-interval) }
+    package func dueIfStartedBefore(now: Instant) -> Instant { now.adding(.zero - interval) }
 
     /// …or failed and started at or before this one.
-    package func failedDueIfStartedBefore(now: Date) -> Date { now.addingTimeInterval(-min(retryAfterFailure, interval)) }
+    package func failedDueIfStartedBefore(now: Instant) -> Instant { now.adding(.zero - min(retryAfterFailure, interval)) }
 
     /// The start of the period a run at `now` covers.
-    package func periodStart(lastSuccessStartedAt: Date?, now: Date) -> Date {
-        let wanted = lastSuccessStartedAt.map { $0.addingTimeInterval(-overlap) } ?? now.addingTimeInterval(-firstPeriod)
+    package func periodStart(lastSuccessStartedAt: Instant?, now: Instant) -> Instant {
+        let wanted = lastSuccessStartedAt.map { $0.adding(.zero - overlap) } ?? now.adding(.zero - firstPeriod)
         // A minute inside Apple's limit: the request reaches Apple a little after `now`.
-        let earliest = now.addingTimeInterval(-AppStoreReconciliation.historyLimit + 60)
-        return min(max(wanted, earliest), now.addingTimeInterval(-60))
+        let earliest = now.adding(.seconds(60) - AppStoreReconciliation.historyLimit)
+        return min(max(wanted, earliest), now.adding(.seconds(-60)))
     }
 }

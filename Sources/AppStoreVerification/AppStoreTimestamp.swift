@@ -12,10 +12,6 @@ public struct AppStoreTimestamp: Sendable, Hashable, Comparable, Codable, Custom
 
     public init(milliseconds: Int64) { self.milliseconds = Decimal(milliseconds) }
 
-    public init(date: Date) {
-        self.milliseconds = Decimal(Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
-    }
-
     /// Parses a JSON number literal; nil if it is not a finite number within ±10^15 ms (about ±31,000 years).
     init?(literal: String) {
         guard let value = Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX")), value.isFinite,
@@ -32,7 +28,8 @@ public struct AppStoreTimestamp: Sendable, Hashable, Comparable, Codable, Custom
         return NSDecimalNumber(decimal: rounded).int64Value
     }
 
-    public var date: Date {
+    /// As X.509 validity is checked (swift-certificates takes a `Date`), fraction included.
+    var date: Date {
         Date(timeIntervalSince1970: NSDecimalNumber(decimal: milliseconds).doubleValue / 1000)
     }
 

@@ -1,5 +1,6 @@
 import ExactJSON
 import Foundation
+import UTCTime
 
 /// Offline verification of App Store signed data and legacy receipts for one app.
 ///
@@ -21,11 +22,11 @@ public struct AppStoreVerifier: Sendable {
     }
 
     /// A signed transaction (`signedTransactionInfo`, StoreKit 2 `Transaction.jwsRepresentation`).
-    public func verifyTransaction(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> TransactionPayload {
+    public func verifyTransaction(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> TransactionPayload {
         try await verifyTransaction(CompactJWS(signed), now: now)
     }
 
-    func verifyTransaction(_ signed: CompactJWS, now: Date) async throws(AppStoreVerificationError) -> TransactionPayload {
+    func verifyTransaction(_ signed: CompactJWS, now: Instant) async throws(AppStoreVerificationError) -> TransactionPayload {
         let json = try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let transaction = try TransactionPayload(json: json)
         try checkBundle(transaction.bundleId)
@@ -34,11 +35,11 @@ public struct AppStoreVerifier: Sendable {
     }
 
     /// A signed renewal info. It carries no bundle id, so only the environment is checked (as Apple's library does).
-    public func verifyRenewalInfo(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
+    public func verifyRenewalInfo(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
         try await verifyRenewalInfo(CompactJWS(signed), now: now)
     }
 
-    func verifyRenewalInfo(_ signed: CompactJWS, now: Date) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
+    func verifyRenewalInfo(_ signed: CompactJWS, now: Instant) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
         let json = try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let renewalInfo = try RenewalInfoPayload(json: json)
         try checkEnvironment(renewalInfo.environment)
@@ -47,11 +48,11 @@ public struct AppStoreVerifier: Sendable {
 
     /// A Server Notification V2 `signedPayload`. The nested signed transaction and renewal info, when present, are
     /// verified too (same app, same environment); a failure there rejects the whole notification.
-    public func verifyNotification(_ signedPayload: String, now: Date = Date()) async throws(AppStoreVerificationError) -> VerifiedNotification {
+    public func verifyNotification(_ signedPayload: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> VerifiedNotification {
         try await verifyNotification(CompactJWS(signedPayload), now: now)
     }
 
-    func verifyNotification(_ signedPayload: CompactJWS, now: Date) async throws(AppStoreVerificationError) -> VerifiedNotification {
+    func verifyNotification(_ signedPayload: CompactJWS, now: Instant) async throws(AppStoreVerificationError) -> VerifiedNotification {
         let json = try await jws.verify(signedPayload, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let payload = try NotificationPayload(json: json)
         let identity = payload.appIdentity
@@ -77,7 +78,7 @@ public struct AppStoreVerifier: Sendable {
     }
 
     /// A signed app transaction (`AppTransaction.jwsRepresentation`); its chain is checked at `receiptCreationDate`.
-    public func verifyAppTransaction(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> AppTransactionPayload {
+    public func verifyAppTransaction(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppTransactionPayload {
         let json = try await jws.verify(
             signed, allowLocallySigned: configuration.allowsLocallySignedData, signingDateKey: "receiptCreationDate", now: now
         )
@@ -89,13 +90,13 @@ public struct AppStoreVerifier: Sendable {
     }
 
     /// A legacy app receipt, base64 as the app sends it (whitespace ignored).
-    public func verifyReceipt(base64 text: String, now: Date = Date()) async throws(AppStoreVerificationError) -> AppReceipt {
+    public func verifyReceipt(base64 text: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppReceipt {
         let der = try ReceiptInput.decode(text)
         return try await verifyReceipt(der: der, now: now)
     }
 
     /// A legacy app receipt as PKCS#7 bytes (DER or BER).
-    public func verifyReceipt(der: [UInt8], now: Date = Date()) async throws(AppStoreVerificationError) -> AppReceipt {
+    public func verifyReceipt(der: [UInt8], now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppReceipt {
         let receipt = try await receipts.verify(der: der, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         try checkBundle(receipt.bundleId)
         guard receipt.environment == configuration.environment else {
@@ -110,7 +111,7 @@ public struct AppStoreVerifier: Sendable {
 
     /// Verifies any App Store JWS without interpreting its payload; used when the kind cannot be recognized, so the
     /// report still names the real problem (usually a damaged signature).
-    func verifyUnclassifiedJWS(_ signed: String, now: Date) async throws(AppStoreVerificationError) -> JSONValue {
+    func verifyUnclassifiedJWS(_ signed: String, now: Instant) async throws(AppStoreVerificationError) -> JSONValue {
         try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import UTCTime
 
 /// Verification for an app that accepts data from several environments (a live app gets Production and Sandbox
 /// data — App Review buys in the sandbox — and, when allowed, Xcode / local-testing data).
@@ -18,31 +19,31 @@ public struct AppStoreVerifierSet: Sendable {
         })
     }
 
-    public func verifyNotification(_ signedPayload: String, now: Date = Date()) async throws(AppStoreVerificationError) -> VerifiedNotification {
+    public func verifyNotification(_ signedPayload: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> VerifiedNotification {
         // Split and decoded once: the claimed environment picks the verifier, which verifies the same decoded JWS.
         let jws = try CompactJWS(signedPayload)
         let claimed = try? NotificationPayload(json: jws.payloadJSON()).appIdentity.environment
         return try await verifier(for: claimed).verifyNotification(jws, now: now)
     }
 
-    public func verifyTransaction(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> TransactionPayload {
+    public func verifyTransaction(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> TransactionPayload {
         let jws = try CompactJWS(signed)
         let claimed = try? TransactionPayload(json: jws.payloadJSON()).environment
         return try await verifier(for: claimed).verifyTransaction(jws, now: now)
     }
 
-    public func verifyRenewalInfo(_ signed: String, now: Date = Date()) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
+    public func verifyRenewalInfo(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
         let jws = try CompactJWS(signed)
         let claimed = try? RenewalInfoPayload(json: jws.payloadJSON()).environment
         return try await verifier(for: claimed).verifyRenewalInfo(jws, now: now)
     }
 
-    public func verifyReceipt(der: [UInt8], now: Date = Date()) async throws(AppStoreVerificationError) -> AppReceipt {
+    public func verifyReceipt(der: [UInt8], now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppReceipt {
         let claimed = try? UnverifiedInspection.receipt(der: der).environment
         return try await verifier(for: claimed).verifyReceipt(der: der, now: now)
     }
 
-    public func verifyReceipt(base64 text: String, now: Date = Date()) async throws(AppStoreVerificationError) -> AppReceipt {
+    public func verifyReceipt(base64 text: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppReceipt {
         try await verifyReceipt(der: ReceiptInput.decode(text), now: now)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// A finalized (or voided) invoice as stored.
 public struct Invoice: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// An invoice as finance takes it: CSV (one row per line item, for the accounting system), JSON, printable HTML.
 package enum InvoiceRendering {

@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// Monthly invoices: drafts computed on demand, finalization (numbered, hashed, immutable), voiding with a
 /// replacement, and reproduction from the log (`schema/005_invoices.sql`).

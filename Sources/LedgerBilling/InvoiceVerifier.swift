@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Finds tampering with finalized invoices, for `ledger verify`: content that no longer matches its hash, gaps or
 /// extra numbers in a year's sequence (a deleted or inserted invoice), numbers out of finalization order (numbers

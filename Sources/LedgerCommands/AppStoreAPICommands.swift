@@ -9,6 +9,7 @@ import LedgerStore
 import LedgerTenancy
 import Logging
 import PostgresClient
+import UTCTime
 
 /// What `ledger appstore backfill` and `reconcile` share: the App Store API settings, the trust roots, the database.
 struct AppStoreAPIOptions: ParsableArguments {
@@ -160,10 +161,9 @@ extension AppStoreCommand {
             guard let start = Instant(rfc3339: since) else {
                 throw options.usage("reconcile", "--since must be an RFC 3339 time such as 2026-06-01T00:00:00Z, not \(since)")
             }
-            let now = Date()
-            let startDate = Date(timeIntervalSince1970: Double(start.microsecondsSinceEpoch) / 1_000_000)
+            let now = LedgerClock.system.now()
             do {
-                try AppStoreReconciliation.check(since: startDate, now: now)
+                try AppStoreReconciliation.check(since: start, now: now)
             } catch {
                 throw options.usage("reconcile", error.description)
             }
@@ -171,7 +171,7 @@ extension AppStoreCommand {
             let summary = try await options.withApp(command: "reconcile", logger: logger) { context in
                 do {
                     return try await AppStoreReconciliation(recorder: context.recorder, logger: logger).run(
-                        app: context.app, client: context.client, since: startDate, now: now)
+                        app: context.app, client: context.client, since: start, now: now)
                 } catch {
                     throw CommandFailure("\(error)")
                 }

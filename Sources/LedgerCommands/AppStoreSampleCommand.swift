@@ -2,6 +2,7 @@ import AppStoreSamples
 import ArgumentParser
 import Foundation
 import LedgerDomain
+import UTCTime
 
 extension AppStoreCommand {
     /// `ledger appstore sample`: Xcode-signed App Store data to try the service with, printed as the request body of

@@ -2,9 +2,9 @@ import Logging
 
 /// swift-log's `StreamLogHandler` (its format, its stream), with the logger's metadata rendered only when a line is
 /// written. `StreamLogHandler` renders its whole metadata to text each time a value is set, and every request sets
-/// two (Hummingbird's request id, then `RequestIDMiddleware`'s): 3% of a status read's CPU in `perf`, at the default
-/// level where most requests write no line at all (Benchmarks/README.md). Here the values are kept as they are and
-/// handed to the stream handler with each line, as the line's own metadata (which wins over them, as before).
+/// two (Hummingbird's request id, then `RequestIDMiddleware`'s), at the default level where most requests write no
+/// line at all. Here the values are kept as they are and handed to the stream handler with each line, as the line's
+/// own metadata (which wins over them).
 struct DeferredMetadataLogHandler: LogHandler {
     private var stream: StreamLogHandler
     var metadata: Logger.Metadata = [:]

@@ -6,6 +6,7 @@ import LedgerStore
 import LedgerTenancy
 import Logging
 import PostgresClient
+import UTCTime
 
 /// `ledger invoices …`: monthly usage invoices for finance.
 struct InvoicesCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import UTCTime
 
 /// How far a long command has got, as text: pure (no clock, no terminal), so the bar, the rate and the time left are
 /// tested directly.

@@ -4,6 +4,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerTenancy
 import PostgresClient
+import UTCTime
 
 /// `ledger replay`: rebuild projections from the log, check the live ones against a rebuild, or show a state as of
 /// an instant.

@@ -4,6 +4,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerWebhooks
 import PostgresClient
+import UTCTime
 
 /// `ledger webhooks …`: an operator's view of the webhook endpoints, their deliveries and attempts, and redelivery
 /// (the same as the API's `…/webhooks` routes).

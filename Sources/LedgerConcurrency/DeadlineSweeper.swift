@@ -4,7 +4,7 @@ import Synchronization
 
 /// Deadlines that are checked together, every `resolution`, by one repeating timer: for the many waits that are
 /// long and almost never expire (a request's timeout), where a timer of their own cost each one a scheduled and a
-/// cancelled task on an event loop, with a wake-up of that loop for both (6–9% of the CPU of a status read).
+/// cancelled task on an event loop, with a wake-up of that loop for both.
 package final class DeadlineSweeper: Sendable {
     /// The process's sweeper, at 50 ms: what `FirstAnswer.value(timeout:)` uses for deadlines of a second or more.
     package static let shared = DeadlineSweeper(resolution: .milliseconds(50))

@@ -3,9 +3,9 @@ import Synchronization
 /// A wake-up flag with at most one waiter: `fire` wakes the waiter, or makes the next `wait` return at once.
 /// Workers wait on it between catch-ups; NOTIFY fires it.
 ///
-/// A wait's timeout ends that wait only. It used to call `fire` when its timer was cancelled too (a cancelled
-/// `Task.sleep` returns early), so every wait ended by a notification left the flag set, the next wait returned
-/// at once, and so on: an idle projection worker spun at hundreds of empty catch-ups a second.
+/// A wait's timeout ends that wait only, never the flag: a cancelled `Task.sleep` returns early, and a timer that
+/// fired the flag on cancellation would leave it set after every wait a notification ended, so the next wait would
+/// return at once and an idle worker would spin.
 package final class WakeSignal: Sendable {
     private struct State {
         var pending = false

@@ -10,6 +10,7 @@ import LedgerTenancy
 import LedgerWebhooks
 import Logging
 import NIOCore
+import UTCTime
 
 /// The console under `/console`: support (customers), finance (invoices, charts) and operations (tenancy, keys,
 /// webhooks, projection lag, digests), rendered on the server. `LedgerApplication` mounts it on the service's router.

@@ -1,4 +1,5 @@
 import LedgerDomain
+import UTCTime
 
 /// The console's pages are Swift strings: every value that comes from a request or the database goes through
 /// `HTML.escape` (or `HTML.attribute`, the same) before it is put into markup, and the fixed markup around it is

@@ -3,6 +3,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 /// Support's side: find a user, see what they have, their timeline in ledger order, any state as of any event, and
 /// the hash-chain proof of their streams.

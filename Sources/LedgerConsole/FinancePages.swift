@@ -6,6 +6,7 @@ import LedgerStore
 import LedgerTenancy
 import Logging
 import NIOCore
+import UTCTime
 
 /// Finance's side: invoices by month and account (the same `InvoiceStore` as `ledger invoices` and the admin API,
 /// rendered by `InvoiceRendering`), finalize and void with a confirmation step, downloads, and charts.

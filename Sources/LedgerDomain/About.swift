@@ -1,7 +1,7 @@
 // LedgerDomain: the pure domain of the Subscription Ledger (SPEC §2: no I/O, replayable, exhaustively tested).
 //
 // Layout
-// - Instant, CalendarMonth, Money: exact time (Int64 µs, UTC) and money (Int64 milliunits).
+// - Money: exact money (Int64 milliunits); LedgerClock, the one "now". Time itself (`Instant`, `CalendarMonth`) is UTCTime's.
 // - Events/: `LedgerEvent` (the table of stored type names and schema versions is on it), one file per family of
 //   payloads, `EventCodec` (versioned encode / decode with upcasting), `IdempotencyKey`.
 // - Mapping/: `DecodedNotification` → events (`AppStoreNotificationMapping`), pure, for the verification module

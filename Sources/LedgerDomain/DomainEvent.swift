@@ -1,3 +1,5 @@
+import UTCTime
+
 /// An event as the ledger recorded it: the typed fact plus where and when it was written.
 public struct DomainEvent: Sendable, Equatable {
     /// The tenant (app) the event belongs to.

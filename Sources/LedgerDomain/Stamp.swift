@@ -1,3 +1,5 @@
+import UTCTime
+
 /// The order of two facts about the same thing: their own time, then a rank for facts of equal time, then a
 /// text tie-break (a transaction id or the value itself).
 ///

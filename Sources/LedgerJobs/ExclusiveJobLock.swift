@@ -7,20 +7,20 @@ import Synchronization
 ///
 /// The holder is remembered by its backend's process id: a pool that replaced a broken connection has a new session
 /// that holds nothing, so the next call finds a different pid and tries to take the lock again.
-public final class ExclusiveJobLock: Sendable {
-    public let job: String
+package final class ExclusiveJobLock: Sendable {
+    package let job: String
     private let pool: PostgresPool
     private let holder = Mutex<Int64?>(nil)
 
     /// `configuration`: the service's database; the lock uses one connection of its own.
-    public init(job: String, configuration: PostgresConfiguration) {
+    package init(job: String, configuration: PostgresConfiguration) {
         self.job = job
         self.pool = PostgresPool(configuration: configuration, size: 1)
     }
 
     /// Whether this instance holds the lock after the call: still held, or taken now. False when another instance
     /// holds it, and when the database cannot be reached (a lock that cannot be confirmed is not held).
-    public func holdOrTake() async -> Bool {
+    package func holdOrTake() async -> Bool {
         let held = holder.withLock { $0 }
         let job = job
         do {
@@ -41,7 +41,7 @@ public final class ExclusiveJobLock: Sendable {
     }
 
     /// Gives the lock up (graceful shutdown) and closes the connection.
-    public func release() async {
+    package func release() async {
         if holder.withLock({ $0 }) != nil {
             let job = job
             _ = try? await pool.query("SELECT pg_advisory_unlock(hashtext('ledger.job'), hashtext(\(job)))")

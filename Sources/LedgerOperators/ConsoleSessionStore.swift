@@ -2,6 +2,7 @@ import Crypto
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// A signed-in console user: who (the name given at sign-in, recorded with every write) and the session's CSRF token.
 package struct ConsoleSession: Sendable, Equatable {

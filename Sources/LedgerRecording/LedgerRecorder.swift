@@ -4,6 +4,7 @@ import Foundation
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 /// Every write into the ledger, one method each (see `About.swift`).
 ///
@@ -34,7 +35,7 @@ package struct LedgerRecorder: Sendable {
     ) async throws -> (notificationUUID: String, RecordResult) {
         let verifiers = verifierCache.verifiers(for: app)
         let verified = try await Self.verify { () async throws(AppStoreVerificationError) in
-            try await verifiers.verifyNotification(signedPayload, now: clock.date())
+            try await verifiers.verifyNotification(signedPayload, now: clock.now())
         }
         let ingest = NotificationIngest(appAccountTokens: app.tokenPolicy)
         let events = try Self.ingest { () throws(IngestError) in try ingest.events(for: verified) }
@@ -54,12 +55,12 @@ package struct LedgerRecorder: Sendable {
         var latest: Instant?
         for (index, upload) in uploads.enumerated() {
             let transaction = try await Self.verify(at: "transactions[\(index)].signed_transaction") { () async throws(AppStoreVerificationError) in
-                try await verifiers.verifyTransaction(upload.transaction, now: clock.date())
+                try await verifiers.verifyTransaction(upload.transaction, now: clock.now())
             }
             var renewal: RenewalInfoPayload?
             if let signed = upload.renewalInfo {
                 renewal = try await Self.verify(at: "transactions[\(index)].signed_renewal_info") { () async throws(AppStoreVerificationError) in
-                    try await verifiers.verifyRenewalInfo(signed, now: clock.date())
+                    try await verifiers.verifyRenewalInfo(signed, now: clock.now())
                 }
             }
             events += try Self.ingest { () throws(IngestError) in
@@ -86,12 +87,12 @@ package struct LedgerRecorder: Sendable {
         var latest: Instant?
         for (index, item) in fetched.enumerated() {
             let transaction = try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
-                try await verifiers.verifyTransaction(item.transaction, now: clock.date())
+                try await verifiers.verifyTransaction(item.transaction, now: clock.now())
             }
             var renewal: RenewalInfoPayload?
             if let signed = item.renewalInfo {
                 renewal = try await Self.verify(at: "signedRenewalInfo[\(index)]") { () async throws(AppStoreVerificationError) in
-                    try await verifiers.verifyRenewalInfo(signed, now: clock.date())
+                    try await verifiers.verifyRenewalInfo(signed, now: clock.now())
                 }
             }
             var fetchedEvents = try Self.ingest { () throws(IngestError) in try ingest.events(fetched: transaction, renewalInfo: renewal) }
@@ -112,7 +113,7 @@ package struct LedgerRecorder: Sendable {
         var verified: [TransactionPayload] = []
         for (index, item) in signed.enumerated() {
             verified.append(try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
-                try await verifiers.verifyTransaction(item, now: clock.date())
+                try await verifiers.verifyTransaction(item, now: clock.now())
             })
         }
         return verified
@@ -122,7 +123,7 @@ package struct LedgerRecorder: Sendable {
     package func verifiedNotification(app: AppRecord, _ signedPayload: String) async throws(RecordingError) -> VerifiedNotification {
         let verifiers = verifierCache.verifiers(for: app)
         return try await Self.verify { () async throws(AppStoreVerificationError) in
-            try await verifiers.verifyNotification(signedPayload, now: clock.date())
+            try await verifiers.verifyNotification(signedPayload, now: clock.now())
         }
     }
 
@@ -155,7 +156,7 @@ package struct LedgerRecorder: Sendable {
                         metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
         let verifiers = verifierCache.verifiers(for: app)
         let receipt = try await Self.verify { () async throws(AppStoreVerificationError) in
-            try await verifiers.verifyReceipt(der: der, now: clock.date())
+            try await verifiers.verifyReceipt(der: der, now: clock.now())
         }
         let catalog = Dictionary(try await tenancy.products(app: app.id).map { ($0.productID, $0.type) }, uniquingKeysWith: { a, _ in a })
         let ingest = ReceiptIngest(productType: { catalog[$0] })

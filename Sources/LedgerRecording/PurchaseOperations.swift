@@ -1,17 +1,18 @@
 import LedgerDomain
 import LedgerStore
+import UTCTime
 
 /// Commands on one purchase, decided from the purchase's own stream (`otx:<original transaction id>`, which holds
 /// every fact about it) rather than from a projection that may lag, and appended with that stream's version as the
 /// expectation: two concurrent commands cannot both act on the same state.
-public struct PurchaseOperations: Sendable {
-    public let store: EventStore
+package struct PurchaseOperations: Sendable {
+    package let store: EventStore
     static let attempts = 5
 
-    public init(store: EventStore) { self.store = store }
+    package init(store: EventStore) { self.store = store }
 
     /// The purchase's current state, folded from its stream.
-    public func record(app appID: String, originalTransactionID: String) async throws -> (PurchaseRecord, version: Int64) {
+    package func record(app appID: String, originalTransactionID: String) async throws -> (PurchaseRecord, version: Int64) {
         let recorded = try await store.readStream(app: appID, stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID))
         let state = fold(PurchaseRecordReducer.self, key: originalTransactionID,
                          events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil)
@@ -21,7 +22,7 @@ public struct PurchaseOperations: Sendable {
     /// Marks a consumable as consumed by `appUserID`. Errors say why not: unknown purchase, not a consumable,
     /// another user's, refunded, or already consumed (also when a concurrent call consumed it first).
     @discardableResult
-    public func consume(app appID: String, originalTransactionID: String, by appUserID: String,
+    package func consume(app appID: String, originalTransactionID: String, by appUserID: String,
                         at instant: Instant, metadata: EventMetadata = EventMetadata()) async throws -> Int64 {
         for _ in 0..<Self.attempts {
             let (record, version) = try await record(app: appID, originalTransactionID: originalTransactionID)

@@ -1,5 +1,6 @@
 import LedgerDomain
 import LedgerStore
+import UTCTime
 
 /// Restore: links the store's transactions to the app user who restores them, under the app's transfer policy.
 ///
@@ -7,16 +8,16 @@ import LedgerStore
 /// for "transfer only if the old owner has nothing active", come from the projection tables (which may lag a moment).
 /// The link / transfer events, one per purchase, are appended to the purchases' streams in one transaction with
 /// each stream's version as the expectation: all or nothing, and never on a state that changed meanwhile.
-public struct RestoreOperation: Sendable {
-    public let store: EventStore
+package struct RestoreOperation: Sendable {
+    package let store: EventStore
     static let attempts = 5
 
-    public init(store: EventStore) { self.store = store }
+    package init(store: EventStore) { self.store = store }
 
     /// Returns the positions of the events appended (empty when everything already belonged to the user); throws
     /// `RestoreRefusal` (with a message for the user) when the policy refuses.
     @discardableResult
-    public func restore(app appID: String, originalTransactionIDs: [String], to appUserID: String, policy: TransferPolicy,
+    package func restore(app appID: String, originalTransactionIDs: [String], to appUserID: String, policy: TransferPolicy,
                         at instant: Instant, metadata: EventMetadata = EventMetadata()) async throws -> [Int64] {
         let ids = Array(Set(originalTransactionIDs)).sorted()
         for _ in 0..<Self.attempts {

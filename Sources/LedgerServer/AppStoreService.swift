@@ -10,6 +10,7 @@ import Logging
 import Metrics
 import PostgresClient
 import ServiceLifecycle
+import UTCTime
 
 /// The App Store Server API work `serve` does for each configured app: the daily reconciliation (once across
 /// instances: the run is claimed on its lease row, `ReconcileRunStore`), and its last outcome in /metrics:
@@ -85,15 +86,15 @@ package struct AppStoreService: Service {
     }
 
     func reconcileIfDue(appID: String) async throws -> AppStoreReconciliation.Summary? {
-        let now = clock.date()
+        let now = clock.now()
         let last = try await runs.lastRun(app: appID)
-        guard schedule.isDue(lastStartedAt: last.map { Self.date($0.startedAt) }, lastFailed: last?.succeeded == false, now: now) else { return nil }
-        let started = Instant(now)
-        guard try await runs.claim(app: appID, now: started, dueIfStartedBefore: Instant(schedule.dueIfStartedBefore(now: now)),
-                                   failedDueIfStartedBefore: Instant(schedule.failedDueIfStartedBefore(now: now))) else {
+        guard schedule.isDue(lastStartedAt: last?.startedAt, lastFailed: last?.succeeded == false, now: now) else { return nil }
+        let started = now
+        guard try await runs.claim(app: appID, now: started, dueIfStartedBefore: schedule.dueIfStartedBefore(now: now),
+                                   failedDueIfStartedBefore: schedule.failedDueIfStartedBefore(now: now)) else {
             return nil  // another instance runs it
         }
-        let since = schedule.periodStart(lastSuccessStartedAt: last?.lastSuccessStartedAt.map(Self.date), now: now)
+        let since = schedule.periodStart(lastSuccessStartedAt: last?.lastSuccessStartedAt, now: now)
         do {
             guard let app = try await tenancy.app(id: appID) else { throw AppStoreSyncError.unknownApp(appID) }
             let summary = try await reconciliation.run(app: app, client: try clients.client(for: app), since: since, now: now)
@@ -128,6 +129,4 @@ package struct AppStoreService: Service {
             Gauge(label: "ledger_appstore_reconcile_last_missed", dimensions: app).record(run.missed)
         }
     }
-
-    static func date(_ instant: Instant) -> Date { Date(timeIntervalSince1970: Double(instant.microsecondsSinceEpoch) / 1_000_000) }
 }

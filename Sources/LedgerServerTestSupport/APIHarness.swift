@@ -14,14 +14,15 @@ import NIOCore
 import PostgresClient
 import PostgresTestSupport
 import Synchronization
+import UTCTime
 import X509
 
 /// A clock the tests move (cookie expiry, "now" of the per-user views).
 package final class TestClock: Sendable {
-    private let current: Mutex<Date>
-    package init(now: Date = Date(timeIntervalSince1970: 1_767_225_600 + 5 * 86_400)) { current = Mutex(now) } // 2026-01-06
-    package var now: Date { current.withLock { $0 } }
-    package func advance(seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    private let current: Mutex<Instant>
+    package init(now: Instant = Instant(secondsSinceEpoch: 1_767_225_600 + 5 * 86_400)) { current = Mutex(now) } // 2026-01-06
+    package var now: Instant { current.withLock { $0 } }
+    package func advance(seconds: Int64) { current.withLock { $0 = $0.adding(.seconds(seconds)) } }
 }
 
 /// The API on a fresh database, with App Store data signed by an in-process test PKI it trusts.
@@ -36,7 +37,7 @@ package struct APIHarness: Sendable {
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
     /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
     package static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
-                            extraRoots: [Certificate] = [], database: String? = nil, now: Date? = nil,
+                            extraRoots: [Certificate] = [], database: String? = nil, now: Instant? = nil,
                             webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing) async throws -> APIHarness {
         let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "api") }
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())

@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// The one place an `Instant` meets PostgreSQL's `timestamptz`: both are whole microseconds, UTC, so the conversion
 /// is exact. Everything the store hands out or takes is an `Instant`.

@@ -2,6 +2,7 @@ import LedgerDomain
 import LedgerStore
 import PostgresClient
 import PostgresTestSupport
+import UTCTime
 
 /// A fresh migrated database: the service's store, and a superuser pool for tests that play the attacker or load
 /// rows in bulk.

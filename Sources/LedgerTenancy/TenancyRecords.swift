@@ -1,6 +1,7 @@
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// A billing account: what finance invoices. It owns apps.
 public struct Account: Sendable, Equatable {

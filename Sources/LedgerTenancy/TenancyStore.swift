@@ -3,6 +3,7 @@ import Foundation
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// Why a tenancy operation was refused.
 public enum TenancyError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import LedgerDomain
 import LedgerStore
+import UTCTime
 
 /// When a failed delivery is tried again: exponential backoff from `first`, doubling up to `cap`, each delay spread
 /// by ±`jitter` so that the deliveries of an endpoint that was down do not all return at once; given up when the

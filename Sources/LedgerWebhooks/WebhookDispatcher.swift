@@ -5,6 +5,7 @@ import LedgerStore
 import Logging
 import PostgresClient
 import Synchronization
+import UTCTime
 
 /// The operator's settings for webhooks (`ledger serve` reads them from the environment, see docs/webhooks.md).
 package struct WebhookSettings: Sendable {

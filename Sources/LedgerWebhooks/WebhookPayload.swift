@@ -3,6 +3,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerTenancy
 import LedgerWire
+import UTCTime
 
 /// The body of a webhook, in the Standard Webhooks shape (`type`, `timestamp`, `data`): what happened (the ledger
 /// event's type, its position, the purchase it is about), the purchase's state right after it, and the user's

@@ -1,4 +1,5 @@
 import LedgerDomain
+import UTCTime
 
 /// A backend's webhook endpoint (`ledger.webhook_endpoints`).
 public struct WebhookEndpoint: Sendable, Equatable {

@@ -3,6 +3,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerTenancy
 import PostgresClient
+import UTCTime
 
 /// Problems with a webhook request that the caller can fix.
 public enum WebhookStoreError: Error, Equatable, CustomStringConvertible {

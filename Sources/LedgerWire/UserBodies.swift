@@ -1,6 +1,7 @@
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 // The JSON shapes of a user's purchases and state, as the user endpoints, the live streams and the webhook payloads
 // send them: one shape for all three. Swift names are camelCase; each type's `CodingKeys` spells the wire names

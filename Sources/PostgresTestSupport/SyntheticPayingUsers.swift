@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Many paying users at once, written by PostgreSQL itself: one `INSERT … SELECT generate_series` of real
 /// `subscription.started` events (the hash-chain trigger still runs), for invoice tests and the benchmarks'

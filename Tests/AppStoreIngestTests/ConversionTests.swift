@@ -1,9 +1,10 @@
-import AppStoreSamples
 import AppStoreIngest
+import AppStoreSamples
 import AppStoreVerification
 import Foundation
 import LedgerDomain
 import Testing
+import UTCTime
 
 @Suite("Field conversions")
 struct ConversionTests {

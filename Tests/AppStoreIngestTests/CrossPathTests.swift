@@ -1,8 +1,9 @@
-import AppStoreSamples
 import AppStoreIngest
+import AppStoreSamples
 import AppStoreVerification
 import LedgerDomain
 import Testing
+import UTCTime
 
 /// The same purchase arriving by notification, SDK upload and receipt upload is one fact.
 @Suite("One purchase, three paths")

@@ -4,6 +4,7 @@ import AppStoreVerification
 import ExactJSON
 import LedgerDomain
 import Testing
+import UTCTime
 
 /// Realistic App Store payloads, decoded with the verification module's own decoders (as after verification).
 

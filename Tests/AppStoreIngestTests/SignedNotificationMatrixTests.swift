@@ -4,6 +4,7 @@ import AppStoreVerification
 import Foundation
 import LedgerDomain
 import Testing
+import UTCTime
 
 /// Every notification type and subtype the mapping handles, signed like Apple's (ES256, a three-certificate x5c
 /// chain to a trusted root, the transaction and renewal info as nested JWS), verified and decoded by the real
@@ -130,7 +131,7 @@ struct SignedNotificationMatrixTests {
             signedRenewalInfo: withTransaction && row.productType == "Auto-Renewable Subscription" ? try signer.sign(renewalJSON) : nil,
             summary: row.summary)
         let verified = try await verifier.verifyNotification(
-            try signer.sign(payload), now: Date(timeIntervalSince1970: Double(signed) / 1000))
+            try signer.sign(payload), now: Instant(epochMilliseconds: signed))
         let events = try NotificationIngest().events(for: verified)
 
         guard case .appStoreNotification(let record)? = events.first else {

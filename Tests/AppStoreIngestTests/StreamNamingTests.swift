@@ -1,7 +1,8 @@
-import AppStoreSamples
 import AppStoreIngest
+import AppStoreSamples
 import LedgerDomain
 import Testing
+import UTCTime
 
 @Suite("Streams and keys")
 struct StreamNamingTests {

@@ -10,6 +10,7 @@ import LedgerServer
 import LedgerStore
 import LedgerTenancy
 import Testing
+import UTCTime
 
 /// Apple's `CONSUMPTION_REQUEST`s of an app that opted in, answered with Send Consumption Information v2 against the fake
 /// App Store server: only for users who consented, with the percentage the ledger recorded consumed and the preference of

@@ -3,6 +3,7 @@ import AppStoreSync
 import Crypto
 import Foundation
 import Testing
+import UTCTime
 
 /// The pure parts of the client: the token, the retry decision, the settings file, the reconciliation schedule.
 @Suite struct AppStoreJWTTests {
@@ -11,7 +12,7 @@ import Testing
                                     privateKey: privateKey)
 
     @Test func theTokenCarriesAppleClaimsAndVerifiesWithThePublicKey() throws {
-        let issued = Date(timeIntervalSince1970: 1_767_225_600.75)
+        let issued = Instant(microsecondsSinceEpoch: 1_767_225_600_750_000)
         let token = try AppStoreJWT.token(for: Self.key, issuedAt: issued)
         let (header, claims) = try #require(AppStoreJWT.verified(token, publicKey: Self.key.publicKey))
         #expect(header == AppStoreJWT.Header(alg: "ES256", kid: "2X9R4HXF34", typ: "JWT"))
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func theHeaderIsExactlyWhatAppleDocuments() throws {
-        let token = try AppStoreJWT.token(for: Self.key, issuedAt: Date(timeIntervalSince1970: 0))
+        let token = try AppStoreJWT.token(for: Self.key, issuedAt: Instant(secondsSinceEpoch: 0))
         var text = String(token.split(separator: ".")[0])
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)
         let header = try #require(Data(base64Encoded: text))
@@ -145,32 +146,32 @@ import Testing
 
 @Suite struct ReconcileScheduleTests {
     let schedule = ReconcileSchedule()
-    let now = Date(timeIntervalSince1970: 1_780_000_000)
+    let now = Instant(secondsSinceEpoch: 1_780_000_000)
 
     @Test func aRunIsDueOnceADay() {
         #expect(schedule.isDue(lastStartedAt: nil, now: now))
-        #expect(!schedule.isDue(lastStartedAt: now.addingTimeInterval(-3_600), now: now))
-        #expect(!schedule.isDue(lastStartedAt: now.addingTimeInterval(-86_399), now: now))
-        #expect(schedule.isDue(lastStartedAt: now.addingTimeInterval(-86_400), now: now))
-        #expect(schedule.dueIfStartedBefore(now: now) == now.addingTimeInterval(-86_400))
+        #expect(!schedule.isDue(lastStartedAt: now.adding(.seconds(-3_600)), now: now))
+        #expect(!schedule.isDue(lastStartedAt: now.adding(.seconds(-86_399)), now: now))
+        #expect(schedule.isDue(lastStartedAt: now.adding(.seconds(-86_400)), now: now))
+        #expect(schedule.dueIfStartedBefore(now: now) == now.adding(.seconds(-86_400)))
         // A failed run is tried again an hour later, not the next day.
-        #expect(!schedule.isDue(lastStartedAt: now.addingTimeInterval(-3_599), lastFailed: true, now: now))
-        #expect(schedule.isDue(lastStartedAt: now.addingTimeInterval(-3_600), lastFailed: true, now: now))
-        #expect(schedule.failedDueIfStartedBefore(now: now) == now.addingTimeInterval(-3_600))
+        #expect(!schedule.isDue(lastStartedAt: now.adding(.seconds(-3_599)), lastFailed: true, now: now))
+        #expect(schedule.isDue(lastStartedAt: now.adding(.seconds(-3_600)), lastFailed: true, now: now))
+        #expect(schedule.failedDueIfStartedBefore(now: now) == now.adding(.seconds(-3_600)))
     }
 
     @Test func aRunCoversSinceTheLastSuccessWithOverlapWithinApplesLimit() {
-        #expect(schedule.periodStart(lastSuccessStartedAt: nil, now: now) == now.addingTimeInterval(-7 * 86_400))
-        #expect(schedule.periodStart(lastSuccessStartedAt: now.addingTimeInterval(-86_400), now: now) == now.addingTimeInterval(-2 * 86_400))
+        #expect(schedule.periodStart(lastSuccessStartedAt: nil, now: now) == now.adding(.seconds(-7 * 86_400)))
+        #expect(schedule.periodStart(lastSuccessStartedAt: now.adding(.seconds(-86_400)), now: now) == now.adding(.seconds(-2 * 86_400)))
         // Down for a year: as far back as Apple keeps.
-        #expect(schedule.periodStart(lastSuccessStartedAt: now.addingTimeInterval(-365 * 86_400), now: now)
-            == now.addingTimeInterval(-180 * 86_400 + 60))
+        #expect(schedule.periodStart(lastSuccessStartedAt: now.adding(.seconds(-365 * 86_400)), now: now)
+            == now.adding(.seconds(-180 * 86_400 + 60)))
     }
 
     @Test func reconcilingFromBeforeApplesLimitIsRefusedClearly() {
-        #expect { try AppStoreReconciliation.check(since: now.addingTimeInterval(-181 * 86_400), now: now) } throws: {
+        #expect { try AppStoreReconciliation.check(since: now.adding(.seconds(-181 * 86_400)), now: now) } throws: {
             "\($0)".contains("within the last 180 days")
         }
-        #expect(throws: Never.self) { try AppStoreReconciliation.check(since: now.addingTimeInterval(-179 * 86_400), now: now) }
+        #expect(throws: Never.self) { try AppStoreReconciliation.check(since: now.adding(.seconds(-179 * 86_400)), now: now) }
     }
 }

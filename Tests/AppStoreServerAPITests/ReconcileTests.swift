@@ -12,13 +12,14 @@ import LedgerStore
 import LedgerTenancy
 import Synchronization
 import Testing
+import UTCTime
 
 /// Reconciliation against the fake's notification history: exactly the missed notifications are recorded.
 @Suite(.timeLimit(.minutes(5))) struct ReconcileTests {
     /// 30 notifications Apple sent over the last 30 hours (one an hour, each a renewal of customer A's subscription).
-    static func sent(_ world: SyncWorld, now: Date) throws -> [(uuid: String, signed: Int64, payload: String)] {
+    static func sent(_ world: SyncWorld, now: Instant) throws -> [(uuid: String, signed: Int64, payload: String)] {
         try (1...30).map { index in
-            let signed = Int64((now.timeIntervalSince1970 - Double(index) * 3600) * 1000)
+            let signed = now.adding(.seconds(-index * 3600)).epochMilliseconds
             let uuid = SyncWorld.uuid(prefix: "10000000", index)
             let payload = try world.signer.notification(
                 type: "DID_RENEW", uuid: uuid, signed: signed, transactionJSON: SyncWorld.subscription(1000, index, token: SyncWorld.userA),
@@ -29,7 +30,7 @@ import Testing
 
     @Test func exactlyTheMissedNotificationsAreRecorded() async throws {
         let world = try await SyncWorld.make(failureRate: 0.2, pageSize: 4)
-        let now = Date()
+        let now = Instant(Date())
         let sent = try Self.sent(world, now: now)
         for notification in sent { world.fake.addNotification(signedDate: notification.signed, signedPayload: notification.payload) }
         // The ledger got two thirds of them; Apple gave up on the others.
@@ -41,7 +42,7 @@ import Testing
         #expect(missed.allSatisfy { before["notification:\($0.uuid)"] == nil })
 
         let reconciliation = AppStoreReconciliation(recorder: world.recorder, logger: world.logger)
-        let summary = try await reconciliation.run(app: world.app, client: try world.client(), since: now.addingTimeInterval(-2 * 86_400), now: now)
+        let summary = try await reconciliation.run(app: world.app, client: try world.client(), since: now.adding(.seconds(-2 * 86_400)), now: now)
         #expect(summary.seen == 30 && summary.missed == 10 && summary.alreadyKnown == 20 && summary.failures.isEmpty)
         let after = try await world.events()
         let added = Set(after.keys).subtracting(before.keys)
@@ -50,10 +51,10 @@ import Testing
         #expect(world.fake.calls.filter { $0.path == "/inApps/v1/notifications/history" && $0.status == 200 }.count == 8)  // 30 by 4
 
         // Again: nothing is missing any more.
-        let again = try await reconciliation.run(app: world.app, client: try world.client(), since: now.addingTimeInterval(-2 * 86_400), now: now)
+        let again = try await reconciliation.run(app: world.app, client: try world.client(), since: now.adding(.seconds(-2 * 86_400)), now: now)
         #expect(again.seen == 30 && again.missed == 0 && again.eventsRecorded == 0)
         // A period holding half of them sees only those.
-        let recent = try await reconciliation.run(app: world.app, client: try world.client(), since: now.addingTimeInterval(-15.5 * 3600), now: now)
+        let recent = try await reconciliation.run(app: world.app, client: try world.client(), since: now.adding(.seconds(-15.5 * 3600)), now: now)
         #expect(recent.seen == 15)
 
         let checks = try await world.checkLogAndReadModels()
@@ -63,7 +64,7 @@ import Testing
 
     @Test func serveReconcilesOnceADayAcrossInstancesAndShowsTheLastRunInMetrics() async throws {
         let world = try await SyncWorld.make()
-        let now = Date()
+        let now = Instant(Date())
         for notification in try Self.sent(world, now: now) {
             world.fake.addNotification(signedDate: notification.signed, signedPayload: notification.payload)
         }
@@ -96,7 +97,7 @@ import Testing
 
     @Test func aFailedRunShowsInMetricsAndIsTriedAgainAnHourLater() async throws {
         let world = try await SyncWorld.make()
-        let start = Date()
+        let start = Instant(Date())
         for notification in try Self.sent(world, now: start) {
             world.fake.addNotification(signedDate: notification.signed, signedPayload: notification.payload)
         }
@@ -114,7 +115,7 @@ import Testing
 
         let fixed = try service(try SettingsFile.write(world: world))
         #expect(try await fixed.check(appID: world.app.id) == nil)  // failed a moment ago
-        now.withLock { $0 += 3_601 }
+        now.withLock { $0 = $0.adding(.seconds(3_601)) }
         #expect(try await fixed.check(appID: world.app.id)?.missed == 30)
         #expect(LedgerMetrics.exposition().contains(#"ledger_appstore_reconcile_last_success{app="\#(world.app.id)"} 1"#))
         await world.close()

@@ -5,6 +5,7 @@ import LedgerStoreTestSupport
 import LedgerTenancy
 import PostgresClient
 import Testing
+import UTCTime
 
 /// Invoices are finalized from the paying-users read model and reproduced from the log: on generated months with
 /// late users, ownership changes and adjustments, every finalized invoice must be what the log gives.

@@ -7,6 +7,7 @@ import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// Paying users recorded as real events in the log, in bulk (`SyntheticPayingUsers`): `users` subscriptions started on `day`, one per
 /// user `prefix0…`, by the same SQL path the service's appends take (the hash trigger included).
@@ -176,7 +177,7 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
 
     /// A clock stopped at `instant` (the service's "now" for one store).
     static func stopped(at instant: Instant) -> LedgerClock {
-        LedgerClock { Date(timeIntervalSince1970: Double(instant.microsecondsSinceEpoch) / 1_000_000) }
+        LedgerClock { instant }
     }
 
     /// Only a month that has ended by the service clock is finalized: a future month and the running one are refused

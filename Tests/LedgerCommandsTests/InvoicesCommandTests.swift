@@ -5,6 +5,7 @@ import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 @Suite struct InvoicesCommandTests {
     @Test func finalizeShowAsOfAndExportFromTheCommandLine() async throws {

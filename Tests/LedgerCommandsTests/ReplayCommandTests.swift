@@ -4,6 +4,7 @@ import LedgerStore
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 @Suite struct ReplayCommandTests {
     /// Writes one JSON Lines file of domain events: a subscription started on day 0 and expired on day 40.

@@ -1,5 +1,6 @@
 import LedgerDomain
 import Testing
+import UTCTime
 
 /// The answer to Apple's consumption request, decided from the log: consent first, then the percentage, the delivery
 /// status and the refund preference of each policy.

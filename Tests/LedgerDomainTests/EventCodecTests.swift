@@ -1,5 +1,6 @@
 import LedgerDomain
 import Testing
+import UTCTime
 
 @Suite("Event encoding and versioned decoding")
 struct EventCodecTests {

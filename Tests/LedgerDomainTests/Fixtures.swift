@@ -1,4 +1,5 @@
 import LedgerDomain
+import UTCTime
 
 /// 2026-01-01T00:00:00Z.
 let epoch2026 = Instant(epochMilliseconds: 1_767_225_600_000)

@@ -1,5 +1,6 @@
 import LedgerDomain
 import Testing
+import UTCTime
 
 @Suite("Monthly paying users")
 struct PayingUsersTests {

@@ -1,4 +1,5 @@
 import LedgerDomain
+import UTCTime
 
 /// A deterministic event from an integer, over a small universe (3 subscriptions, 2 one-time purchases,
 /// 3 users, 120 days) so that random histories collide often: same transaction twice, refund before purchase…

@@ -1,5 +1,6 @@
 import LedgerDomain
 import Testing
+import UTCTime
 
 /// Apple signs and delivers notifications late: an `EXPIRED` about one paid period can be signed after the purchase
 /// that started the next. A fact about an older period must never end a newer one, whatever the order in which

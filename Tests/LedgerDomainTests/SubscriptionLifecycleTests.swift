@@ -1,5 +1,6 @@
 import LedgerDomain
 import Testing
+import UTCTime
 
 @Suite("Subscription lifecycle, billing retry, grace, cancel")
 struct SubscriptionLifecycleTests {

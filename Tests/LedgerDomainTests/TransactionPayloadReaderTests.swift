@@ -1,6 +1,7 @@
 import Foundation
 @testable import LedgerDomain
 import Testing
+import UTCTime
 
 /// The fast reader of common payloads must read exactly what `JSONDecoder` reads, or leave the payload to it.
 @Suite struct TransactionPayloadReaderTests {

@@ -8,6 +8,7 @@ import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// The application layer on a real database: each write is one call, and its refusals are domain errors.
 @Suite struct LedgerRecorderTests {
@@ -32,7 +33,7 @@ import Testing
         let app = try await tenancy.createApp(.init(accountID: account.id, name: "Notes", bundleID: "com.example.app",
                                                     appleAppID: 1234, transferPolicy: policy))
         let signer = try AppStoreTestSigner()
-        let clock = LedgerClock { Date(timeIntervalSince1970: Double(jan1 + 5 * day) / 1000) }
+        let clock = LedgerClock { Instant(epochMilliseconds: jan1 + 5 * day) }
         let recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: TrustRoots(certificates: signer.roots), clock: clock)
         return World(recorder: recorder, store: store, signer: signer, app: app)
     }

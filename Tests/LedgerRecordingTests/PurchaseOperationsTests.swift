@@ -4,6 +4,7 @@ import LedgerStore
 import LedgerStoreTestSupport
 import PostgresClient
 import Testing
+import UTCTime
 
 @Suite struct PurchaseOperationsTests {
     static let now = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)

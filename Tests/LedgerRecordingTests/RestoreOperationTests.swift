@@ -4,6 +4,7 @@ import LedgerStore
 import LedgerStoreTestSupport
 import PostgresClient
 import Testing
+import UTCTime
 
 @Suite struct RestoreOperationTests {
     static let day0 = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)

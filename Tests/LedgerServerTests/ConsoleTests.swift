@@ -5,6 +5,7 @@ import LedgerDomain
 import LedgerServerTestSupport
 import PostgresClient
 import Testing
+import UTCTime
 
 /// The console (`/console`) in-process against a real PostgreSQL: sign-in, sessions, CSRF refusals, expiry, escaping,
 /// and every page answering 200. `ConsoleBrowserTests` drives the same pages from a real browser.
@@ -57,7 +58,7 @@ import Testing
     }
 
     /// 2026-02-02T00:00:00Z.
-    static let february2 = Date(timeIntervalSince1970: 1_769_990_400)
+    static let february2 = Instant(secondsSinceEpoch: 1_769_990_400)
 
     static func purchase(_ id: String, product: String = "coins", type: String = "consumable", day: String = "2026-01-03T10:00:00Z") -> String {
         #"{"payment_id":"\#(id)","provider":"paylike","product_id":"\#(product)","product_type":"\#(type)","price":{"amount_milliunits":4990,"# +
@@ -339,7 +340,7 @@ import Testing
     /// The console refuses to finalize a month that has not ended by the service clock, at the confirmation step
     /// already, and finalizes it from the first minute after it ends.
     @Test func aMonthThatHasNotEndedIsNotFinalizedFromTheConsole() async throws {
-        let harness = try await APIHarness.make(now: Self.february2.addingTimeInterval(-86_400 - 60)) // 2026-01-31T23:59:00Z
+        let harness = try await APIHarness.make(now: Self.february2.adding(.seconds(-86_400 - 60))) // 2026-01-31T23:59:00Z
         try await harness.test { api in
             let tenant = try await api.tenant()
             let session = try #require(try await Self.signIn(api).1)
@@ -363,7 +364,7 @@ import Testing
     /// the full value.
     @Test func timesShowSecondsInUTCWithTheFullValueOnHover() async throws {
         // 2026-11-26T14:54:31.5Z: a time with a fraction the pages must not show.
-        let harness = try await APIHarness.make(now: Date(timeIntervalSince1970: 1_795_704_871.5))
+        let harness = try await APIHarness.make(now: Instant(microsecondsSinceEpoch: 1_795_704_871_500_000))
         try await harness.test { api in
             let tenant = try await api.tenant()
             #expect(try await api.send(.post, "/v1/users/alice/external-purchases", headers: tenant.secret,

@@ -4,10 +4,11 @@ import HTTPTypes
 import LedgerServerTestSupport
 import PostgresClient
 import Testing
+import UTCTime
 
 @Suite struct InvoiceRoutesTests {
     /// 2026-04-02T00:00:00Z: March, the month these tests bill, has ended by the service clock.
-    static let afterMarch = Date(timeIntervalSince1970: 1_775_088_000)
+    static let afterMarch = Instant(secondsSinceEpoch: 1_775_088_000)
 
     static func purchase(_ id: String, day: String = "2026-03-05T10:00:00Z", environment: String = "production") -> String {
         #"{"payment_id":"\#(id)","provider":"paylike","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":4990,"# +
@@ -116,7 +117,7 @@ import Testing
     /// all), with a 409 that says when it can be done, and numbers nothing; the running month's draft still answers.
     /// The first minute after the month ends, it finalizes as the year's first invoice.
     @Test func finalizingAMonthThatHasNotEndedIsRefusedAndNumbersNothing() async throws {
-        let lastMinuteOfMarch = Date(timeIntervalSince1970: 1_775_001_600 - 60) // 2026-03-31T23:59:00Z
+        let lastMinuteOfMarch = Instant(secondsSinceEpoch: 1_775_001_600 - 60) // 2026-03-31T23:59:00Z
         let harness = try await APIHarness.make(now: lastMinuteOfMarch)
         try await harness.test { api in
             let tenant = try await api.tenant()

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import LedgerServerTestSupport
 import Testing
+import UTCTime
 
 /// `GET /v1/apps/{app_id}/revenue` and the console's revenue chart (both `RevenueQueries`), on a data set whose sums
 /// are worked out by hand below.
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func revenueIsProductionAppStoreAndExternalPaymentsPerCurrencyGrossAndNetOfRefunds() async throws {
-        let harness = try await APIHarness.make(now: Date(timeIntervalSince1970: 1_773_532_800)) // 2026-03-15
+        let harness = try await APIHarness.make(now: Instant(secondsSinceEpoch: 1_773_532_800)) // 2026-03-15
         try await harness.test { api in
             let tenant = try await api.tenant(allowXcode: true)
             try await Self.record(api, tenant)

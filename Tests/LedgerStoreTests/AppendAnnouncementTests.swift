@@ -5,6 +5,7 @@ import LedgerStoreTestSupport
 import PostgresClient
 import Synchronization
 import Testing
+import UTCTime
 
 /// How appends reach their readers: this process's at once (`LocalAppendSignals`), other processes' by NOTIFYs
 /// spaced apart (`AppendAnnouncer`).

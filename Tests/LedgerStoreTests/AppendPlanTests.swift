@@ -3,6 +3,7 @@ import LedgerStore
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// A connection that first appended to an empty log must not keep a plan made for an empty log: every later
 /// append's lookups (idempotency keys, the stream's head, the chain's previous hash) use the indexes made for them,

@@ -3,6 +3,7 @@ import LedgerStore
 import LedgerStoreTestSupport
 import PostgresClient
 import Testing
+import UTCTime
 
 @Suite struct EventStoreAppendTests {
     @Test func appendsBatchesWithVersionsAndReadsTheStreamBack() async throws {

@@ -5,6 +5,7 @@ import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// The projection runtime against a real PostgreSQL: live tables equal a pure fold of the log, concurrent workers
 /// apply each event once, and `replay --check` finds a row that no longer matches the log.

@@ -4,6 +4,7 @@ import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// The read-your-writes state machine, driven directly.
 @Suite struct ProjectionProgressStateTests {

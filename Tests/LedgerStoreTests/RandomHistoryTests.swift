@@ -3,6 +3,7 @@ import LedgerStore
 import LedgerStoreTestSupport
 import PostgresClient
 import Testing
+import UTCTime
 
 /// Random histories through the real pipeline: recorded shuffled and duplicated, projected in random batch sizes.
 /// The live projections must equal a rebuild from the log and a pure fold of the same events.

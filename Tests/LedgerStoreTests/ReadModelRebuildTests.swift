@@ -7,6 +7,7 @@ import PostgresClient
 import PostgresTestSupport
 import Synchronization
 import Testing
+import UTCTime
 
 /// The rebuild (`ledger replay`: fold-and-COPY into `ledger_rebuild`, then a swap) against the live workers, on a
 /// real PostgreSQL: random histories of every event type, written the ways the ledger writes them (recorder bursts,

@@ -4,6 +4,7 @@ import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// Status reads answer from the read models' typed columns alone (`UserQueries.summaries`): every value of
 /// `SubscriptionSummary` and `PurchaseSummary` must come back from a row exactly as the fold of the log says,

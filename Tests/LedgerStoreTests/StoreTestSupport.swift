@@ -1,6 +1,7 @@
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// How often each index of `ledger.events` was scanned: what the plan tests assert, so that a lookup that falls back
 /// to scanning an app's events is caught however fast the machine is.

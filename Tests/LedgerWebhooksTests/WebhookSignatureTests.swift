@@ -1,10 +1,11 @@
 import Foundation
 import LedgerDomain
 import LedgerStore
-import LedgerWebhooks
 @testable import LedgerWebhooks
+import LedgerWebhooks
 import NIOCore
 import Testing
+import UTCTime
 
 @Suite struct WebhookSignatureTests {
     /// The example of the Standard Webhooks specification (and of its reference libraries' tests).

@@ -3,6 +3,7 @@ import EmbeddedPostgres
 import Foundation
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// The rehearsal of `Deploy/cluster/rehearse.sh`: the topology of `Deploy/cluster/up.sh` (pg_auto_failover with a
 /// primary and a synchronous replica, three ledger instances, HAProxy) under a retrying load of signed notifications

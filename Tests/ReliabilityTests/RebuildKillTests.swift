@@ -6,6 +6,7 @@ import LedgerStore
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// `ledger replay` (the rebuild: fold-and-COPY into `ledger_rebuild`, then a swap) SIGKILLed while it folds, again
 /// and again, on a log large enough to take a while. The live tables stay exactly as they were and keep answering;

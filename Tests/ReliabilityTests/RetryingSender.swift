@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import UTCTime
 
 /// What a load run saw, counted across concurrent senders.
 final class LoadCounters: Sendable {

@@ -7,6 +7,7 @@ import LedgerStore
 import PostgresClient
 import PostgresTestSupport
 import Testing
+import UTCTime
 
 /// The upgrade from the JSON projection states (schema version 6) to the typed read models (version 7), on a
 /// populated database that a version-6 `ledger` wrote through its API (`Tests/Fixtures/upgrade-006/`, made by
@@ -77,7 +78,7 @@ import Testing
         #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
 
         // Every answer the old version gave, asked again of the new code at the same clock.
-        let harness = try await APIHarness.make(database: url, now: Date(timeIntervalSince1970: fixture.clock))
+        let harness = try await APIHarness.make(database: url, now: Instant(microsecondsSinceEpoch: Int64((fixture.clock * 1_000_000).rounded(.down))))
         try await harness.test { client in
             for request in fixture.requests {
                 var fields = HTTPFields()

@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import LedgerStore
 import PostgresClient
+import UTCTime
 
 /// Appends through `EventStore` (idempotency key, optimistic stream version, hash-chain trigger) against the same
 /// row written by PostgreSQL alone: pgbench inserting it into an equivalent table (`LIKE ledger.events INCLUDING

@@ -1,7 +1,9 @@
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
+import UTCTime
 
 /// The console's customer page for one user with 10,000 events (a subscription started, then renewed 9,999 times),
 /// through the running server: signs in with curl, then opens the page (its first timeline page, the summaries, the

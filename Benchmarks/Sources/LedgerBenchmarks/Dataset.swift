@@ -1,8 +1,10 @@
 import Foundation
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
+import UTCTime
 
 /// The read, replay and invoice data set: `accounts` billing accounts with one app each, `usersPerApp` paying users
 /// per app (one production subscription each, bought in April 2026), written by PostgreSQL in bulk

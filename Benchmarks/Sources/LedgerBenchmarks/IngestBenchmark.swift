@@ -1,7 +1,9 @@
 import AppStoreSamples
 import Foundation
 import LedgerStore
+import LedgerTenancy
 import PostgresClient
+import UTCTime
 
 /// Signed V2 notifications (SUBSCRIBED, each a new subscription, production) posted once each over HTTP by wrk:
 /// the whole path of `POST /v1/apps/{app}/notifications` — JWS and certificate-chain verification, the append, and

@@ -5,10 +5,13 @@ import Glibc
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerTenancy
+import LedgerWebhooks
 import Logging
 import PostgresClient
 import ServiceLifecycle
 import Synchronization
+import UTCTime
 
 /// Live streams and webhooks under the notification load: 1,000 users each hold a Server-Sent Events stream while wrk
 /// posts signed notifications about them (a purchase, then renewals that move their entitlement's expiry), and a

@@ -1,5 +1,6 @@
 import ExactJSON
 import Foundation
+import UTCTime
 
 /// Recognizes, verifies and reports on one input, as `ledger appstore decode` does; the command only does I/O.
 ///
@@ -10,7 +11,7 @@ public struct AppStoreDecoder: Sendable {
 
     public init(verifier: AppStoreVerifier) { self.verifier = verifier }
 
-    public func decode(_ text: String, kind requested: DecodeKind = .auto, now: Date = Date()) async -> DecodeReport {
+    public func decode(_ text: String, kind requested: DecodeKind = .auto, now: Instant = Instant(Date())) async -> DecodeReport {
         if requested == .receipt { return await decodeReceipt(text, now: now) }
         let input: NormalizedInput
         do throws(AppStoreVerificationError) {
@@ -31,7 +32,7 @@ public struct AppStoreDecoder: Sendable {
         }
     }
 
-    private func verify(_ text: String, as kind: DecodeKind, now: Date) async throws(AppStoreVerificationError) -> JSONValue {
+    private func verify(_ text: String, as kind: DecodeKind, now: Instant) async throws(AppStoreVerificationError) -> JSONValue {
         switch kind {
         case .transaction: return try await verifier.verifyTransaction(text, now: now).raw
         case .renewalInfo: return try await verifier.verifyRenewalInfo(text, now: now).raw
@@ -44,7 +45,7 @@ public struct AppStoreDecoder: Sendable {
         }
     }
 
-    private func decodeReceipt(_ text: String, now: Date) async -> DecodeReport {
+    private func decodeReceipt(_ text: String, now: Instant) async -> DecodeReport {
         do throws(AppStoreVerificationError) {
             return .success(.receipt, try Self.json(try await verifier.verifyReceipt(base64: text, now: now)))
         } catch {

@@ -1,7 +1,8 @@
-import ExactJSON
 import Crypto
+import ExactJSON
 import Foundation
 import SwiftASN1
+import UTCTime
 import X509
 
 /// Verifies an App Store JWS and returns its payload.
@@ -22,14 +23,14 @@ struct JWSVerifier: Sendable {
     ///   - signingDateKey: the payload member holding the signing date (`signedDate`; app transactions have none and
     ///     use `receiptCreationDate`, as Apple's library does). Without it the chain is checked at the current time.
     func verify(
-        _ text: String, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Date = Date()
+        _ text: String, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Instant = Instant(Date())
     ) async throws(AppStoreVerificationError) -> JSONValue {
         try await verify(CompactJWS(text), allowLocallySigned: allowLocallySigned, signingDateKey: signingDateKey, now: now)
     }
 
     /// `verify` of a JWS already split and decoded (`AppStoreVerifierSet` reads the claimed environment from it first).
     func verify(
-        _ jws: CompactJWS, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Date = Date()
+        _ jws: CompactJWS, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Instant = Instant(Date())
     ) async throws(AppStoreVerificationError) -> JSONValue {
         guard jws.algorithm == "ES256" else {
             throw AppStoreVerificationError(
@@ -62,7 +63,7 @@ struct JWSVerifier: Sendable {
         try Self.checkSignature(of: jws, with: leaf)
         let payload = try jws.payloadJSON()
 
-        let validationTime = Self.signingDate(in: payload, key: signingDateKey) ?? now
+        let validationTime = Self.signingDate(in: payload, key: signingDateKey) ?? now.date
         if selfSigned {
             try SelfSignedCertificate.checkValidity(leaf, at: validationTime, what: "the x5c certificate")
         } else {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import UTCTime
 import X509
 
 /// Verifies a legacy receipt's PKCS#7 signature and chain, then returns its decoded fields.
@@ -12,7 +13,7 @@ import X509
 struct ReceiptVerifier: Sendable {
     let chainVerifier: ChainVerifier
 
-    func verify(der: [UInt8], allowLocallySigned: Bool, now: Date = Date()) async throws(AppStoreVerificationError) -> AppReceipt {
+    func verify(der: [UInt8], allowLocallySigned: Bool, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppReceipt {
         let container = try PKCS7SignedData(berEncoded: der)
         let parsed = Result { () throws(AppStoreVerificationError) in try ReceiptParser.parse(payload: container.content) }
         guard let signer = container.signerCertificate else {
@@ -39,7 +40,7 @@ struct ReceiptVerifier: Sendable {
         }
         try Self.checkSignature(of: container, with: signer)
         let receipt = try parsed.get()
-        let validationTime = receipt.receiptCreationDateMs.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? now
+        let validationTime = receipt.receiptCreationDateMs.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? now.date
         if selfSigned {
             try SelfSignedCertificate.checkValidity(signer, at: validationTime, what: "the receipt's signing certificate")
         } else {

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// An App Store Server Notification V2 exactly as decoded, kept for every type and subtype (including ones this
 /// version does not know: `TEST`, `METADATA_UPDATE`, `MIGRATION`, `RESCIND_CONSENT`, `EXTERNAL_PURCHASE_TOKEN`,
 /// `PRICE_CHANGE`, `RENEWAL_EXTENSION` / `FAILURE`, future types…).

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// The App Store environment a fact came from, kept as Apple's raw string ("Production", "Sandbox", "Xcode",
 /// "LocalTesting") so that a value Apple adds later is recorded, not rejected.
 public struct StoreEnvironment: Sendable, Hashable, Codable, RawRepresentable, CustomStringConvertible {

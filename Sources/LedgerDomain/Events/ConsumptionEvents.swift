@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Apple asks for consumption information to decide a refund (`CONSUMPTION_REQUEST`). Recorded so the
 /// developer's answer can be traced; it changes no projection state.
 public struct ConsumptionRequest: Sendable, Hashable, Codable {

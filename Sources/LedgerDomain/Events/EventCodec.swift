@@ -1,4 +1,5 @@
 import Foundation
+import UTCTime
 
 /// Why a stored event could not be read back.
 public enum EventDecodingError: Error, Sendable, Equatable {

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Why a subscription expired (`EXPIRED` subtypes, renewal info `expirationIntent`).
 ///
 /// Unknown subtypes are kept as `.other(raw)` so a new Apple value is recorded, not lost.

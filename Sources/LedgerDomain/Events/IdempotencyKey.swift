@@ -1,3 +1,5 @@
+import UTCTime
+
 extension LedgerEvent {
     /// The key under which the event log appends this fact at most once per app (SPEC §3.3).
     ///

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// How a transaction came to be linked to an app user.
 public enum LinkSource: String, Sendable, Hashable, Codable, CaseIterable {
     /// The user restored purchases (StoreKit restore / current entitlements upload).

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// The four App Store product types, also used for purchases made outside the App Store.
 public enum ProductType: String, Sendable, Hashable, Codable, CaseIterable {
     case consumable

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Apple refunded a transaction (`REFUND`). The transaction no longer grants anything; a refunded consumable
 /// leaves the unconsumed list.
 public struct Refund: Sendable, Hashable, Codable {

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// A renewal transaction (`DID_RENEW`), or a renewal after billing retry (`DID_RENEW` / `BILLING_RECOVERY`,
 /// recorded as `LedgerEvent.billingRecovered`). An offer in effect for the period is in `transaction.offer`.
 public struct Renewal: Sendable, Hashable, Codable {

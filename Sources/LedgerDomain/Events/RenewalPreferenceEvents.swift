@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Auto-renew was turned on or off (`DID_CHANGE_RENEWAL_STATUS` AUTO_RENEW_ENABLED / AUTO_RENEW_DISABLED).
 public struct AutoRenewChange: Sendable, Hashable, Codable {
     public var subscription: SubscriptionRef

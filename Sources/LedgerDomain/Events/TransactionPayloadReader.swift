@@ -1,6 +1,8 @@
+import UTCTime
+
 /// A fast reader for the most common payloads — purchases, subscription starts and renewals, each one transaction —
 /// used by `LedgerEvent.decode` before the general decoder. A rebuild decodes every event of the log, and
-/// `JSONDecoder` spent about 7 µs on each of these (most of a rebuild's time).
+/// `JSONDecoder` is slow for that (Benchmarks/README.md has the measure).
 ///
 /// It reads only what it fully understands: a JSON object of the known keys, strings without escapes, integers,
 /// booleans and null. Anything else (an unknown key, an escape, a fraction, an array) answers nil and the general

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// An App Store Server Notification V2 after signature verification, reduced to plain domain values.
 ///
 /// The verification module decodes `signedPayload`, `signedTransactionInfo` and `signedRenewalInfo` and fills

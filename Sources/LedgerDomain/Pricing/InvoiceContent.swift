@@ -1,3 +1,5 @@
+import UTCTime
+
 /// What a monthly invoice says: every figure of it, so that its canonical JSON (sorted keys) can be hashed, stored,
 /// and recomputed from the log to prove it unchanged.
 public struct InvoiceContent: Sendable, Hashable, Codable {

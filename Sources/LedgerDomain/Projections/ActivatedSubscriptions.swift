@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Activated subscriptions per user (seed 002): subscriptions that give access at an instant, returned until
 /// they expire.
 public enum ActivatedSubscriptions {

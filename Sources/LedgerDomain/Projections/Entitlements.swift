@@ -1,3 +1,5 @@
+import UTCTime
+
 /// The app's catalog: which entitlements each product grants (e.g. "pro" from monthly, yearly and lifetime).
 ///
 /// A domain value passed in by the caller, not an event: the catalog is configuration that changes rarely and

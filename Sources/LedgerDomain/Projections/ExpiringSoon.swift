@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Expiring soon: subscriptions that give access now but will lose it within a window unless something
 /// changes — auto-renew is off, or billing failed and only a grace period is left.
 ///

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Who paid for one purchase (original transaction id) in which months: the basis of monthly paying users
 /// (SPEC §5 usage, and so of invoices).
 ///

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Active or inactive, as the seed's `GET /productsStatus` answers.
 public enum ProductStatus: String, Sendable, Hashable, Codable {
     case active

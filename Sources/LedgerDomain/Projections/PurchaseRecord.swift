@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Where a one-time purchase came from.
 public enum PurchaseSource: Sendable, Hashable, Codable {
     case appStore

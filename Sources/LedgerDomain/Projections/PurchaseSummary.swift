@@ -1,3 +1,5 @@
+import UTCTime
+
 /// What the per-user views read of one purchase that is not an App Store subscription: `PurchaseRecord` without
 /// its registers' stamps. The `ledger.purchases` read model stores exactly these values in typed columns (see
 /// `SubscriptionSummary` for why).

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Where an auto-renewable subscription stands, as Apple last said.
 public enum SubscriptionState: Sendable, Hashable, Codable {
     /// Paid through `expiresAt`.

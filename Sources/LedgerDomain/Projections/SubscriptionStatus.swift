@@ -1,3 +1,5 @@
+import UTCTime
+
 /// The status of one auto-renewable subscription (one original transaction id), built to converge under
 /// out-of-order and duplicated delivery.
 ///

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Reducer of `SubscriptionStatus`, keyed by original transaction id. Table / checkpoint name
 /// `subscription_status`.
 ///

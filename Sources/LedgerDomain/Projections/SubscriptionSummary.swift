@@ -1,3 +1,5 @@
+import UTCTime
+
 /// What the per-user views read of one subscription: the derived values of `SubscriptionStatus`, without the
 /// registers and stamps that folding needs.
 ///

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// One consumable waiting to be delivered and consumed (the seed's unconsumed purchase).
 public struct UnconsumedPurchase: Sendable, Hashable, Codable {
     public var originalTransactionID: String

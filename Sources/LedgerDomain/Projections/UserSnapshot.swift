@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Every per-user projection of one app user at once, as the ledger knew it at `asOf` and evaluated at `at`:
 /// what `ledger replay --as-of` prints for a user and what the user endpoints answer.
 public struct UserSnapshot: Sendable, Codable, Equatable {

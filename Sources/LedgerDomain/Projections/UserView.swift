@@ -1,3 +1,5 @@
+import UTCTime
+
 /// The per-transaction states that belong to one app user: the input of every per-user projection.
 ///
 /// Why per-user projections are queries over per-transaction states rather than reducers keyed by user:

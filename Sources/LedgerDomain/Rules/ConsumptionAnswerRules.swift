@@ -1,3 +1,5 @@
+import UTCTime
+
 /// How an app wants Apple to decide the refunds its users request (the app's `refund_policy`): the
 /// `refundPreference` of its answers to `CONSUMPTION_REQUEST`s.
 public enum RefundPolicy: String, Sendable, Hashable, Codable, CaseIterable {

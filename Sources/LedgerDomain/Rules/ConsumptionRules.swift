@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Why a purchase cannot be consumed. Each case says what the caller should fix.
 public enum ConsumeError: Error, Sendable, Equatable {
     /// No purchase with this original transaction id is recorded (yet): upload it first.

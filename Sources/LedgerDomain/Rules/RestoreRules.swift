@@ -1,3 +1,5 @@
+import UTCTime
+
 /// A restore refused under the app's transfer policy: the transactions that belong to another user.
 public struct RestoreRefusal: Error, Sendable, Equatable {
     /// One conflicting transaction and its current owner.

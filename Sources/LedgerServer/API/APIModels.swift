@@ -2,6 +2,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerTenancy
 import LedgerWire
+import UTCTime
 
 // The JSON shapes of the v1 API. Swift names are camelCase; each type's `CodingKeys` spells the wire names
 // (snake_case), so the wire is written in one place per type. `openapi.json` describes the same shapes.

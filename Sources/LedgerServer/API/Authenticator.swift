@@ -5,6 +5,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 /// The app key a request presented, with its app.
 struct AppCaller: Sendable {
@@ -77,7 +78,7 @@ struct Authenticator: Sendable {
         }
         let uid = request.cookies[UserCookie.userName]?.value
         let signature = request.cookies[UserCookie.signatureName]?.value
-        switch cookie.verify(app: caller.app.id, uid: uid, signature: signature, now: Int64(clock.date().timeIntervalSince1970)) {
+        switch cookie.verify(app: caller.app.id, uid: uid, signature: signature, now: clock.now().secondsSinceEpoch) {
         case .failure(let refusal):
             throw .unauthorized(refusal.message)
         case .success(let user):
@@ -89,8 +90,7 @@ struct Authenticator: Sendable {
     }
 
     /// `value` without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3), on its UTF-8
-    /// bytes: Foundation's `trimmingCharacters(in:)` goes through `NSString` on Linux, 3% of a status read's CPU in
-    /// `perf` (Benchmarks/README.md).
+    /// bytes: Foundation's `trimmingCharacters(in:)` goes through `NSString` on Linux, dear on every request.
     static func trimmingOptionalWhitespace(_ value: some StringProtocol) -> String {
         let text = Substring(value)
         let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }

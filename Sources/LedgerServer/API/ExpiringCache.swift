@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Values read from the database, each kept for the time to live given when it was stored, and dropped at once by
 /// `invalidate()` when the database says they changed. A pure state machine (the caller passes the time), tested directly; `TenancyCache` drives it.
 ///

@@ -5,6 +5,7 @@ import LedgerDomain
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 extension APIError {
     /// A write the application layer refused, as the HTTP answer that says what to fix.

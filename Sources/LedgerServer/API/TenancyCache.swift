@@ -2,6 +2,7 @@ import LedgerStore
 import LedgerTenancy
 import PostgresClient
 import Synchronization
+import UTCTime
 
 /// API keys, apps and catalogs, which every request looks up, kept in memory so that a status read needs one
 /// query (the user's states) and one trip to the database's threads.

@@ -8,6 +8,7 @@ import Logging
 import Metrics
 import PostgresClient
 import Synchronization
+import UTCTime
 
 /// One message of a live stream.
 package enum LiveMessage: Sendable, Equatable {

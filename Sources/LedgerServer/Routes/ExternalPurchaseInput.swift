@@ -1,6 +1,7 @@
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 /// A card (or other non-App Store) payment recorded by the developer's server. The provider's `payment_id` is the
 /// idempotency key: the same payment posted again is recorded once (and answers 200 instead of 201).

@@ -5,6 +5,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerTenancy
 import NIOCore
+import UTCTime
 
 /// `/v1/admin/invoices…` and `/v1/admin/plans`: finance's side (admin token), the same operations as
 /// `ledger invoices`.

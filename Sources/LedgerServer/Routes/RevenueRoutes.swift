@@ -2,6 +2,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 /// `GET /v1/apps/{app_id}/revenue`: the app's revenue per month and currency (`RevenueQueries`, the same figures as
 /// the console's chart), for the app's secret key.

@@ -7,6 +7,7 @@ import LedgerRecording
 import LedgerStore
 import LedgerTenancy
 import LedgerWire
+import UTCTime
 
 /// The seed's API, kept compatible: `POST /uploadReceipt` and `GET /productsStatus`, with the app key in the
 /// `APIKey` header.
@@ -139,7 +140,7 @@ struct SeedRoutes {
             ?? "anon-" + UUID().uuidString.lowercased()
         let result = try await record(user, EventMetadata(source: source, requestID: context.requestID, actor: caller.key.id))
         try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
-        let issued = cookie.issue(app: caller.app.id, user: user, now: Int64(clock.date().timeIntervalSince1970))
+        let issued = cookie.issue(app: caller.app.id, user: user, now: clock.now().secondsSinceEpoch)
         var headers = HTTPFields()
         for value in cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
             headers.append(HTTPField(name: .setCookie, value: value))
@@ -152,7 +153,7 @@ struct SeedRoutes {
     func cookieUser(_ request: Request, caller: AppCaller) -> String? {
         let result = cookie.verify(app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
                                        signature: request.cookies[UserCookie.signatureName]?.value,
-                                       now: Int64(clock.date().timeIntervalSince1970))
+                                       now: clock.now().secondsSinceEpoch)
         return try? result.get()
     }
 }

@@ -4,6 +4,7 @@ import LedgerDomain
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
+import UTCTime
 
 /// `POST /v1/users/{user_id}/…`: uploads, restore, consume, consent to consumption answers, and external (card) purchases.
 struct UserCommandRoutes {

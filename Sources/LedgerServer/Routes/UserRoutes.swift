@@ -5,6 +5,7 @@ import LedgerDomain
 import LedgerStore
 import LedgerTenancy
 import LedgerWire
+import UTCTime
 
 /// `GET /v1/users/{user_id}…`: what a user has, and the audit timeline of their purchases. A secret key reads
 /// any user of its app; a public key only the user of its signed `uid` cookie (`UserAuthentication`).

@@ -5,6 +5,7 @@ import LedgerStore
 import LedgerTenancy
 import LedgerWebhooks
 import LedgerWire
+import UTCTime
 
 /// Webhook endpoints of an app, their deliveries and redeliveries: under `/v1/apps/{app_id}/webhooks` for the app's
 /// secret key, and the same under `/v1/admin/apps/{app_id}/webhooks` for the admin token.

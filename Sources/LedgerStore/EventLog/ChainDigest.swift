@@ -1,7 +1,8 @@
-import LedgerDomain
 import Crypto
 import Foundation
+import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// A signed statement of what one app's log contained below a transaction horizon (see schema/002_chain_digests.sql).
 public struct ChainDigest: Sendable, Equatable {

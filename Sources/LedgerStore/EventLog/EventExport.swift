@@ -1,6 +1,7 @@
-import LedgerDomain
 import ExactJSON
+import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// JSON Lines export of the log: one event per line, in position order, with everything needed to restore it
 /// exactly (position, stream version, recorded time, hashes). `data` and `metadata` are written verbatim as

@@ -1,6 +1,7 @@
-import LedgerDomain
 import Crypto
+import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// The hash chain's encoding, recomputed outside the database. It must stay byte-for-byte equal to
 /// `ledger.event_hash` (current version in schema/012_append_group.sql, same encoding as 001's): SHA-256 over the

@@ -1,6 +1,7 @@
-import LedgerDomain
 import ExactJSON
+import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Imports JSON Lines (the `EventExport` format, or the minimum `{"app_id", "stream", "type", "data",
 /// "idempotency_key", "occurred_at"}`) through the normal append path, so importing a file twice appends nothing

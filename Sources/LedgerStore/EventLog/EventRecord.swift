@@ -1,6 +1,7 @@
 import ExactJSON
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// An event to append. `payload` and `metadata` are JSON object text (stored as `jsonb`).
 public struct NewEvent: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Records domain events that arrive from outside (App Store notifications, SDK uploads, receipts, imports): each
 /// to its stream, with its idempotency key, so the same fact delivered again — by another path, twice, concurrently

@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// How far the log's consumers are, as operators read it: each projection's checkpoint against the log's head, and
 /// the latest signed digest of each app's log.

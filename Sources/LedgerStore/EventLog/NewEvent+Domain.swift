@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 extension NewEvent {
     /// A domain event as the log stores it: its versioned type and JSON payload, business time `occurredAt`.

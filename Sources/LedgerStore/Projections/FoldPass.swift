@@ -256,7 +256,7 @@ package protocol StrayFold: Sendable {
 
 /// A read model's `ModelFolder` under a concrete type of its own (`Folder` in each model). Used as
 /// `any ModelFolding`, the generic `ModelFolder` itself would fold unspecialized, looking up generic metadata on
-/// every event (a sixth of a rebuild's CPU in perf); a concrete conformance lets the compiler specialize the loop.
+/// every event; a concrete conformance lets the compiler specialize the loop.
 package protocol ConcreteFolder: ModelFolding {
     associatedtype Model: ReadModel
     var folder: ModelFolder<Model> { get set }

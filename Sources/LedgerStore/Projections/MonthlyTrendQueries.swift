@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Month-by-month figures of the read models, for the console's finance charts: paying users (what invoices bill),
 /// subscriptions started, active and churned, and one month's paying users page by page. `account` nil: every account.

@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// `ledger.paying_purchases` and `ledger.paying_users`: the `paying_users` projection. A purchase's owner claim in the
 /// first, one row per month it was paid in (with who counts) in the second, all typed: invoices count these rows.

@@ -3,6 +3,7 @@ import LedgerDomain
 import Logging
 import PostgresClient
 import Synchronization
+import UTCTime
 
 /// `ledger replay`: rebuild read models from the log by fold-and-COPY, compare the live ones with a rebuild, or
 /// compute a state as of an instant.

@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import Logging
 import PostgresClient
+import UTCTime
 
 /// Applies the log to one read model, a batch per transaction.
 ///

@@ -1,4 +1,5 @@
 import PostgresClient
+import UTCTime
 
 /// Read-your-writes for the per-user views: waits until every projection has applied given events.
 ///
@@ -10,7 +11,7 @@ import PostgresClient
 /// A wait is woken by `progress`, which this process's projection worker advances after each batch it commits. A
 /// worker in another process (another instance holds the projection's lock) reports nothing here, so a wait not
 /// woken within `fallbackInterval` reads the checkpoints from the database, one read per interval however many
-/// requests wait (`ProjectionFrontier`; a poll per waiting request used to starve the pool under load).
+/// requests wait (`ProjectionFrontier`; a poll per waiting request would starve the pool under load).
 public struct ProjectionVisibility: Sendable {
     public let pool: PostgresPool
     public let progress: ProjectionProgress

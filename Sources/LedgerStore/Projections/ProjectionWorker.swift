@@ -3,6 +3,7 @@ import LedgerDomain
 import Logging
 import Metrics
 import PostgresClient
+import UTCTime
 
 /// Keeps every projection current: catches up, then waits for `NOTIFY ledger_events` (or the poll interval, since
 /// notifications are lost while the listener reconnects) and catches up again. Safe with several instances: each

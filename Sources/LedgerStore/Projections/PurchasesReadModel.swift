@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// `ledger.purchases`: the `purchases` projection, one row per purchase that is not an App Store subscription.
 package enum PurchasesReadModel: ReadModel {

@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// One typed table of a read model (`schema/007_read_models.sql`): its columns in order, and the columns that key
 /// a row. A row is one text cell per column, in PostgreSQL's text form (nil is NULL), so the same row goes into a

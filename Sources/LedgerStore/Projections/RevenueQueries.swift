@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Revenue per month and currency, read from the event log: the one computation behind
 /// `GET /v1/apps/{app_id}/revenue` and the console's revenue chart.

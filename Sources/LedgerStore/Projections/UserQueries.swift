@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// Reads for the per-user views: the summaries of the per-transaction states an app user owns (from the read
 /// models' typed columns, so they may lag the log by one batch) and the events of those transactions and of the
@@ -43,8 +44,7 @@ public struct UserQueries: Sendable {
         guard !owners.isEmpty else { return ([], []) }
         // One owner (every status read) compares with `=`: PostgreSQL then keeps one generic plan for the prepared
         // statement. With `= ANY($2)` it judged the generic plan (an array of unknown length) dearer than a plan
-        // for the actual one-element array and planned again on every call (`copyObjectImpl`, the planner's tree
-        // walks: a fifth of PostgreSQL's time in perf).
+        // for the actual one-element array and planned again on every call.
         let query = if owners.count == 1, let owner = owners.first {
             statusReadQuery(app: appID, user: owner)
         } else {

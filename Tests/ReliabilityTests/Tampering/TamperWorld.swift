@@ -7,6 +7,7 @@ import LedgerStore
 import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
+import UTCTime
 
 /// A ledger to tamper with, built once: app `a` with a five-event stream `s` and paying subscribers in two apps
 /// of two accounts, whose March 2026 invoices are finalized (numbers 2026-000001 and 2026-000002). Each tampering

@@ -1,4 +1,4 @@
-import LedgerDomain
+import UTCTime
 import Testing
 
 @Suite struct InstantRFC3339Tests {

@@ -12,6 +12,12 @@ public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConv
         self.microsecondsSinceEpoch = microsecondsSinceEpoch
     }
 
+    /// Creates an instant from whole seconds since the epoch (saturating).
+    public init(secondsSinceEpoch seconds: Int64) {
+        let (micros, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        self.microsecondsSinceEpoch = overflow ? (seconds < 0 ? Int64.min : Int64.max) : micros
+    }
+
     /// Creates an instant from Apple's epoch milliseconds (the unit of every App Store date field).
     public init(epochMilliseconds: Int64) {
         self.microsecondsSinceEpoch = epochMilliseconds.multipliedReportingOverflow(by: 1_000).overflow

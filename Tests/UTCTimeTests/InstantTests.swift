@@ -1,5 +1,5 @@
 import Foundation
-import LedgerDomain
+import UTCTime
 import Testing
 
 @Suite("Instant and calendar months")
