@@ -4,7 +4,7 @@ import PackageDescription
 // Strict settings for every target of ours: Swift 6 language mode (strict concurrency) is the package default.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("MemberImportVisibility")
 ]
 
 let package = Package(
@@ -14,9 +14,9 @@ let package = Package(
         .executable(name: "ledger", targets: ["Ledger"]),
         .library(name: "PostgresClient", targets: ["PostgresClient"]),
         .library(name: "LedgerStore", targets: ["LedgerStore"]),
-        .library(name: "LedgerBilling", targets: ["LedgerBilling"]), // for the Benchmarks package
+        .library(name: "LedgerBilling", targets: ["LedgerBilling"]),  // for the Benchmarks package
         .library(name: "AppStoreVerification", targets: ["AppStoreVerification"]),
-        .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]), // for Fuzz/ (FuzzIngest)
+        .library(name: "AppStoreIngest", targets: ["AppStoreIngest"]),  // for Fuzz/ (FuzzIngest)
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
         .library(name: "UTCTime", targets: ["UTCTime"]),
@@ -34,7 +34,7 @@ let package = Package(
         // no framework to sign. As with any static library, add it to one target per app binary (an app and its own
         // dynamic frameworks each linking it would each hold a copy, with two `PurchaseManager.sharedInstance()`s).
         .library(name: "SubscriptionLedgerSDK", type: .static, targets: ["SubscriptionLedgerSDK"]),
-        .executable(name: "ledger-sdk-demo", targets: ["LedgerSDKDemo"]),
+        .executable(name: "ledger-sdk-demo", targets: ["LedgerSDKDemo"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -53,7 +53,7 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1")
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -76,7 +76,7 @@ let package = Package(
             dependencies: [
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio")
             ],
             swiftSettings: strict
         ),
@@ -86,7 +86,7 @@ let package = Package(
             name: "LedgerConcurrency",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio")
             ],
             swiftSettings: strict
         ),
@@ -95,14 +95,15 @@ let package = Package(
         // over it, and the migrations of every table (schema/). Features keep their own tables' SQL in their modules.
         .target(
             name: "LedgerStore",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "ExactJSON",
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics")
             ],
             swiftSettings: strict
         ),
@@ -110,11 +111,12 @@ let package = Package(
         // Accounts, apps, API keys and product catalogs (`ledger.accounts`, `apps`, `api_keys`, `products`).
         .target(
             name: "LedgerTenancy",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict
         ),
@@ -128,7 +130,7 @@ let package = Package(
             dependencies: [
                 "PostgresClient",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics")
             ],
             swiftSettings: strict
         ),
@@ -137,11 +139,12 @@ let package = Package(
         // (`ledger.console_sessions`, `ledger.console_actions`).
         .target(
             name: "LedgerOperators",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict
         ),
@@ -150,11 +153,12 @@ let package = Package(
         // and their CSV / JSON / HTML renderings.
         .target(
             name: "LedgerBilling",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict
         ),
@@ -179,7 +183,7 @@ let package = Package(
                 "ExactJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "SwiftASN1", package: "swift-asn1")
             ],
             swiftSettings: strict
         ),
@@ -200,7 +204,8 @@ let package = Package(
         // each endpoint's deliveries in order per user, with the service that runs it.
         .target(
             name: "LedgerWebhooks",
-            dependencies: ["UTCTime", "LedgerWire", "LedgerTenancy",
+            dependencies: [
+                "UTCTime", "LedgerWire", "LedgerTenancy",
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerStore",
@@ -212,7 +217,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strict
         ),
@@ -228,7 +233,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio")
             ],
             swiftSettings: strict
         ),
@@ -237,14 +242,15 @@ let package = Package(
         // shared by the CLI (`ledger appstore backfill|reconcile`) and `serve` (its route and daily service).
         .target(
             name: "AppStoreSync",
-            dependencies: ["UTCTime", "LedgerTenancy", "PostgresClient",
+            dependencies: [
+                "UTCTime", "LedgerTenancy", "PostgresClient",
                 "AppStoreServerAPI",
                 "AppStoreVerification",
                 "LedgerDomain",
                 "LedgerRecording",
                 "LedgerStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -254,7 +260,8 @@ let package = Package(
         // sessions are LedgerOperators': the console has no SQL of its own.
         .target(
             name: "LedgerConsole",
-            dependencies: ["UTCTime", "LedgerOperators", "LedgerTenancy", "LedgerWebhooks",
+            dependencies: [
+                "UTCTime", "LedgerOperators", "LedgerTenancy", "LedgerWebhooks",
                 "LedgerBilling",
                 "LedgerDomain",
                 "LedgerStore",
@@ -262,7 +269,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio")
             ],
             swiftSettings: strict
         ),
@@ -271,7 +278,8 @@ let package = Package(
         // tenancy, OpenAPI and metrics.
         .target(
             name: "LedgerServer",
-            dependencies: ["UTCTime", "LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerTenancy",
+            dependencies: [
+                "UTCTime", "LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerTenancy",
                 "AppStoreIngest",
                 "AppStoreServerAPI",
                 "AppStoreSync",
@@ -295,7 +303,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Prometheus", package: "swift-prometheus")
             ],
             // openapi.json is compiled in at build time (the EmbedOpenAPI plugin): no resource bundle, so no
             // `Bundle.module` that traps in an installed binary.
@@ -309,7 +317,8 @@ let package = Package(
         // The `ledger` command line: every subcommand, as a library so tests can run them in-process.
         .target(
             name: "LedgerCommands",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerJobs", "LedgerOperators", "LedgerTenancy",
                 "CMalloc",
                 "LedgerBilling",
@@ -327,7 +336,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strict
         ),
@@ -355,13 +364,14 @@ let package = Package(
         // shared by the server tests and the reliability suite.
         .target(
             name: "LedgerServerTestSupport",
-            dependencies: ["UTCTime", "LedgerTenancy",
+            dependencies: [
+                "UTCTime", "LedgerTenancy",
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "X509", package: "swift-certificates")
             ],
             swiftSettings: strict
         ),
@@ -377,7 +387,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strict
         ),
@@ -389,7 +399,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "SwiftASN1", package: "swift-asn1")
             ],
             swiftSettings: strict
         ),
@@ -414,15 +424,17 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerRecordingTests",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerStoreTestSupport", "LedgerTenancy", "LedgerRecording", "LedgerStore", "LedgerDomain",
-                "AppStoreSamples", "AppStoreVerification", "PostgresClient", "PostgresTestSupport",
+                "AppStoreSamples", "AppStoreVerification", "PostgresClient", "PostgresTestSupport"
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AppStoreServerAPITests",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerTenancy", "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
                 "LedgerCommands", "LedgerDomain", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -430,7 +442,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -439,15 +451,17 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerStoreTestSupport", "LedgerRecording", "LedgerStore", "LedgerDomain", "LedgerConcurrency",
-                "PostgresClient", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "PostgresClient", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LedgerBillingTests",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerStoreTestSupport", "LedgerTenancy", "LedgerBilling", "LedgerStore", "LedgerDomain",
                 "PostgresClient", "PostgresTestSupport"
             ],
@@ -455,7 +469,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerWebhooksTests",
-            dependencies: ["UTCTime", 
+            dependencies: [
+                "UTCTime",
                 "LedgerStoreTestSupport", "LedgerTenancy", "PostgresClient", "PostgresTestSupport", "LedgerWebhooks",
                 "LedgerDomain", "LedgerStore", .product(name: "NIOCore", package: "swift-nio")
             ],
@@ -463,8 +478,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerTenancyTests",
-            dependencies: ["LedgerTenancy", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "LedgerTenancy", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport",
+                .product(name: "Crypto", package: "swift-crypto")
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "LedgerConcurrencyTests", dependencies: ["LedgerConcurrency"], swiftSettings: strict),
@@ -479,13 +496,14 @@ let package = Package(
                 "AppStoreSamples",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "SwiftASN1", package: "swift-asn1")
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "LedgerServerTests",
-            dependencies: ["UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators",
+            dependencies: [
+                "UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators",
                 "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -494,7 +512,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -502,14 +520,15 @@ let package = Package(
         // It depends on the `Ledger` executable so that the crash tests can start and SIGKILL a real `ledger serve`.
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["UTCTime", "LedgerTenancy", "LedgerStoreTestSupport",
+            dependencies: [
+                "UTCTime", "LedgerTenancy", "LedgerStoreTestSupport",
                 "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
                 "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
         ),
@@ -522,13 +541,14 @@ let package = Package(
         // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).
         .testTarget(
             name: "LedgerCommandsTests",
-            dependencies: ["UTCTime", "LedgerTenancy", "LedgerWebhooks",
+            dependencies: [
+                "UTCTime", "LedgerTenancy", "LedgerWebhooks",
                 "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strict
-        ),
+        )
     ]
 )

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Style check, run by CI (.ci/run) and by hand: `scripts/lint.sh`.
 #
-# `swift format lint --strict` (it ships with the toolchain) with the repository's .swift-format over Sources,
-# Tests, Plugins and Package.swift. The rules the
-# code deliberately does not follow are turned off in .swift-format. The pretty printer's layout findings cannot be
-# turned off there, and the code is laid out by hand (continuation lines aligned, one-line bodies), so those
-# categories are set aside below; every other finding, and any line over 150 characters, fails the check.
+# Layout is the formatter's, as Hummingbird's scripts do it: `swift format format --in-place` with the repository's
+# .swift-format over Sources, Tests, Plugins and Package.swift, and the check fails when that
+# changed any file (the files are left formatted: review and commit them). Then `swift format lint --strict` must find
+# nothing (the rules the code deliberately does not follow are turned off in .swift-format), and no line may be over
+# 150 characters (the formatter leaves long string literals and comments as they are).
 # It also checks the module import rules, the table under "Import rules" in docs/architecture.md
 # (scripts/check_imports.py), after the checker's self-test on a deliberately broken tree (scripts/test_check_imports.py).
 set -euo pipefail
@@ -20,14 +20,19 @@ files=(Package.swift)
 while IFS= read -r -d '' file; do files+=("$file"); done < <(
     find Sources Tests Plugins -name '*.swift' -print0 | sort -z)
 
-output=$(swift format lint --strict --parallel --configuration .swift-format "${files[@]}" 2>&1) || true
-layout='\[(Indentation|AddLines|RemoveLine|Spacing|TrailingComma|LineLength)\]'
-findings=$(grep -vE "$layout" <<<"$output" | grep -E '(error|warning):' || true)
+# Format in place; a file the formatter changed was not formatted.
+before=$(sha256sum "${files[@]}")
+swift format format --in-place --parallel --configuration .swift-format "${files[@]}"
+after=$(sha256sum "${files[@]}")
+reformatted=$(diff <(echo "$before") <(echo "$after") | sed -n 's/^> [0-9a-f]*  /error: not formatted (now it is; review and commit): /p' || true)
 
-# No line over 150 characters (the configured lineLength), counted in characters: the pretty printer's LineLength
-# finding is set aside above with the layout, so the limit is checked here, for every line.
+output=$(swift format lint --strict --parallel --configuration .swift-format "${files[@]}" 2>&1) || true
+findings=$(grep -E '(error|warning):' <<<"$output" || true)
+
+# No line over 150 characters (the configured lineLength), counted in characters: string literals and comments the
+# formatter does not break.
 long=$(LC_ALL=C.UTF-8 grep -nE '^.{151,}' "${files[@]}" | cut -d: -f1,2 | sed 's/$/: error: line over 150 characters/' || true)
-findings=$(printf '%s\n%s\n' "$findings" "$long" | sed '/^$/d')
+findings=$(printf '%s\n%s\n%s\n' "$reformatted" "$findings" "$long" | sed '/^$/d')
 
 if [ -n "$findings" ]; then
     echo "$findings"
@@ -35,4 +40,4 @@ if [ -n "$findings" ]; then
     exit 1
 fi
 [ "$imports" -eq 0 ] || { echo "lint: the import rules fail (above); see docs/architecture.md"; exit 1; }
-echo "lint: ${#files[@]} files: no finding of swift format lint --strict, no line over 150 characters"
+echo "lint: ${#files[@]} files: formatted, no finding of swift format lint --strict, no line over 150 characters"

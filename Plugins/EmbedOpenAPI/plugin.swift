@@ -10,10 +10,12 @@ struct EmbedOpenAPI: BuildToolPlugin {
         let input = target.directoryURL.appending(path: "OpenAPI/openapi.json")
         let script = context.package.directoryURL.appending(path: "Plugins/EmbedOpenAPI/embed-text.sh")
         let output = context.pluginWorkDirectoryURL.appending(path: "OpenAPIDocument.swift")
-        return [.buildCommand(
-            displayName: "Embedding \(input.lastPathComponent)",
-            executable: URL(fileURLWithPath: "/bin/sh"),
-            arguments: [script.path, input.path, output.path, "OpenAPIDocument"],
-            inputFiles: [input, script], outputFiles: [output])]
+        return [
+            .buildCommand(
+                displayName: "Embedding \(input.lastPathComponent)",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [script.path, input.path, output.path, "OpenAPIDocument"],
+                inputFiles: [input, script], outputFiles: [output])
+        ]
     }
 }

@@ -15,8 +15,9 @@ enum IdentityLinks {
     static func link(
         _ appUserID: String, originalTransactionID: String, since: Instant, source: LinkSource
     ) -> LedgerEvent {
-        .linked(TransactionLink(
-            appUserID: appUserID, originalTransactionIDs: [originalTransactionID], linkedAt: since, source: source))
+        .linked(
+            TransactionLink(
+                appUserID: appUserID, originalTransactionIDs: [originalTransactionID], linkedAt: since, source: source))
     }
 
     /// The instant a transaction's links are stamped with.

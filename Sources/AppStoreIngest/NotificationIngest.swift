@@ -21,9 +21,10 @@ public struct NotificationIngest: Sendable {
         let decoded = try decode(notification)
         var events = AppStoreNotificationMapping.events(for: decoded)
         if let facts = decoded.transaction, let user = facts.appUserID {
-            events.append(IdentityLinks.link(
-                user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
-                source: .appAccountToken))
+            events.append(
+                IdentityLinks.link(
+                    user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
+                    source: .appAccountToken))
         }
         return events
     }

@@ -36,9 +36,11 @@ public struct ReceiptIngest: Sendable {
             let type = productType(facts.productID) ?? (facts.expiresDate == nil ? .nonConsumable : .autoRenewable)
             events.append(PurchaseEvents.event(facts, type: type))
             if let cancelled = record.cancellationDateMs.map(Instant.init(epochMilliseconds:)) {
-                events.append(.refunded(Refund(
-                    subscription: PurchaseEvents.ref(facts, at: cancelled), transactionID: facts.transactionID,
-                    refundDate: cancelled)))
+                events.append(
+                    .refunded(
+                        Refund(
+                            subscription: PurchaseEvents.ref(facts, at: cancelled), transactionID: facts.transactionID,
+                            refundDate: cancelled)))
             }
             let since = IdentityLinks.since(facts)
             if let known = firstPurchase[facts.originalTransactionID] {

@@ -41,15 +41,18 @@ public struct TransactionIngest: Sendable {
         let facts = try TransactionFacts(transaction, appUserID: user)
         var events = try Self.factEvents(transaction, facts, renewalInfo: renewalInfo)
         if let user {
-            events.append(IdentityLinks.link(user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
-                                             source: .appAccountToken))
+            events.append(
+                IdentityLinks.link(
+                    user, originalTransactionID: facts.originalTransactionID, since: IdentityLinks.since(facts),
+                    source: .appAccountToken))
         }
         return events
     }
 
     /// What the transaction (and its renewal info) says of the purchase, whoever delivered it.
     static func factEvents(_ transaction: TransactionPayload, _ facts: TransactionFacts, renewalInfo: RenewalInfoPayload?)
-        throws(IngestError) -> [LedgerEvent] {
+        throws(IngestError) -> [LedgerEvent]
+    {
         let type = LedgerDomain.ProductType(appStore: transaction.type)
         var events: [LedgerEvent] = []
         if let type {
@@ -72,9 +75,10 @@ public struct TransactionIngest: Sendable {
         if t.revocationType == .familyRevoke || (t.revocationType == nil && facts.familyShared) {
             return .revoked(Revocation(subscription: ref, transactionID: facts.transactionID, revocationDate: instant))
         }
-        return .refunded(Refund(
-            subscription: ref, transactionID: facts.transactionID, refundDate: instant,
-            reason: t.revocationReason.map { String($0.rawValue) }))
+        return .refunded(
+            Refund(
+                subscription: ref, transactionID: facts.transactionID, refundDate: instant,
+                reason: t.revocationReason.map { String($0.rawValue) }))
     }
 
     /// Renewal info facts, stamped with the renewal info's own signing date (Apple's clock for that state, as
@@ -94,16 +98,20 @@ public struct TransactionIngest: Sendable {
         }
         // Apple is retrying a failed renewal: billing retry, with access until the grace period ends when it has one.
         if info.isInBillingRetryPeriod == true {
-            events.append(.billingFailed(BillingFailure(
-                subscription: ref, gracePeriodExpiresAt: info.gracePeriodExpiresDate.map { Instant(appStore: $0) },
-                expiresDate: facts.expiresDate)))
+            events.append(
+                .billingFailed(
+                    BillingFailure(
+                        subscription: ref, gracePeriodExpiresAt: info.gracePeriodExpiresDate.map { Instant(appStore: $0) },
+                        expiresDate: facts.expiresDate)))
         }
         if let consent = info.priceIncreaseStatus.flatMap(Self.consent) {
             events.append(.priceIncrease(PriceIncrease(subscription: ref, consent: consent)))
         }
         if let next = info.autoRenewProductId, next != facts.productID {
-            events.append(.renewalPreferenceChanged(RenewalPreferenceChange(
-                subscription: ref, kind: .downgrade, autoRenewProductID: next)))
+            events.append(
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: ref, kind: .downgrade, autoRenewProductID: next)))
         }
         return events
     }
@@ -121,11 +129,14 @@ public struct TransactionIngest: Sendable {
     /// upload link's key).
     func links(_ facts: TransactionFacts, appUserID: String, token: String?) -> [LedgerEvent] {
         let since = IdentityLinks.since(facts)
-        var links = [IdentityLinks.link(
-            appUserID, originalTransactionID: facts.originalTransactionID, since: since, source: .upload)]
+        var links = [
+            IdentityLinks.link(
+                appUserID, originalTransactionID: facts.originalTransactionID, since: since, source: .upload)
+        ]
         if let tokenUser = appAccountTokens.appUserID(forToken: token), tokenUser != appUserID {
-            links.append(IdentityLinks.link(
-                tokenUser, originalTransactionID: facts.originalTransactionID, since: since, source: .appAccountToken))
+            links.append(
+                IdentityLinks.link(
+                    tokenUser, originalTransactionID: facts.originalTransactionID, since: since, source: .appAccountToken))
         }
         return links
     }

@@ -15,7 +15,7 @@ public enum AppStorePayloads {
         group: String = "21000001", extra: [String] = []
     ) -> String {
         var fields: [String] = [
-            #""transactionId":"\#(id)""#, #""originalTransactionId":"\#(original)""#,
+            #""transactionId":"\#(id)""#, #""originalTransactionId":"\#(original)""#
         ]
         if type == "Auto-Renewable Subscription" { fields.append(#""webOrderLineItemId":"2000000\#(id.filter(\.isNumber))""#) }
         fields += [#""bundleId":"\#(bundleID)""#, #""productId":"\#(product)""#]
@@ -32,7 +32,7 @@ public enum AppStorePayloads {
         if let offerType { fields += [#""offerType":\#(offerType)"#, #""offerDiscountType":"FREE_TRIAL""#, #""offerPeriod":"P1W""#] }
         fields += [
             #""environment":"\#(environment)""#, #""transactionReason":"\#(reason)""#, #""storefront":"USA""#,
-            #""storefrontId":"143441""#, #""price":9990"#, #""currency":"USD""#, #""appTransactionId":"704289572311513871""#,
+            #""storefrontId":"143441""#, #""price":9990"#, #""currency":"USD""#, #""appTransactionId":"704289572311513871""#
         ]
         fields += extra
         return "{" + fields.joined(separator: ",") + "}"
@@ -43,10 +43,13 @@ public enum AppStorePayloads {
         original: String, product: String = "monthly", next: String = "monthly", autoRenew: Int = 1,
         signed: Int64 = jan1 + 41 * day, environment: String = "Sandbox", extra: [String] = []
     ) -> String {
-        let fields = [#""originalTransactionId":"\#(original)""#, #""autoRenewProductId":"\#(next)""#, #""productId":"\#(product)""#,
-                      #""autoRenewStatus":\#(autoRenew)"#, #""renewalPrice":9990"#, #""currency":"USD""#, #""signedDate":\#(signed)"#,
-                      #""environment":"\#(environment)""#, #""recentSubscriptionStartDate":\#(jan1)"#,
-                      #""renewalDate":\#(jan1 + 31 * day)"#] + extra
+        let fields =
+            [
+                #""originalTransactionId":"\#(original)""#, #""autoRenewProductId":"\#(next)""#, #""productId":"\#(product)""#,
+                #""autoRenewStatus":\#(autoRenew)"#, #""renewalPrice":9990"#, #""currency":"USD""#, #""signedDate":\#(signed)"#,
+                #""environment":"\#(environment)""#, #""recentSubscriptionStartDate":\#(jan1)"#,
+                #""renewalDate":\#(jan1 + 31 * day)"#
+            ] + extra
         return "{" + fields.joined(separator: ",") + "}"
     }
 
@@ -56,8 +59,10 @@ public enum AppStorePayloads {
         bundleID: String = "com.example.app", appAppleID: Int64 = 1234, signedTransaction: String?, signedRenewalInfo: String? = nil,
         summary: String? = nil
     ) -> String {
-        var data = [#""appAppleId":\#(appAppleID)"#, #""bundleId":"\#(bundleID)""#, #""bundleVersion":"42""#,
-                    #""environment":"\#(environment)""#]
+        var data = [
+            #""appAppleId":\#(appAppleID)"#, #""bundleId":"\#(bundleID)""#, #""bundleVersion":"42""#,
+            #""environment":"\#(environment)""#
+        ]
         if let signedTransaction { data.append(#""signedTransactionInfo":"\#(signedTransaction)""#) }
         if let signedRenewalInfo { data.append(#""signedRenewalInfo":"\#(signedRenewalInfo)""#) }
         data.append(#""status":1"#)

@@ -26,9 +26,10 @@ public struct AppStoreTestSigner: Sendable {
         transactionJSON: String?, renewalInfoJSON: String? = nil, environment: String = "Sandbox",
         bundleID: String = "com.example.app"
     ) throws -> String {
-        try sign(AppStorePayloads.notification(
-            type: type, subtype: subtype, uuid: uuid, signed: signed, environment: environment, bundleID: bundleID,
-            signedTransaction: try transactionJSON.map(sign), signedRenewalInfo: try renewalInfoJSON.map(sign)))
+        try sign(
+            AppStorePayloads.notification(
+                type: type, subtype: subtype, uuid: uuid, signed: signed, environment: environment, bundleID: bundleID,
+                signedTransaction: try transactionJSON.map(sign), signedRenewalInfo: try renewalInfoJSON.map(sign)))
     }
 
     /// A base64 app receipt holding `purchases` (each from `ReceiptBuilder.inAppPurchase`).

@@ -32,13 +32,16 @@ public enum ReceiptBuilder {
     public static func set(_ attributes: [[UInt8]]) -> [UInt8] { tlv(0x31, attributes.flatMap { $0 }) }
 
     /// A typical receipt payload: the app fields and the given in-app purchases (each an attribute set).
-    public static func payload(type: String = "ProductionSandbox", bundleId: String = "com.example.app", inApp: [[UInt8]] = [],
-        extra: [[UInt8]] = []) -> [UInt8] {
-        set([
-            attribute(0, utf8(type)), attribute(2, utf8(bundleId)), attribute(3, utf8("42")),
-            attribute(4, [1, 2, 3, 4]), attribute(5, [9, 9, 9]),
-            attribute(12, ia5("2025-03-01T12:00:00Z")), attribute(19, utf8("1.0")), attribute(21, ia5("")),
-        ] + inApp.map { attribute(17, $0) } + extra)
+    public static func payload(
+        type: String = "ProductionSandbox", bundleId: String = "com.example.app", inApp: [[UInt8]] = [],
+        extra: [[UInt8]] = []
+    ) -> [UInt8] {
+        set(
+            [
+                attribute(0, utf8(type)), attribute(2, utf8(bundleId)), attribute(3, utf8("42")),
+                attribute(4, [1, 2, 3, 4]), attribute(5, [9, 9, 9]),
+                attribute(12, ia5("2025-03-01T12:00:00Z")), attribute(19, utf8("1.0")), attribute(21, ia5(""))
+            ] + inApp.map { attribute(17, $0) } + extra)
     }
 
     public static func purchase(transactionId: String = "70000000000001", intro: Int64 = 1) -> [UInt8] {
@@ -47,7 +50,7 @@ public enum ReceiptBuilder {
             attribute(1703, utf8(transactionId)), attribute(1704, ia5("2025-02-01T09:30:00Z")),
             attribute(1705, utf8("70000000000000")), attribute(1706, ia5("2025-01-01T09:30:00.250Z")),
             attribute(1708, ia5("2025-03-01T09:30:00Z")), attribute(1711, intValue(12345)),
-            attribute(1712, ia5("")), attribute(1719, intValue(intro)), attribute(1799, [0xDE, 0xAD]),
+            attribute(1712, ia5("")), attribute(1719, intValue(intro)), attribute(1799, [0xDE, 0xAD])
         ])
     }
 
@@ -59,14 +62,16 @@ public enum ReceiptBuilder {
         set([
             attribute(1701, intValue(1)), attribute(1702, utf8(product)), attribute(1703, utf8(transactionId)),
             attribute(1704, ia5(purchaseDate)), attribute(1705, utf8(originalTransactionId ?? transactionId)),
-            attribute(1706, ia5(purchaseDate)), attribute(1708, ia5(expiresDate)), attribute(1712, ia5(cancellationDate)),
+            attribute(1706, ia5(purchaseDate)), attribute(1708, ia5(expiresDate)), attribute(1712, ia5(cancellationDate))
         ])
     }
 
     // MARK: container
 
-    public static func sign(_ content: [UInt8], signer: Certificate, key: Certificate.PrivateKey, chain: [Certificate],
-        options: Options = Options()) throws -> [UInt8] {
+    public static func sign(
+        _ content: [UInt8], signer: Certificate, key: Certificate.PrivateKey, chain: [Certificate],
+        options: Options = Options()
+    ) throws -> [UInt8] {
         let digestOID: ASN1ObjectIdentifier = options.digestSHA1 ? [1, 3, 14, 3, 2, 26] : [2, 16, 840, 1, 101, 3, 4, 2, 1]
         let algorithm: Certificate.SignatureAlgorithm = options.digestSHA1 ? .sha1WithRSAEncryption : .sha256WithRSAEncryption
         let digestAlgorithm = tlv(0x30, try oid(digestOID) + [0x05, 0x00])
@@ -74,7 +79,8 @@ public enum ReceiptBuilder {
         var signedBytes = content
         if options.signedAttributes {
             let digest = options.digestSHA1 ? Array(Insecure.SHA1.hash(data: content)) : Array(SHA256.hash(data: content))
-            let attributes = tlv(0x30, try oid([1, 2, 840, 113549, 1, 9, 3]) + tlv(0x31, try oid([1, 2, 840, 113549, 1, 7, 1])))
+            let attributes =
+                tlv(0x30, try oid([1, 2, 840, 113549, 1, 9, 3]) + tlv(0x31, try oid([1, 2, 840, 113549, 1, 7, 1])))
                 + tlv(0x30, try oid([1, 2, 840, 113549, 1, 9, 4]) + tlv(0x31, tlv(0x04, digest)))
             signedBytes = tlv(0x31, attributes)
             signedAttributesField = tlv(0xA0, attributes)
@@ -92,7 +98,8 @@ public enum ReceiptBuilder {
         let ber = options.ber
         func construct(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { ber ? indefinite(tag, content) : tlv(tag, content) }
         let half = content.count / 2
-        let eContent = options.ber
+        let eContent =
+            options.ber
             ? indefinite(0x24, tlv(0x04, Array(content[..<half])) + tlv(0x04, Array(content[half...])))
             : tlv(0x04, content)
         let encapsulated: [UInt8] = construct(0x30, try oid([1, 2, 840, 113549, 1, 7, 1]) + construct(0xA0, eContent))

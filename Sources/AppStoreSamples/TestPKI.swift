@@ -13,8 +13,10 @@ public struct TestPKI: Sendable {
         /// Sign receipts with RSA (as Apple does) instead of the leaf's P-256 key.
         public var rsaLeaf = false
         public var p384Leaf = false
-        public init(leafOID: Bool = true, intermediateOID: Bool = true, leafValidity: ClosedRange<Date> = TestPKI.defaultValidity,
-                    rsaLeaf: Bool = false, p384Leaf: Bool = false) {
+        public init(
+            leafOID: Bool = true, intermediateOID: Bool = true, leafValidity: ClosedRange<Date> = TestPKI.defaultValidity,
+            rsaLeaf: Bool = false, p384Leaf: Bool = false
+        ) {
             self.leafOID = leafOID
             self.intermediateOID = intermediateOID
             self.leafValidity = leafValidity
@@ -35,9 +37,15 @@ public struct TestPKI: Sendable {
     public init(_ options: Options = Options(), name: String = "Test") throws {
         let rootKey = P256.Signing.PrivateKey()
         let intermediateKey = P256.Signing.PrivateKey()
-        let rootName = try DistinguishedName { CommonName("\(name) Root CA"); OrganizationName("Ledger Tests") }
-        let intermediateName = try DistinguishedName { CommonName("\(name) WWDR"); OrganizationName("Ledger Tests") }
-        let leafName = try DistinguishedName { CommonName("\(name) Store Signing"); OrganizationName("Ledger Tests") }
+        let rootName = try DistinguishedName {
+            CommonName("\(name) Root CA"); OrganizationName("Ledger Tests")
+        }
+        let intermediateName = try DistinguishedName {
+            CommonName("\(name) WWDR"); OrganizationName("Ledger Tests")
+        }
+        let leafName = try DistinguishedName {
+            CommonName("\(name) Store Signing"); OrganizationName("Ledger Tests")
+        }
         root = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
             notValidBefore: Self.defaultValidity.lowerBound, notValidAfter: Self.defaultValidity.upperBound,
@@ -100,33 +108,33 @@ public struct TestPKI: Sendable {
 
     /// A generated RSA-2048 test key (receipts are RSA-signed; swift-crypto cannot generate RSA keys portably).
     public static let rsaKeyPEM = """
-    -----BEGIN PRIVATE KEY-----
-    MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQCY82ApQis2nbOi
-    ohCh5KyQOIf66hxKF9HxlnJaPmf7f0km4EHANpMjZj5b/ft0X+So4TpMtMUKF+EM
-    XT5Mb4naiO1anysaSP3fYXumCNu0oY48mEDkdSy8ehvA0bv93W24WmZ2MYB/DILg
-    XIzTkFSdtlceROKt7QQ9WfvbIBh7TTdKp5zTmkq42dnre74APP0TA/zxg56Y32T8
-    T2Y/j8v6wxxZpiY9XXkf40Pqvc7ZFh4d1XzMOX1Xx5UwzxpvJrlHR0EWQ22QxwKe
-    XEqlbeueY0xKbILn4aPLavRnqvwZdB2XozqwCaILwSsL6hu2rXaNTMiAJiIELKAJ
-    zHIkVmG5AgMBAAECggEACQeNLMJgRLgoq7g/nR8f5N/Bf1mk0+b2GPoVxCgdAWbx
-    TZ89onhWVWeq1Ml4t9UVbbbmNzMQ0ti4C3/Rtrd6/vDIemodJE8c1bwujY3GUrKa
-    8A7Y/ePBAVuAGfEH1SPmX1TO6blgaZ+2dkJgefjyVeE24W2VqEju0CRozvXlHBpK
-    fcDMgjLNypfnj3qCldefnGJbewKFokAFsbsvWbcieU2uqbBap3azJGpdGXfla0YK
-    icOp3WkZ0/6PjVlz+BnNd3uuPhGhGAEDsFYdLItbJISIkgHdpgKY3p5pFOhMrQe+
-    LemoT2hWztAocoWeJb7p4I3Gybgb4d/AEKXG82m5gQKBgQDQAD7A01FmP30/1LnQ
-    0dQQ+VOT4nxGMUeB7Qgz/bQ97U6kkVkczKAh8CgqATbOG8XfS5/y4r9pXPEIZUGi
-    vuajELyOB747p9jxIzwSeBIlBV86Y5m3Z5F0ZKGmiajWvW6Yzr3LRT8kwcKJJOg9
-    H3xA9eMEaMsa00ecXCdosh5ccQKBgQC8PwJ7VNNQf5n+oyi+6EJRIwVPwjVrzoF1
-    xKZWybuEftrUlxJS9sU9knwTgVCOD5g/XQObcP00hxYZq6jn3vq0y97yudXGi4+r
-    GPJ23CL1hLlckYFdvQnKnWv2X5qwONvztBB+w3pY0islQ9XS/MElvyLg6EBjoJvW
-    db54ufcdyQKBgDfw+O+vZeMUDEGQmvEYnep6xAmwDjBqrIq7D0u8Xi+RlWcZWFgw
-    iJjYGFVDwlOokI0/r6MJbOWPg5v4b7CvmyQcKjogxv8QY35nNY7aEDc4vKXdh8gV
-    6L7fGcLKn0gx5n7ei5kR5KukGQf9jyBxSV/HQek7rfRnAomBF3BHB3dhAoGAOke/
-    uvM+IRQAV0eoW8KIlZokENdttpzOk+l4HjKCrbigg2TqNWlVE4UAiQFmMTU+y48+
-    iKdonRSdkQEGYBM2xza/JaLHPpsCtdQZbRcmc6DNyoz54k2edG5ceICM4bYY0tCS
-    ssxOWqVm2jiwQIwkOE1+vObq2G1nEfSOLc5VZZECgYBvhqFIw96S38HaDyK2jelV
-    5wHIr+VteEf7Dgh0QkDMSTj0iBu1HW3WXH7hSbcwUmQRG8ZHlNC4kNmnFUR50yGz
-    i6ZPQwi/YeSmH8Bo4aAxeO2tmZUHApFgPxZQHqeUk16ZTZLHsdaeoH8iVZM2EraW
-    ZWI5JAw3YZRidDKHDv81eA==
-    -----END PRIVATE KEY-----
-    """
+        -----BEGIN PRIVATE KEY-----
+        MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQCY82ApQis2nbOi
+        ohCh5KyQOIf66hxKF9HxlnJaPmf7f0km4EHANpMjZj5b/ft0X+So4TpMtMUKF+EM
+        XT5Mb4naiO1anysaSP3fYXumCNu0oY48mEDkdSy8ehvA0bv93W24WmZ2MYB/DILg
+        XIzTkFSdtlceROKt7QQ9WfvbIBh7TTdKp5zTmkq42dnre74APP0TA/zxg56Y32T8
+        T2Y/j8v6wxxZpiY9XXkf40Pqvc7ZFh4d1XzMOX1Xx5UwzxpvJrlHR0EWQ22QxwKe
+        XEqlbeueY0xKbILn4aPLavRnqvwZdB2XozqwCaILwSsL6hu2rXaNTMiAJiIELKAJ
+        zHIkVmG5AgMBAAECggEACQeNLMJgRLgoq7g/nR8f5N/Bf1mk0+b2GPoVxCgdAWbx
+        TZ89onhWVWeq1Ml4t9UVbbbmNzMQ0ti4C3/Rtrd6/vDIemodJE8c1bwujY3GUrKa
+        8A7Y/ePBAVuAGfEH1SPmX1TO6blgaZ+2dkJgefjyVeE24W2VqEju0CRozvXlHBpK
+        fcDMgjLNypfnj3qCldefnGJbewKFokAFsbsvWbcieU2uqbBap3azJGpdGXfla0YK
+        icOp3WkZ0/6PjVlz+BnNd3uuPhGhGAEDsFYdLItbJISIkgHdpgKY3p5pFOhMrQe+
+        LemoT2hWztAocoWeJb7p4I3Gybgb4d/AEKXG82m5gQKBgQDQAD7A01FmP30/1LnQ
+        0dQQ+VOT4nxGMUeB7Qgz/bQ97U6kkVkczKAh8CgqATbOG8XfS5/y4r9pXPEIZUGi
+        vuajELyOB747p9jxIzwSeBIlBV86Y5m3Z5F0ZKGmiajWvW6Yzr3LRT8kwcKJJOg9
+        H3xA9eMEaMsa00ecXCdosh5ccQKBgQC8PwJ7VNNQf5n+oyi+6EJRIwVPwjVrzoF1
+        xKZWybuEftrUlxJS9sU9knwTgVCOD5g/XQObcP00hxYZq6jn3vq0y97yudXGi4+r
+        GPJ23CL1hLlckYFdvQnKnWv2X5qwONvztBB+w3pY0islQ9XS/MElvyLg6EBjoJvW
+        db54ufcdyQKBgDfw+O+vZeMUDEGQmvEYnep6xAmwDjBqrIq7D0u8Xi+RlWcZWFgw
+        iJjYGFVDwlOokI0/r6MJbOWPg5v4b7CvmyQcKjogxv8QY35nNY7aEDc4vKXdh8gV
+        6L7fGcLKn0gx5n7ei5kR5KukGQf9jyBxSV/HQek7rfRnAomBF3BHB3dhAoGAOke/
+        uvM+IRQAV0eoW8KIlZokENdttpzOk+l4HjKCrbigg2TqNWlVE4UAiQFmMTU+y48+
+        iKdonRSdkQEGYBM2xza/JaLHPpsCtdQZbRcmc6DNyoz54k2edG5ceICM4bYY0tCS
+        ssxOWqVm2jiwQIwkOE1+vObq2G1nEfSOLc5VZZECgYBvhqFIw96S38HaDyK2jelV
+        5wHIr+VteEf7Dgh0QkDMSTj0iBu1HW3WXH7hSbcwUmQRG8ZHlNC4kNmnFUR50yGz
+        i6ZPQwi/YeSmH8Bo4aAxeO2tmZUHApFgPxZQHqeUk16ZTZLHsdaeoH8iVZM2EraW
+        ZWI5JAw3YZRidDKHDv81eA==
+        -----END PRIVATE KEY-----
+        """
 }

@@ -44,7 +44,7 @@ package struct AppStoreAPISettings: Sendable, Equatable {
             + "PUT /v1/admin/apps/{app_id}/refund-policy)",
         "account_tenure": "Apple's v2 body has no such field", "play_time": "Apple's v2 body has no such field",
         "lifetime_dollars_refunded": "Apple's v2 body has no such field", "lifetime_dollars_purchased": "Apple's v2 body has no such field",
-        "user_status": "Apple's v2 body has no such field",
+        "user_status": "Apple's v2 body has no such field"
     ]
 
     package struct AppSettings: Sendable, Equatable {
@@ -55,8 +55,10 @@ package struct AppStoreAPISettings: Sendable, Equatable {
         package var baseURL: String
         package var consumption: ConsumptionSettings
 
-        package init(keyID: String, issuerID: String, privateKey: PrivateKeySource, environment: AppStoreServerAPIClient.Environment,
-                    baseURL: String? = nil, consumption: ConsumptionSettings = ConsumptionSettings()) {
+        package init(
+            keyID: String, issuerID: String, privateKey: PrivateKeySource, environment: AppStoreServerAPIClient.Environment,
+            baseURL: String? = nil, consumption: ConsumptionSettings = ConsumptionSettings()
+        ) {
             self.keyID = keyID
             self.issuerID = issuerID
             self.privateKey = privateKey
@@ -67,7 +69,8 @@ package struct AppStoreAPISettings: Sendable, Equatable {
 
         /// The app's key, its private key read now from the file or the environment variable.
         package func key(bundleID: String, environment variables: [String: String] = ProcessInfo.processInfo.environment)
-            throws(AppStoreAPIKeyError) -> AppStoreAPIKey {
+            throws(AppStoreAPIKeyError) -> AppStoreAPIKey
+        {
             let pem: String
             switch privateKey {
             case .file(let path):
@@ -119,8 +122,9 @@ package struct AppStoreAPISettings: Sendable, Equatable {
             if let c = object["consumption_information"] as? [String: Any] {
                 let at = "apps.\(appID).consumption_information"
                 if let retired = c.keys.sorted().first(where: { retiredConsumptionMembers[$0] != nil }) {
-                    throw AppStoreAPIKeyError("\(at).\(retired) belonged to the retired V1 consumption body; remove it: "
-                                              + (retiredConsumptionMembers[retired] ?? ""))
+                    throw AppStoreAPIKeyError(
+                        "\(at).\(retired) belonged to the retired V1 consumption body; remove it: "
+                            + (retiredConsumptionMembers[retired] ?? ""))
                 }
                 try checkMembers(c, allowed: Set(ConsumptionModel.CodingKeys.allCases.map(\.rawValue)), at: at)
             }
@@ -204,11 +208,13 @@ package struct AppStoreAPISettings: Sendable, Equatable {
                 throw AppStoreAPIKeyError("\(path).\(error.message)")
             }
         }
-        let consumption = o.consumptionInformation.map {
-            ConsumptionSettings(optedIn: $0.optedIn ?? false, sampleContentProvided: $0.sampleContentProvided ?? false)
-        } ?? ConsumptionSettings()
-        return AppSettings(keyID: keyID, issuerID: issuerID, privateKey: key, environment: environment, baseURL: baseURL,
-                           consumption: consumption)
+        let consumption =
+            o.consumptionInformation.map {
+                ConsumptionSettings(optedIn: $0.optedIn ?? false, sampleContentProvided: $0.sampleContentProvided ?? false)
+            } ?? ConsumptionSettings()
+        return AppSettings(
+            keyID: keyID, issuerID: issuerID, privateKey: key, environment: environment, baseURL: baseURL,
+            consumption: consumption)
     }
 
     static func checkMembers(_ o: [String: Any], allowed: Set<String>, at path: String) throws(AppStoreAPIKeyError) {

@@ -61,10 +61,11 @@ package enum AppStoreJWT {
     package static func verified(_ token: String, publicKey: P256.Signing.PublicKey) -> (header: Header, claims: Claims)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = decode(parts[0]), let claims = decode(parts[1]), let raw = decode(parts[2]),
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
-              publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)),
-              let h = try? JSONDecoder().decode(Header.self, from: header),
-              let c = try? JSONDecoder().decode(Claims.self, from: claims) else { return nil }
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+            publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)),
+            let h = try? JSONDecoder().decode(Header.self, from: header),
+            let c = try? JSONDecoder().decode(Claims.self, from: claims)
+        else { return nil }
         return (h, c)
     }
 

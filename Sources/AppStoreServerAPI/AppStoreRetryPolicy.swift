@@ -13,8 +13,10 @@ package struct AppStoreRetryPolicy: Sendable, Equatable {
     package var maximumBackoff: Duration
     package var maximumRetryAfter: Duration
 
-    package init(maximumAttempts: Int = 6, base: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(30),
-                maximumRetryAfter: Duration = .seconds(60)) {
+    package init(
+        maximumAttempts: Int = 6, base: Duration = .milliseconds(500), maximumBackoff: Duration = .seconds(30),
+        maximumRetryAfter: Duration = .seconds(60)
+    ) {
         self.maximumAttempts = maximumAttempts
         self.base = base
         self.maximumBackoff = maximumBackoff

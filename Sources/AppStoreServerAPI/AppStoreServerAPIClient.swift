@@ -35,10 +35,12 @@ package final class AppStoreServerAPIClient: Sendable {
     let random: @Sendable () -> Double
 
     /// `baseURL` must be https, or http on a loopback address (a local fake server in tests).
-    package init(key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
-                maximumConcurrentRequests: Int = 4, logger: Logger = Logger(label: "ledger.appstore-api"),
-                now: @escaping @Sendable () -> Instant = { Instant(Date()) },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) throws(AppStoreAPIKeyError) {
+    package init(
+        key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
+        maximumConcurrentRequests: Int = 4, logger: Logger = Logger(label: "ledger.appstore-api"),
+        now: @escaping @Sendable () -> Instant = { Instant(Date()) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) throws(AppStoreAPIKeyError) {
         self.key = key
         self.baseURL = try Self.checkedBaseURL(baseURL)
         self.http = httpClient
@@ -53,7 +55,8 @@ package final class AppStoreServerAPIClient: Sendable {
     package static func checkedBaseURL(_ text: String) throws(AppStoreAPIKeyError) -> String {
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
         guard let url = URL(string: trimmed), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-              url.user == nil, url.query == nil else {
+            url.user == nil, url.query == nil
+        else {
             throw AppStoreAPIKeyError("base_url \(text) is not an absolute URL such as https://api.storekit.itunes.apple.com")
         }
         let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
@@ -79,9 +82,11 @@ package final class AppStoreServerAPIClient: Sendable {
 
     /// Get Notification History: one page (`paginationToken` nil: the first).
     package func notificationHistory(_ query: NotificationHistoryQuery, paginationToken: String? = nil) async throws(AppStoreServerAPIError)
-        -> NotificationHistoryPage {
-        try await call(.POST, "/inApps/v1/notifications/history", query: paginationToken.map { [("paginationToken", $0)] } ?? [],
-                       body: Self.json(query))
+        -> NotificationHistoryPage
+    {
+        try await call(
+            .POST, "/inApps/v1/notifications/history", query: paginationToken.map { [("paginationToken", $0)] } ?? [],
+            body: Self.json(query))
     }
 
     /// Request a Test Notification; returns its token.
@@ -108,15 +113,19 @@ package final class AppStoreServerAPIClient: Sendable {
     /// status (202 accepted, empty body).
     @discardableResult
     package func sendConsumptionInformation(transactionID: String, _ information: ConsumptionInformation) async throws(AppStoreServerAPIError)
-        -> Int {
-        try await send(.PUT, "/inApps/v2/transactions/consumption/\(Self.segment(transactionID))", query: [],
-                       body: Self.json(information)).status
+        -> Int
+    {
+        try await send(
+            .PUT, "/inApps/v2/transactions/consumption/\(Self.segment(transactionID))", query: [],
+            body: Self.json(information)
+        ).status
     }
 
     // MARK: Transport
 
     func call<T: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: Data? = nil)
-        async throws(AppStoreServerAPIError) -> T {
+        async throws(AppStoreServerAPIError) -> T
+    {
         let bytes = try await send(method, path, query: query, body: body).data
         do {
             return try JSONDecoder().decode(T.self, from: bytes)
@@ -127,7 +136,8 @@ package final class AppStoreServerAPIClient: Sendable {
 
     /// One call, retried under the policy; the status and body of the successful answer.
     func send(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async throws(AppStoreServerAPIError)
-        -> (status: Int, data: Data) {
+        -> (status: Int, data: Data)
+    {
         var attempt = 1
         while true {
             let outcome = await limit.run { await once(method, path, query: query, body: body) }
@@ -137,9 +147,11 @@ package final class AppStoreServerAPIClient: Sendable {
                 switch retryPolicy.decision(attempt: attempt, error: failure.error, retryAfter: failure.retryAfter, random: random()) {
                 case .giveUp: throw failure.error
                 case .retry(let wait):
-                    logger.notice("App Store Server API call failed; retrying", metadata: [
-                        "path": "\(path)", "attempt": "\(attempt)", "error": "\(failure.error)", "wait": "\(wait)",
-                    ])
+                    logger.notice(
+                        "App Store Server API call failed; retrying",
+                        metadata: [
+                            "path": "\(path)", "attempt": "\(attempt)", "error": "\(failure.error)", "wait": "\(wait)"
+                        ])
                     do {
                         try await Task.sleep(for: wait)
                     } catch {
@@ -157,7 +169,8 @@ package final class AppStoreServerAPIClient: Sendable {
     }
 
     private func once(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async
-        -> Result<(status: Int, data: Data), Failure> {
+        -> Result<(status: Int, data: Data), Failure>
+    {
         let token: String
         do {
             token = try AppStoreJWT.token(for: key, issuedAt: now())
@@ -180,8 +193,10 @@ package final class AppStoreServerAPIClient: Sendable {
             let status = Int(response.status.code)
             if (200..<300).contains(status) { return .success((status, data)) }
             let apple = try? JSONDecoder().decode(AppleErrorBody.self, from: data)
-            return .failure(Failure(error: .rejected(status: status, errorCode: apple?.errorCode, errorMessage: apple?.errorMessage),
-                                    retryAfter: response.headers.first(name: "Retry-After")))
+            return .failure(
+                Failure(
+                    error: .rejected(status: status, errorCode: apple?.errorCode, errorMessage: apple?.errorMessage),
+                    retryAfter: response.headers.first(name: "Retry-After")))
         } catch {
             return .failure(Failure(error: .transport("\(method) \(path): \(error)")))
         }

@@ -42,6 +42,6 @@ package enum AppStoreServerAPIErrorCode {
 
     /// Apple's codes that say "try again later".
     package static let retryable: Set<Int> = [
-        accountNotFoundRetryable, appNotFoundRetryable, originalTransactionIdNotFoundRetryable, generalInternalRetryable,
+        accountNotFoundRetryable, appNotFoundRetryable, originalTransactionIdNotFoundRetryable, generalInternalRetryable
     ]
 }

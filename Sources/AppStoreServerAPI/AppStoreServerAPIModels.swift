@@ -11,8 +11,10 @@ package struct TransactionHistoryPage: Sendable, Equatable, Decodable {
     package var environment: String?
     package var signedTransactions: [String]
 
-    package init(revision: String?, hasMore: Bool, bundleId: String? = nil, appAppleId: Int64? = nil, environment: String? = nil,
-                signedTransactions: [String]) {
+    package init(
+        revision: String?, hasMore: Bool, bundleId: String? = nil, appAppleId: Int64? = nil, environment: String? = nil,
+        signedTransactions: [String]
+    ) {
         self.revision = revision
         self.hasMore = hasMore
         self.bundleId = bundleId
@@ -64,8 +66,10 @@ package struct NotificationHistoryQuery: Sendable, Equatable, Encodable {
     package var transactionId: String?
     package var onlyFailures: Bool?
 
-    package init(startDate: Int64, endDate: Int64, notificationType: String? = nil, notificationSubtype: String? = nil,
-                transactionId: String? = nil, onlyFailures: Bool? = nil) {
+    package init(
+        startDate: Int64, endDate: Int64, notificationType: String? = nil, notificationSubtype: String? = nil,
+        transactionId: String? = nil, onlyFailures: Bool? = nil
+    ) {
         self.startDate = startDate
         self.endDate = endDate
         self.notificationType = notificationType
@@ -141,8 +145,10 @@ package struct ConsumptionInformation: Sendable, Equatable, Codable {
     package var refundPreference: String?
     package var sampleContentProvided: Bool
 
-    package init(customerConsented: Bool, consumptionPercentage: Int? = nil, deliveryStatus: String, refundPreference: String? = nil,
-                sampleContentProvided: Bool) {
+    package init(
+        customerConsented: Bool, consumptionPercentage: Int? = nil, deliveryStatus: String, refundPreference: String? = nil,
+        sampleContentProvided: Bool
+    ) {
         self.customerConsented = customerConsented
         self.consumptionPercentage = consumptionPercentage
         self.deliveryStatus = deliveryStatus

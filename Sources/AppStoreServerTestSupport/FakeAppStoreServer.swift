@@ -81,8 +81,10 @@ package final class FakeAppStoreServer: Sendable {
     private let state: Mutex<State>
     private let portValue = Mutex(0)
 
-    package init(credentials: Credentials, signer: AppStoreTestSigner, pageSize: Int = 20, failureRate: Double = 0, seed: UInt64 = 1,
-                 retryAfterSeconds: Int = 1) {
+    package init(
+        credentials: Credentials, signer: AppStoreTestSigner, pageSize: Int = 20, failureRate: Double = 0, seed: UInt64 = 1,
+        retryAfterSeconds: Int = 1
+    ) {
         self.credentials = credentials
         self.signer = signer
         self.pageSize = pageSize
@@ -106,15 +108,20 @@ package final class FakeAppStoreServer: Sendable {
 
     /// Adds a customer whose history is `transactions` (payload JSON, signed here), in revision order.
     package func addCustomer(_ transactions: [(transactionID: String, originalTransactionID: String, json: String)]) throws {
-        let signed = try transactions.map { Transaction(transactionID: $0.transactionID, originalTransactionID: $0.originalTransactionID,
-                                                        signed: try signer.sign($0.json), refunded: $0.json.contains("\"revocationDate\"")) }
+        let signed = try transactions.map {
+            Transaction(
+                transactionID: $0.transactionID, originalTransactionID: $0.originalTransactionID,
+                signed: try signer.sign($0.json), refunded: $0.json.contains("\"revocationDate\""))
+        }
         state.withLock { $0.customers.append(signed) }
     }
 
     /// The latest transaction of a subscription and its renewal info JSON for a signing time (epoch ms), for Get All
     /// Subscription Statuses.
-    package func setStatus(originalTransactionID: String, transactionJSON: String,
-                           renewalInfoJSON: @escaping @Sendable (_ signedDate: Int64) -> String) throws {
+    package func setStatus(
+        originalTransactionID: String, transactionJSON: String,
+        renewalInfoJSON: @escaping @Sendable (_ signedDate: Int64) -> String
+    ) throws {
         let signed = try signer.sign(transactionJSON)
         state.withLock { $0.statuses[originalTransactionID] = (signed, renewalInfoJSON) }
     }
@@ -215,9 +222,10 @@ package final class FakeAppStoreServer: Sendable {
             offset = value
         }
         let end = min(offset + pageSize, customer.count)
-        return try Self.json(HistoryBody(
-            revision: "rev-\(end)", hasMore: end < customer.count, bundleId: credentials.bundleID, appAppleId: 1234,
-            environment: "Sandbox", signedTransactions: customer[offset..<end].map(\.signed)))
+        return try Self.json(
+            HistoryBody(
+                revision: "rev-\(end)", hasMore: end < customer.count, bundleId: credentials.bundleID, appAppleId: 1234,
+                environment: "Sandbox", signedTransactions: customer[offset..<end].map(\.signed)))
     }
 
     func statuses(id: String) throws -> Response {
@@ -228,11 +236,16 @@ package final class FakeAppStoreServer: Sendable {
         let originals = Set(customer.map(\.originalTransactionID)).sorted()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let last = try originals.compactMap { original in
-            try statuses[original].map { LastBody(status: 1, originalTransactionId: original, signedTransactionInfo: $0.transaction,
-                                                 signedRenewalInfo: try signer.sign($0.renewalInfo(now))) }
+            try statuses[original].map {
+                LastBody(
+                    status: 1, originalTransactionId: original, signedTransactionInfo: $0.transaction,
+                    signedRenewalInfo: try signer.sign($0.renewalInfo(now)))
+            }
         }
-        return try Self.json(StatusesBody(environment: "Sandbox", bundleId: credentials.bundleID, appAppleId: 1234,
-                                          data: [GroupBody(subscriptionGroupIdentifier: "21000001", lastTransactions: last)]))
+        return try Self.json(
+            StatusesBody(
+                environment: "Sandbox", bundleId: credentials.bundleID, appAppleId: 1234,
+                data: [GroupBody(subscriptionGroupIdentifier: "21000001", lastTransactions: last)]))
     }
 
     func notificationHistory(_ request: Request) async throws -> Response {
@@ -250,9 +263,10 @@ package final class FakeAppStoreServer: Sendable {
             offset = value
         }
         let end = min(offset + pageSize, matching.count)
-        return try Self.json(NotificationsBody(
-            notificationHistory: matching[offset..<end].map { NotificationItem(signedPayload: $0.signedPayload) },
-            hasMore: end < matching.count, paginationToken: end < matching.count ? "page-\(end)" : nil))
+        return try Self.json(
+            NotificationsBody(
+                notificationHistory: matching[offset..<end].map { NotificationItem(signedPayload: $0.signedPayload) },
+                hasMore: end < matching.count, paginationToken: end < matching.count ? "page-\(end)" : nil))
     }
 
     /// What Apple would refuse in a v2 `ConsumptionRequest` body; nil when it is valid.
@@ -283,8 +297,10 @@ package final class FakeAppStoreServer: Sendable {
     struct Gate: RouterMiddleware {
         let server: FakeAppStoreServer
 
-        func handle(_ request: Request, context: BasicRequestContext,
-                    next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+        func handle(
+            _ request: Request, context: BasicRequestContext,
+            next: (Request, BasicRequestContext) async throws -> Response
+        ) async throws -> Response {
             var request = request
             let body = try await request.collectBody(upTo: 1 << 20)
             let answer: Response
@@ -296,8 +312,10 @@ package final class FakeAppStoreServer: Sendable {
                 answer = try await next(request, context)
             }
             server.state.withLock {
-                $0.calls.append(Call(method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
-                                     body: String(buffer: body), status: Int(answer.status.code)))
+                $0.calls.append(
+                    Call(
+                        method: request.method.rawValue, path: request.uri.path, query: request.uri.query ?? "",
+                        body: String(buffer: body), status: Int(answer.status.code)))
             }
             return answer
         }
@@ -306,7 +324,8 @@ package final class FakeAppStoreServer: Sendable {
     /// Whether `authorization` is `Bearer <token>` with a token Apple would accept for the expected key and app.
     func authorized(_ authorization: String?) -> Bool {
         guard let authorization, authorization.hasPrefix("Bearer "),
-              let (header, claims) = AppStoreJWT.verified(String(authorization.dropFirst(7)), publicKey: credentials.publicKey) else { return false }
+            let (header, claims) = AppStoreJWT.verified(String(authorization.dropFirst(7)), publicKey: credentials.publicKey)
+        else { return false }
         let now = Int64(Date().timeIntervalSince1970)
         return header.alg == "ES256" && header.typ == "JWT" && header.kid == credentials.keyID && claims.iss == credentials.issuerID
             && claims.aud == "appstoreconnect-v1" && claims.bid == credentials.bundleID && claims.exp > now && claims.iat <= now + 60

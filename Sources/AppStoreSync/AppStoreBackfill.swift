@@ -70,8 +70,10 @@ package struct AppStoreBackfill: Sendable {
     }
 
     /// Backfills every purchase of each of `transactionIDs`. `progress(done, total)` is called after each id.
-    package func run(app: AppRecord, client: AppStoreServerAPIClient, transactionIDs: [String], requestID: String? = nil,
-                     progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws(AppStoreSyncError) -> Summary {
+    package func run(
+        app: AppRecord, client: AppStoreServerAPIClient, transactionIDs: [String], requestID: String? = nil,
+        progress: @Sendable (Int, Int) -> Void = { _, _ in }
+    ) async throws(AppStoreSyncError) -> Summary {
         var summary = Summary()
         var purchases: Set<String> = []
         var transactions: Set<String> = []
@@ -85,8 +87,10 @@ package struct AppStoreBackfill: Sendable {
                 if case .rejected(let status, _, _) = error, status == 401 || status == 403 { throw .appStore(error) }
                 summary.failures.append(.init(transactionID: id, code: Self.code(error), appleErrorCode: error.code, message: error.description))
             } catch let RecordingError.unverifiable(error, path) {
-                summary.failures.append(.init(transactionID: id, code: error.code.rawValue, appleErrorCode: nil,
-                                              message: (path.map { "\($0): " } ?? "") + error.message))
+                summary.failures.append(
+                    .init(
+                        transactionID: id, code: error.code.rawValue, appleErrorCode: nil,
+                        message: (path.map { "\($0): " } ?? "") + error.message))
             } catch {
                 summary.failures.append(.init(transactionID: id, code: "not_recorded", appleErrorCode: nil, message: "\(error)"))
             }
@@ -94,16 +98,20 @@ package struct AppStoreBackfill: Sendable {
         }
         summary.purchases = purchases.count
         summary.transactionsSeen = transactions.count
-        logger.info("App Store backfill done", metadata: [
-            "app": "\(app.id)", "ids": "\(transactionIDs.count)", "purchases": "\(summary.purchases)",
-            "recorded": "\(summary.eventsRecorded)", "already_known": "\(summary.alreadyKnown)", "failures": "\(summary.failures.count)",
-        ])
+        logger.info(
+            "App Store backfill done",
+            metadata: [
+                "app": "\(app.id)", "ids": "\(transactionIDs.count)", "purchases": "\(summary.purchases)",
+                "recorded": "\(summary.eventsRecorded)", "already_known": "\(summary.alreadyKnown)", "failures": "\(summary.failures.count)"
+            ])
         return summary
     }
 
     /// One transaction id's history; returns the original transaction ids and the transaction ids it holds.
-    func backfill(app: AppRecord, client: AppStoreServerAPIClient, transactionID: String, metadata: EventMetadata,
-                  into summary: inout Summary) async throws -> (originals: Set<String>, transactions: Set<String>) {
+    func backfill(
+        app: AppRecord, client: AppStoreServerAPIClient, transactionID: String, metadata: EventMetadata,
+        into summary: inout Summary
+    ) async throws -> (originals: Set<String>, transactions: Set<String>) {
         var revision: String?
         var originals: Set<String> = []
         var transactions: Set<String> = []

@@ -17,8 +17,10 @@ package final class AppStoreClients: Sendable {
     let logger: Logger
     private let clients = Mutex<[String: AppStoreServerAPIClient]>([:])
 
-    package init(settings: AppStoreAPISettings, environment: [String: String] = ProcessInfo.processInfo.environment,
-                 httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(), logger: Logger) {
+    package init(
+        settings: AppStoreAPISettings, environment: [String: String] = ProcessInfo.processInfo.environment,
+        httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(), logger: Logger
+    ) {
         self.settings = settings
         self.environment = environment
         self.httpClient = httpClient

@@ -33,7 +33,8 @@ package struct AppStoreLookups: Sendable {
 
     /// Asks Apple to send a test notification and returns its token and, once Apple has one, the notification it sent.
     package func requestTestNotification(app: AppRecord, client: AppStoreServerAPIClient) async throws
-        -> (token: String, sent: VerifiedNotification?) {
+        -> (token: String, sent: VerifiedNotification?)
+    {
         let token = try await client.requestTestNotification().testNotificationToken
         let status = try await client.testNotificationStatus(token: token)
         guard let signed = status.signedPayload else { return (token, nil) }

@@ -51,14 +51,16 @@ package struct AppStoreReconciliation: Sendable {
     /// Apple would refuse it).
     package static func check(since: Instant, now: Instant) throws(AppStoreSyncError) {
         guard since >= now.adding(.zero - historyLimit) else {
-            throw .tooEarly("--since must be within the last 180 days (Apple keeps no older notification history); the earliest is "
-                + ISO8601DateFormatter().string(from: now.adding(.seconds(60) - historyLimit).date))
+            throw .tooEarly(
+                "--since must be within the last 180 days (Apple keeps no older notification history); the earliest is "
+                    + ISO8601DateFormatter().string(from: now.adding(.seconds(60) - historyLimit).date))
         }
         guard since < now else { throw .tooEarly("--since must be in the past") }
     }
 
     package func run(app: AppRecord, client: AppStoreServerAPIClient, since: Instant, now: Instant, requestID: String? = nil)
-        async throws(AppStoreSyncError) -> Summary {
+        async throws(AppStoreSyncError) -> Summary
+    {
         try Self.check(since: since, now: now)
         let query = NotificationHistoryQuery(startDate: since.epochMilliseconds, endDate: now.epochMilliseconds)
         let metadata = EventMetadata(source: Self.metadataSource, requestID: requestID)
@@ -89,9 +91,11 @@ package struct AppStoreReconciliation: Sendable {
             guard page.hasMore, let next = page.paginationToken, next != token else { break }
             token = next
         } while true
-        logger.info("App Store reconciliation done", metadata: [
-            "app": "\(app.id)", "seen": "\(summary.seen)", "missed": "\(summary.missed)", "failures": "\(summary.failures.count)",
-        ])
+        logger.info(
+            "App Store reconciliation done",
+            metadata: [
+                "app": "\(app.id)", "seen": "\(summary.seen)", "missed": "\(summary.missed)", "failures": "\(summary.failures.count)"
+            ])
         return summary
     }
 }

@@ -65,14 +65,16 @@ package struct ConsumptionAnswers: Sendable {
     /// one of Apple's "try again" codes).
     package static func isFinalRefusal(_ error: AppStoreServerAPIError) -> (status: Int, code: Int?)? {
         guard case .rejected(let status, let code, _) = error, (400..<500).contains(status), status != 401,
-              !AppStoreRetryPolicy.isRetryable(error) else { return nil }
+            !AppStoreRetryPolicy.isRetryable(error)
+        else { return nil }
         return (status, code)
     }
 
     /// Decides every open request of the app and sends the answers it may send.
     @discardableResult
     package func answer(app: AppRecord, client: AppStoreServerAPIClient, settings: AppStoreAPISettings.ConsumptionSettings) async throws
-        -> Summary {
+        -> Summary
+    {
         guard settings.optedIn else { return Summary() }
         var summary = Summary()
         let since = clock.now().adding(.zero - Self.answerWindow)
@@ -82,10 +84,12 @@ package struct ConsumptionAnswers: Sendable {
             switch ConsumptionAnswerRules.decide(inputs) {
             case .withhold(let reason):
                 guard !withheldBefore.contains(reason) else { continue }
-                _ = try await recorder.consumptionAnswerWithheld(app: app, ConsumptionAnswerWithheld(
-                    originalTransactionID: request.subscription.originalTransactionID, transactionID: request.transactionID,
-                    productID: request.subscription.productID, environment: request.subscription.environment,
-                    requestSignedDate: request.subscription.signedDate, decidedAt: clock.now(), reason: reason, inputs: inputs),
+                _ = try await recorder.consumptionAnswerWithheld(
+                    app: app,
+                    ConsumptionAnswerWithheld(
+                        originalTransactionID: request.subscription.originalTransactionID, transactionID: request.transactionID,
+                        productID: request.subscription.productID, environment: request.subscription.environment,
+                        requestSignedDate: request.subscription.signedDate, decidedAt: clock.now(), reason: reason, inputs: inputs),
                     metadata: EventMetadata(source: Self.metadataSource))
                 summary.withheld += 1
             case .send(let answer):
@@ -93,17 +97,21 @@ package struct ConsumptionAnswers: Sendable {
                 do {
                     apple = (try await client.sendConsumptionInformation(transactionID: request.transactionID, Self.body(answer)), nil)
                 } catch {
-                    logger.error("sending consumption information failed", metadata: [
-                        "app": "\(app.id)", "transaction_id": "\(request.transactionID)", "error": "\(error)",
-                    ])
+                    logger.error(
+                        "sending consumption information failed",
+                        metadata: [
+                            "app": "\(app.id)", "transaction_id": "\(request.transactionID)", "error": "\(error)"
+                        ])
                     guard let refusal = Self.isFinalRefusal(error) else { continue }
                     apple = refusal
                 }
-                _ = try await recorder.consumptionInformationSent(app: app, ConsumptionInformationSent(
-                    originalTransactionID: request.subscription.originalTransactionID, transactionID: request.transactionID,
-                    productID: request.subscription.productID, environment: request.subscription.environment,
-                    requestSignedDate: request.subscription.signedDate, sentAt: clock.now(), answer: answer, inputs: inputs,
-                    appleStatus: apple.status, appleErrorCode: apple.code), metadata: EventMetadata(source: Self.metadataSource))
+                _ = try await recorder.consumptionInformationSent(
+                    app: app,
+                    ConsumptionInformationSent(
+                        originalTransactionID: request.subscription.originalTransactionID, transactionID: request.transactionID,
+                        productID: request.subscription.productID, environment: request.subscription.environment,
+                        requestSignedDate: request.subscription.signedDate, sentAt: clock.now(), answer: answer, inputs: inputs,
+                        appleStatus: apple.status, appleErrorCode: apple.code), metadata: EventMetadata(source: Self.metadataSource))
                 if (200..<300).contains(apple.status) { summary.sent += 1 } else { summary.refused += 1 }
             }
         }

@@ -24,7 +24,8 @@ package struct ReconcileRunStore: Sendable {
     /// Claims the run due at `now` when the last one started at or before `dueIfStartedBefore` (or never), or failed and
     /// started at or before `failedDueIfStartedBefore`: true for exactly one caller among concurrent instances.
     package func claim(app appID: String, now: Instant, dueIfStartedBefore: Instant, failedDueIfStartedBefore: Instant) async throws -> Bool {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             INSERT INTO ledger.appstore_reconcile_runs AS r (app_id, started_at) VALUES (\(appID), \(now))
             ON CONFLICT (app_id) DO UPDATE SET started_at = EXCLUDED.started_at, finished_at = NULL, succeeded = NULL, error = NULL
             WHERE r.started_at <= \(dueIfStartedBefore) OR (r.succeeded = false AND r.started_at <= \(failedDueIfStartedBefore))
@@ -34,9 +35,12 @@ package struct ReconcileRunStore: Sendable {
     }
 
     /// Records how the run claimed at `startedAt` ended.
-    package func finish(app appID: String, startedAt: Instant, at now: Instant, succeeded: Bool, seen: Int, missed: Int,
-                       error: String?) async throws {
-        _ = try await pool.query("""
+    package func finish(
+        app appID: String, startedAt: Instant, at now: Instant, succeeded: Bool, seen: Int, missed: Int,
+        error: String?
+    ) async throws {
+        _ = try await pool.query(
+            """
             UPDATE ledger.appstore_reconcile_runs
             SET finished_at = \(now), succeeded = \(succeeded), seen = \(Int64(seen)), missed = \(Int64(missed)), error = \(error),
                 last_success_started_at = CASE WHEN \(succeeded) THEN started_at ELSE last_success_started_at END
@@ -45,14 +49,17 @@ package struct ReconcileRunStore: Sendable {
     }
 
     package func lastRun(app appID: String) async throws -> Run? {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT app_id, started_at, finished_at, succeeded, seen, missed, error, last_success_started_at FROM ledger.appstore_reconcile_runs
             WHERE app_id = \(appID)
-            """).first.map { row in
+            """
+        ).first.map { row in
             var cells = PostgresRowCursor(row)
-            return Run(appID: try cells.next(String.self), startedAt: try cells.next(Instant.self), finishedAt: try cells.next(Instant?.self),
-                       succeeded: try cells.next(Bool?.self), seen: Int(try cells.next(Int32.self)), missed: Int(try cells.next(Int32.self)),
-                       error: try cells.next(String?.self), lastSuccessStartedAt: try cells.next(Instant?.self))
+            return Run(
+                appID: try cells.next(String.self), startedAt: try cells.next(Instant.self), finishedAt: try cells.next(Instant?.self),
+                succeeded: try cells.next(Bool?.self), seen: Int(try cells.next(Int32.self)), missed: Int(try cells.next(Int32.self)),
+                error: try cells.next(String?.self), lastSuccessStartedAt: try cells.next(Instant?.self))
         }
     }
 }

@@ -17,9 +17,11 @@ package struct ReconcileSchedule: Sendable, Equatable {
     package var firstPeriod: Duration
     package var retryAfterFailure: Duration
 
-    package init(interval: Duration = .seconds(86_400), firstCheckDelay: Duration = .seconds(60), checkInterval: Duration = .seconds(300),
-                 overlap: Duration = .seconds(86_400), firstPeriod: Duration = .seconds(7 * 86_400),
-                 retryAfterFailure: Duration = .seconds(3600)) {
+    package init(
+        interval: Duration = .seconds(86_400), firstCheckDelay: Duration = .seconds(60), checkInterval: Duration = .seconds(300),
+        overlap: Duration = .seconds(86_400), firstPeriod: Duration = .seconds(7 * 86_400),
+        retryAfterFailure: Duration = .seconds(3600)
+    ) {
         self.interval = interval
         self.firstCheckDelay = firstCheckDelay
         self.checkInterval = checkInterval

@@ -15,7 +15,7 @@ public struct AppStoreTimestamp: Sendable, Hashable, Comparable, Codable, Custom
     /// Parses a JSON number literal; nil if it is not a finite number within ±10^15 ms (about ±31,000 years).
     init?(literal: String) {
         guard let value = Decimal(string: literal, locale: Locale(identifier: "en_US_POSIX")), value.isFinite,
-              abs(value) < Decimal(sign: .plus, exponent: 15, significand: 1)
+            abs(value) < Decimal(sign: .plus, exponent: 15, significand: 1)
         else { return nil }
         self.milliseconds = value
     }

@@ -48,7 +48,9 @@ public struct AppStoreVerifier: Sendable {
 
     /// A Server Notification V2 `signedPayload`. The nested signed transaction and renewal info, when present, are
     /// verified too (same app, same environment); a failure there rejects the whole notification.
-    public func verifyNotification(_ signedPayload: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> VerifiedNotification {
+    public func verifyNotification(_ signedPayload: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError)
+        -> VerifiedNotification
+    {
         try await verifyNotification(CompactJWS(signedPayload), now: now)
     }
 
@@ -78,7 +80,9 @@ public struct AppStoreVerifier: Sendable {
     }
 
     /// A signed app transaction (`AppTransaction.jwsRepresentation`); its chain is checked at `receiptCreationDate`.
-    public func verifyAppTransaction(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> AppTransactionPayload {
+    public func verifyAppTransaction(_ signed: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError)
+        -> AppTransactionPayload
+    {
         let json = try await jws.verify(
             signed, allowLocallySigned: configuration.allowsLocallySignedData, signingDateKey: "receiptCreationDate", now: now
         )
@@ -102,8 +106,8 @@ public struct AppStoreVerifier: Sendable {
         guard receipt.environment == configuration.environment else {
             throw AppStoreVerificationError(
                 .wrongEnvironment,
-                "the receipt type is \(receipt.receiptType.map { "\"\($0)\"" } ?? "missing"), which is not the configured environment " +
-                    "\(configuration.environment)"
+                "the receipt type is \(receipt.receiptType.map { "\"\($0)\"" } ?? "missing"), which is not the configured environment "
+                    + "\(configuration.environment)"
             )
         }
         return receipt
@@ -119,8 +123,8 @@ public struct AppStoreVerifier: Sendable {
         guard bundleId == configuration.bundleId else {
             throw AppStoreVerificationError(
                 .wrongBundleId,
-                "the data is for bundle id \(bundleId.map { "\"\($0)\"" } ?? "(none)"), not \"\(configuration.bundleId)\"; check --bundle-id or " +
-                    "where the data came from"
+                "the data is for bundle id \(bundleId.map { "\"\($0)\"" } ?? "(none)"), not \"\(configuration.bundleId)\"; check --bundle-id or "
+                    + "where the data came from"
             )
         }
     }
@@ -130,8 +134,8 @@ public struct AppStoreVerifier: Sendable {
         guard configuration.environment == .production, appAppleId != configuration.appAppleId else { return }
         throw AppStoreVerificationError(
             .wrongAppAppleId,
-            "the data is for app Apple id \(appAppleId.map(String.init) ?? "(none)"), not " +
-                "\(configuration.appAppleId.map(String.init) ?? "(not configured: pass --app-apple-id)")"
+            "the data is for app Apple id \(appAppleId.map(String.init) ?? "(none)"), not "
+                + "\(configuration.appAppleId.map(String.init) ?? "(not configured: pass --app-apple-id)")"
         )
     }
 

@@ -14,12 +14,15 @@ public struct AppStoreVerifierSet: Sendable {
 
     public init(bundleId: String, appAppleId: Int64?, environments: [AppStoreEnvironment], roots: TrustRoots) {
         self.environments = environments
-        self.verifiers = Dictionary(uniqueKeysWithValues: environments.map {
-            ($0, AppStoreVerifier(configuration: AppConfiguration(bundleId: bundleId, appAppleId: appAppleId, environment: $0), roots: roots))
-        })
+        self.verifiers = Dictionary(
+            uniqueKeysWithValues: environments.map {
+                ($0, AppStoreVerifier(configuration: AppConfiguration(bundleId: bundleId, appAppleId: appAppleId, environment: $0), roots: roots))
+            })
     }
 
-    public func verifyNotification(_ signedPayload: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError) -> VerifiedNotification {
+    public func verifyNotification(_ signedPayload: String, now: Instant = Instant(Date())) async throws(AppStoreVerificationError)
+        -> VerifiedNotification
+    {
         // Split and decoded once: the claimed environment picks the verifier, which verifies the same decoded JWS.
         let jws = try CompactJWS(signedPayload)
         let claimed = try? NotificationPayload(json: jws.payloadJSON()).appIdentity.environment

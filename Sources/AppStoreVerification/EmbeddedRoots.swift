@@ -50,6 +50,6 @@ enum EmbeddedRoots {
         at+qIxUCMG1mihDK1A3UT82NQz60imOlM27jbdoXt2QfyFMm+YhidDkLF1vLUagM
         6BgD56KyKA==
         -----END CERTIFICATE-----
-        """,
+        """
     ]
 }

@@ -62,7 +62,8 @@ public struct TrustRoots: Sendable {
         var certificates: [Certificate] = []
         var remainder = Substring(text)
         while let begin = remainder.range(of: "-----BEGIN CERTIFICATE-----"),
-              let end = remainder.range(of: "-----END CERTIFICATE-----", range: begin.upperBound..<remainder.endIndex) {
+            let end = remainder.range(of: "-----END CERTIFICATE-----", range: begin.upperBound..<remainder.endIndex)
+        {
             certificates.append(try Certificate(pemEncoded: String(remainder[begin.lowerBound..<end.upperBound])))
             remainder = remainder[end.upperBound...]
         }

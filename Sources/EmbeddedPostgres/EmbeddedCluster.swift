@@ -47,8 +47,10 @@ public final class EmbeddedCluster: Sendable {
     let options: Options
     let logger: Logger
 
-    public init(directory: String, installation: PostgresInstallation, options: Options = Options(),
-                logger: Logger = Logger(label: "ledger.embedded-postgres")) {
+    public init(
+        directory: String, installation: PostgresInstallation, options: Options = Options(),
+        logger: Logger = Logger(label: "ledger.embedded-postgres")
+    ) {
         self.directory = URL(fileURLWithPath: directory).standardizedFileURL.path
         self.installation = installation
         self.options = options
@@ -71,8 +73,9 @@ public final class EmbeddedCluster: Sendable {
     /// Creates the cluster if the folder has none, then starts it unless it is already running.
     public func start() throws -> Running {
         let user = try ServerUser.current()
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: user.runAsPrefix == nil ? 0o700 : 0o711])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: user.runAsPrefix == nil ? 0o700 : 0o711])
         guard user.canReach(directory) else { throw EmbeddedPostgresError.dataDirectoryNotReachable(path: directory, user: user.name) }
         let password = try initializeIfNeeded(user: user)
 
@@ -82,13 +85,19 @@ public final class EmbeddedCluster: Sendable {
             return Running(host: "127.0.0.1", port: port, superuser: Self.superuser, password: password, startedHere: false)
         }
         let port = try options.port ?? Self.freeLoopbackPort()
-        var settings = ["-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories='\(options.unixSocketDirectory ?? "")'",
-                        "-c max_connections=\(options.maxConnections)"]
+        var settings = [
+            "-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories='\(options.unixSocketDirectory ?? "")'",
+            "-c max_connections=\(options.maxConnections)"
+        ]
         if options.unsafeFastWrites {
             settings += ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"]
         }
-        try ProcessRunner.check(workingDirectory: directory, user.command([installation.program("pg_ctl"), "start", "-D", dataPath, "-l", logPath,
-                                              "-w", "-t", "60", "-o", settings.joined(separator: " ")]))
+        try ProcessRunner.check(
+            workingDirectory: directory,
+            user.command([
+                installation.program("pg_ctl"), "start", "-D", dataPath, "-l", logPath,
+                "-w", "-t", "60", "-o", settings.joined(separator: " ")
+            ]))
         logger.info("started embedded PostgreSQL", metadata: ["port": "\(port)", "data": "\(dataPath)"])
         return Running(host: "127.0.0.1", port: port, superuser: Self.superuser, password: password, startedHere: true)
     }
@@ -99,15 +108,19 @@ public final class EmbeddedCluster: Sendable {
     public func createReplica(of primary: Running) throws {
         let user = try ServerUser.current()
         let manager = FileManager.default
-        try manager.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                    attributes: [.posixPermissions: user.runAsPrefix == nil ? 0o700 : 0o711])
+        try manager.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: user.runAsPrefix == nil ? 0o700 : 0o711])
         guard !manager.fileExists(atPath: dataPath + "/PG_VERSION") else { return }
         try manager.createDirectory(atPath: dataPath, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try user.take(dataPath)
-        try ProcessRunner.check(workingDirectory: directory, user.command([
-            installation.program("pg_basebackup"), "-D", dataPath, "-d", primary.connectionString(database: "postgres"),
-            "-X", "stream", "-R", "--checkpoint=fast",
-        ] + (options.unsafeFastWrites ? ["--no-sync"] : [])))
+        try ProcessRunner.check(
+            workingDirectory: directory,
+            user.command(
+                [
+                    installation.program("pg_basebackup"), "-D", dataPath, "-d", primary.connectionString(database: "postgres"),
+                    "-X", "stream", "-R", "--checkpoint=fast"
+                ] + (options.unsafeFastWrites ? ["--no-sync"] : [])))
         guard manager.createFile(atPath: passwordPath, contents: Data(primary.password.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw EmbeddedPostgresError.corruptDataDirectory(path: directory, reason: "cannot write \(passwordPath)")
         }
@@ -117,8 +130,12 @@ public final class EmbeddedCluster: Sendable {
     /// Stops the cluster (fast shutdown: open transactions roll back, committed data is safe).
     public func stop() throws {
         let user = try ServerUser.current()
-        try ProcessRunner.check(workingDirectory: directory, user.command([installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "fast", "-w",
-            "-t", "60"]))
+        try ProcessRunner.check(
+            workingDirectory: directory,
+            user.command([
+                installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "fast", "-w",
+                "-t", "60"
+            ]))
         logger.info("stopped embedded PostgreSQL", metadata: ["data": "\(dataPath)"])
     }
 
@@ -129,14 +146,18 @@ public final class EmbeddedCluster: Sendable {
     /// command" on stderr.
     public func stopAfterClientsLeave(timeoutSeconds: Int = 10) throws {
         let user = try ServerUser.current()
-        let smart = try ProcessRunner.run(user.command([installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "smart", "-w",
-                                                         "-t", "\(timeoutSeconds)"]), workingDirectory: directory)
+        let smart = try ProcessRunner.run(
+            user.command([
+                installation.program("pg_ctl"), "stop", "-D", dataPath, "-m", "smart", "-w",
+                "-t", "\(timeoutSeconds)"
+            ]), workingDirectory: directory)
         guard smart.status != 0 else {
             logger.info("stopped embedded PostgreSQL", metadata: ["data": "\(dataPath)"])
             return
         }
-        logger.warning("clients of the embedded PostgreSQL did not disconnect; stopping it anyway",
-                       metadata: ["timeout": "\(timeoutSeconds)s", "data": "\(dataPath)"])
+        logger.warning(
+            "clients of the embedded PostgreSQL did not disconnect; stopping it anyway",
+            metadata: ["timeout": "\(timeoutSeconds)s", "data": "\(dataPath)"])
         try stop()
     }
 
@@ -159,10 +180,13 @@ public final class EmbeddedCluster: Sendable {
         }
         defer { try? manager.removeItem(atPath: passwordFile) }
         try user.take(passwordFile)
-        try ProcessRunner.check(workingDirectory: directory, user.command([
-            installation.program("initdb"), "-D", dataPath, "-U", Self.superuser, "--pwfile=\(passwordFile)",
-            "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-instructions",
-        ] + (options.unsafeFastWrites ? ["--no-sync"] : [])))
+        try ProcessRunner.check(
+            workingDirectory: directory,
+            user.command(
+                [
+                    installation.program("initdb"), "-D", dataPath, "-U", Self.superuser, "--pwfile=\(passwordFile)",
+                    "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-instructions"
+                ] + (options.unsafeFastWrites ? ["--no-sync"] : [])))
         guard manager.createFile(atPath: passwordPath, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw EmbeddedPostgresError.corruptDataDirectory(path: directory, reason: "cannot write \(passwordPath)")
         }
@@ -185,8 +209,11 @@ public final class EmbeddedCluster: Sendable {
     /// Asks the kernel for a free port on 127.0.0.1.
     public static func freeLoopbackPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw EmbeddedPostgresError.commandFailed(command: "socket", status: errno,
-            output: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else {
+            throw EmbeddedPostgresError.commandFailed(
+                command: "socket", status: errno,
+                output: String(cString: strerror(errno)))
+        }
         defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -10,8 +10,8 @@ public enum EmbeddedPostgresError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .binariesNotFound(let searched):
             "PostgreSQL server programs (initdb, pg_ctl) were not found (looked in: \(searched.joined(separator: ", "))). "
-                + "Install them with `apt-get install postgresql`, set LEDGER_PG_BINDIR to their folder, or set DATABASE_URL to use an existing " +
-                    "server."
+                + "Install them with `apt-get install postgresql`, set LEDGER_PG_BINDIR to their folder, or set DATABASE_URL to use an existing "
+                + "server."
         case .noUnprivilegedUser(let name):
             "PostgreSQL refuses to run as root and there is no '\(name)' user to run it as. "
                 + "Install the postgresql package (it creates that user) or run the ledger as a normal user."

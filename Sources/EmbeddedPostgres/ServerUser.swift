@@ -19,8 +19,9 @@ struct ServerUser: Sendable {
         }
         guard let entry = getpwnam(unprivilegedName) else { throw .noUnprivilegedUser(name: unprivilegedName) }
         let runuser = ["/usr/sbin/runuser", "/sbin/runuser"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/sbin/runuser"
-        return ServerUser(name: unprivilegedName, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid,
-                          runAsPrefix: [runuser, "-u", unprivilegedName, "--"])
+        return ServerUser(
+            name: unprivilegedName, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid,
+            runAsPrefix: [runuser, "-u", unprivilegedName, "--"])
     }
 
     /// The command line that runs `arguments` as this user.

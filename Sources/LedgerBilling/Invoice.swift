@@ -94,8 +94,8 @@ public enum InvoiceError: Error, Sendable, Equatable, CustomStringConvertible {
         case .planChangeForFinalizedMonth(let month):
             "the account already has a finalized invoice for \(month) or later; a plan can start only after the last finalized month"
         case .monthNotEnded(let month):
-            "\(month) has not ended yet (UTC, by the service clock): a month is invoiced (finalized, or voided and replaced) only once it " +
-                "is over, so that its invoice bills all of it; do it from \(InvoiceStore.firstDay(after: month)) on, and draft it meanwhile"
+            "\(month) has not ended yet (UTC, by the service clock): a month is invoiced (finalized, or voided and replaced) only once it "
+                + "is over, so that its invoice bills all of it; do it from \(InvoiceStore.firstDay(after: month)) on, and draft it meanwhile"
         }
     }
 }

@@ -20,20 +20,30 @@ package enum InvoiceRendering {
     /// earlier month), `total`.
     package static func csv(_ invoice: Invoice) -> String {
         let c = invoice.content
-        var rows = [["invoice_number", "account_id", "month", "kind", "app_id", "period", "description", "users",
-                     "unit_price_minor", "amount_minor", "currency", "unit_price", "amount"]]
+        var rows = [
+            [
+                "invoice_number", "account_id", "month", "kind", "app_id", "period", "description", "users",
+                "unit_price_minor", "amount_minor", "currency", "unit_price", "amount"
+            ]
+        ]
         let m = { (minor: Int64) in major(minor, c.currency) }
         let head = [invoice.displayNumber, c.accountID, c.month]
         for app in c.apps {
             rows.append(head + ["usage", app.appID, c.month, "paying users", "\(app.payingUsers)", "", "", c.currency, "", ""])
         }
         for band in c.bands {
-            rows.append(head + ["band", "", c.month, "users \(range(band.from, band.to))", "\(band.users)",
-                                "\(band.unitPriceMinor)", "\(band.amountMinor)", c.currency, m(band.unitPriceMinor), m(band.amountMinor)])
+            rows.append(
+                head + [
+                    "band", "", c.month, "users \(range(band.from, band.to))", "\(band.users)",
+                    "\(band.unitPriceMinor)", "\(band.amountMinor)", c.currency, m(band.unitPriceMinor), m(band.amountMinor)
+                ])
         }
         for adjustment in c.adjustments {
-            rows.append(head + ["adjustment", adjustment.appID, adjustment.month, "late paying users (plan \(adjustment.planID))",
-                                "\(adjustment.users)", "", "\(adjustment.amountMinor)", c.currency, "", m(adjustment.amountMinor)])
+            rows.append(
+                head + [
+                    "adjustment", adjustment.appID, adjustment.month, "late paying users (plan \(adjustment.planID))",
+                    "\(adjustment.users)", "", "\(adjustment.amountMinor)", c.currency, "", m(adjustment.amountMinor)
+                ])
         }
         rows.append(head + ["total", "", c.month, "total", "\(c.payingUsers)", "", "\(c.totalMinor)", c.currency, "", m(c.totalMinor)])
         return rows.map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
@@ -54,7 +64,7 @@ package enum InvoiceRendering {
             "\"replaced_by\":\(invoice.replacedBy.map(quoted) ?? "null")",
             "\"voided_at\":\(invoice.voidedAt.map { quoted($0.rfc3339) } ?? "null")",
             "\"void_reason\":\(invoice.voidReason.map(quoted) ?? "null")",
-            "\"total\":\(quoted(major(invoice.content.totalMinor, invoice.content.currency)))",
+            "\"total\":\(quoted(major(invoice.content.totalMinor, invoice.content.currency)))"
         ]
         return "{" + header.joined(separator: ",") + ",\"content\":" + contentJSON(invoice.content) + "}"
     }
@@ -84,16 +94,19 @@ package enum InvoiceRendering {
         }
         var lines: [String] = []
         for band in c.bands {
-            lines.append("<tr><td>Paying users \(range(band.from, band.to))</td><td class=n>\(band.users)</td><td " +
-                "class=n>\(major(band.unitPriceMinor, c.currency))</td><td class=n>\(major(band.amountMinor, c.currency))</td></tr>")
+            lines.append(
+                "<tr><td>Paying users \(range(band.from, band.to))</td><td class=n>\(band.users)</td><td "
+                    + "class=n>\(major(band.unitPriceMinor, c.currency))</td><td class=n>\(major(band.amountMinor, c.currency))</td></tr>")
         }
         for a in c.adjustments {
-            lines.append("<tr><td>Adjustment: late paying users of \(e(a.month)), app \(e(a.appID))</td><td class=n>\(a.users)</td><td></td><td " +
-                "class=n>\(major(a.amountMinor, c.currency))</td></tr>")
+            lines.append(
+                "<tr><td>Adjustment: late paying users of \(e(a.month)), app \(e(a.appID))</td><td class=n>\(a.users)</td><td></td><td "
+                    + "class=n>\(major(a.amountMinor, c.currency))</td></tr>")
         }
         let apps = c.apps.map { "<tr><td>\(e($0.appID))</td><td class=n>\($0.payingUsers)</td></tr>" }.joined()
-        let status = invoice.status == "voided" ? "<p class=void>VOIDED \(e(invoice.voidReason ?? "")) — replaced by " +
-            "\(e(invoice.replacedBy ?? ""))</p>" : ""
+        let status =
+            invoice.status == "voided"
+            ? "<p class=void>VOIDED \(e(invoice.voidReason ?? "")) — replaced by " + "\(e(invoice.replacedBy ?? ""))</p>" : ""
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Invoice \(invoice.displayNumber)</title>

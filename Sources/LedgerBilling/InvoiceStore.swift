@@ -45,7 +45,8 @@ public struct InvoiceStore: Sendable {
         do { try plan.validate() } catch { throw InvoiceError.invalidPlan(error.description) }
         let tiers = String(decoding: try JSONEncoder().encode(plan.tiers), as: UTF8.self)
         do {
-            try await pool.query("""
+            try await pool.query(
+                """
                 INSERT INTO ledger.price_plans (id, currency, tiers) VALUES (\(plan.id), \(plan.currency), \(JSONB(tiers)))
                 """)
         } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
@@ -59,11 +60,13 @@ public struct InvoiceStore: Sendable {
     public func assignPlan(account: String, planID: String, from month: CalendarMonth) async throws {
         try await pool.transaction { connection in
             guard try Self.plan(id: planID, on: connection) != nil else { throw InvoiceError.unknownPlan(planID) }
-            let invoiced = try connection.query("""
+            let invoiced = try connection.query(
+                """
                 SELECT 1 FROM ledger.invoices WHERE account_id = \(account) AND month >= \(month.description) LIMIT 1
                 """)
             guard invoiced.isEmpty else { throw InvoiceError.planChangeForFinalizedMonth(month.description) }
-            try connection.query("""
+            try connection.query(
+                """
                 INSERT INTO ledger.account_plans (account_id, from_month, plan_id) VALUES (\(account), \(month.description), \(planID))
                 ON CONFLICT (account_id, from_month) DO UPDATE SET plan_id = EXCLUDED.plan_id
                 """)
@@ -95,8 +98,10 @@ public struct InvoiceStore: Sendable {
     ///
     /// Accounts go in chunks of `chunkSize`, each chunk one transaction: one count of the paying users of all its
     /// apps, one read of the plans, existing and prior invoices, then one insert per invoice.
-    public func finalizeAll(month: CalendarMonth, chunkSize: Int = 100,
-                            progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> [(invoice: Invoice, created: Bool)] {
+    public func finalizeAll(
+        month: CalendarMonth, chunkSize: Int = 100,
+        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws -> [(invoice: Invoice, created: Bool)] {
         try requireEnded(month)
         let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }
         try await catchUp()
@@ -113,16 +118,19 @@ public struct InvoiceStore: Sendable {
     /// Finalizes `month` for `accounts` (sorted) in the caller's transaction.
     static func finalize(accounts: [String], month: CalendarMonth, on connection: PostgresConnection) throws -> [(invoice: Invoice, created: Bool)] {
         // Every account's lock first, in one statement and in order, so concurrent finalizations cannot deadlock.
-        try connection.query("""
+        try connection.query(
+            """
             SELECT pg_advisory_xact_lock(hashtext('ledger.invoice.' || id)) FROM unnest(\(TextArray(accounts))) AS id ORDER BY id
             """)
         let apps = try Self.apps(of: accounts, on: connection)
         let (usage, snapshot) = try InvoiceUsage.counted(on: connection, apps: apps.values.flatMap { $0 })
         let plans = try PlanBook.load(accounts: accounts, on: connection)
         var finalized: [String: [Invoice]] = [:]
-        for invoice in try connection.query("""
+        for invoice in try connection.query(
+            """
             SELECT \(unescaped: Invoice.columns) FROM ledger.invoices WHERE account_id = ANY(\(TextArray(accounts))) AND status = 'finalized'
-            """).map(Invoice.decode) {
+            """
+        ).map(Invoice.decode) {
             finalized[invoice.accountID, default: []].append(invoice)
         }
         return try accounts.map { account in
@@ -168,7 +176,8 @@ public struct InvoiceStore: Sendable {
             let apps = try Self.apps(of: current.accountID, on: connection)
             let (usage, snapshot) = try InvoiceUsage.counted(on: connection, apps: apps)
             let replacementID = RandomToken.identifier(prefix: "inv_")
-            try connection.query("""
+            try connection.query(
+                """
                 UPDATE ledger.invoices SET status = 'voided', voided_at = clock_timestamp(), void_reason = \(reason),
                     replaced_by = \(replacementID)
                 WHERE id = \(current.id)
@@ -191,11 +200,13 @@ public struct InvoiceStore: Sendable {
 
     /// Invoices, newest number first, optionally of one account and / or month (voided ones included).
     public func list(account: String? = nil, month: CalendarMonth? = nil) async throws -> [Invoice] {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
             WHERE (\(account)::text IS NULL OR account_id = \(account)) AND (\(month?.description)::text IS NULL OR month = \(month?.description))
             ORDER BY year DESC, number DESC
-            """).map(Invoice.decode)
+            """
+        ).map(Invoice.decode)
     }
 
     /// The invoice recomputed from the log in its snapshot, with the billed history and plans it was finalized
@@ -222,52 +233,65 @@ public struct InvoiceStore: Sendable {
         let apps = try Self.apps(of: invoice.accountID, on: connection)
         let usage = try InvoiceUsage.folded(on: connection, apps: apps, snapshot: invoice.snapshot)
         // The invoices that were live when this one was finalized.
-        let prior = try connection.query("""
+        let prior = try connection.query(
+            """
             SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
             WHERE account_id = \(invoice.accountID) AND id <> \(invoice.id) AND finalized_at < \(invoice.finalizedAt)
               AND (voided_at IS NULL OR voided_at > \(invoice.finalizedAt))
-            """).map(Invoice.decode)
-        let content = try Self.compute(account: invoice.accountID, month: month, apps: apps, usage: usage, prior: prior,
-                                       on: connection, appsAsOf: invoice.content.apps.map(\.appID))
+            """
+        ).map(Invoice.decode)
+        let content = try Self.compute(
+            account: invoice.accountID, month: month, apps: apps, usage: usage, prior: prior,
+            on: connection, appsAsOf: invoice.content.apps.map(\.appID))
         return Reproduction(stored: invoice, recomputed: content, recomputedHash: InvoiceCanonicalJSON.hash(InvoiceCanonicalJSON.encode(content)))
     }
 
     // MARK: Helpers on a connection
 
-    static func compute(account: String, month: CalendarMonth, apps: [String], usage: [String: [String: Int]], prior: [Invoice],
-                        on connection: PostgresConnection, appsAsOf: [String]? = nil) throws -> InvoiceContent {
-        InvoiceCalculator.compute(account: account, month: month, apps: appsAsOf ?? apps, usage: usage,
-                                  billed: InvoiceCalculator.billed(by: prior.filter { $0.month != month.description }.map(\.content)),
-                                  plan: try PlanBook.load(accounts: [account], on: connection).plan(for: account))
+    static func compute(
+        account: String, month: CalendarMonth, apps: [String], usage: [String: [String: Int]], prior: [Invoice],
+        on connection: PostgresConnection, appsAsOf: [String]? = nil
+    ) throws -> InvoiceContent {
+        InvoiceCalculator.compute(
+            account: account, month: month, apps: appsAsOf ?? apps, usage: usage,
+            billed: InvoiceCalculator.billed(by: prior.filter { $0.month != month.description }.map(\.content)),
+            plan: try PlanBook.load(accounts: [account], on: connection).plan(for: account))
     }
 
     /// Apps by account (every account of `accounts`, with no app an empty list).
     static func apps(of accounts: [String], on connection: PostgresConnection) throws -> [String: [String]] {
         var apps = Dictionary(uniqueKeysWithValues: accounts.map { ($0, [String]()) })
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT account_id, id FROM ledger.apps WHERE account_id = ANY(\(TextArray(accounts))) ORDER BY account_id, id
-            """) {
+            """)
+        {
             apps[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
         }
         return apps
     }
 
-    static func insert(_ content: InvoiceContent, snapshot: String, replaces: String?, id: String? = nil,
-                       on connection: PostgresConnection) throws -> Invoice {
+    static func insert(
+        _ content: InvoiceContent, snapshot: String, replaces: String?, id: String? = nil,
+        on connection: PostgresConnection
+    ) throws -> Invoice {
         let json = InvoiceCanonicalJSON.encode(content)
         let year = Int32(content.month.prefix(4)) ?? 0
-        let number = try connection.query("""
+        let number = try connection.query(
+            """
             INSERT INTO ledger.invoice_numbers (year, last) VALUES (\(year), 1)
             ON CONFLICT (year) DO UPDATE SET last = ledger.invoice_numbers.last + 1 RETURNING last
             """)[0].decode(Int32.self, at: 0)
-        return try Invoice.decode(connection.query("""
-            INSERT INTO ledger.invoices (id, account_id, month, year, number, status, content, content_hash, total_minor,
-                                         currency, snapshot, replaces)
-            VALUES (\(id ?? RandomToken.identifier(prefix: "inv_")), \(content.accountID), \(content.month), \(year), \(number),
-                    'finalized', \(json), \(InvoiceCanonicalJSON.hash(json)), \(content.totalMinor), \(content.currency),
-                    \(snapshot)::pg_snapshot, \(replaces))
-            RETURNING \(unescaped: Invoice.columns)
-            """)[0])
+        return try Invoice.decode(
+            connection.query(
+                """
+                INSERT INTO ledger.invoices (id, account_id, month, year, number, status, content, content_hash, total_minor,
+                                             currency, snapshot, replaces)
+                VALUES (\(id ?? RandomToken.identifier(prefix: "inv_")), \(content.accountID), \(content.month), \(year), \(number),
+                        'finalized', \(json), \(InvoiceCanonicalJSON.hash(json)), \(content.totalMinor), \(content.currency),
+                        \(snapshot)::pg_snapshot, \(replaces))
+                RETURNING \(unescaped: Invoice.columns)
+                """)[0])
     }
 
     static func lock(account: String, on connection: PostgresConnection) throws {
@@ -282,16 +306,20 @@ public struct InvoiceStore: Sendable {
     }
 
     static func finalized(account: String, on connection: PostgresConnection) throws -> [Invoice] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT \(unescaped: Invoice.columns) FROM ledger.invoices WHERE account_id = \(account) AND status = 'finalized'
-            """).map(Invoice.decode)
+            """
+        ).map(Invoice.decode)
     }
 
     static func live(account: String, month: CalendarMonth, on connection: PostgresConnection) throws -> Invoice? {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT \(unescaped: Invoice.columns) FROM ledger.invoices
             WHERE account_id = \(account) AND month = \(month.description) AND status = 'finalized'
-            """).first.map(Invoice.decode)
+            """
+        ).first.map(Invoice.decode)
     }
 
     static func invoice(id: String, on connection: PostgresConnection) throws -> Invoice? {
@@ -313,10 +341,12 @@ struct PlanBook {
 
     static func load(accounts: [String], on connection: PostgresConnection) throws -> PlanBook {
         var assignments: [String: [(from: String, planID: String)]] = [:]
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT account_id, from_month, plan_id FROM ledger.account_plans WHERE account_id = ANY(\(TextArray(accounts)))
             ORDER BY account_id, from_month
-            """) {
+            """)
+        {
             let assignment = (from: try row.decode(String.self, at: 1), planID: try row.decode(String.self, at: 2))
             assignments[try row.decode(String.self, at: 0), default: []].append(assignment)
         }

@@ -29,14 +29,16 @@ enum InvoiceUsage {
         var after = LogCheckpoint.start
         while true {
             // The verbatim notification records are left out: every fact in them is also a typed event.
-            let rows = try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                WHERE app_id = ANY(\(TextArray(apps))) AND transaction_id < pg_snapshot_xmax(\(snapshot)::pg_snapshot)
-                  AND pg_visible_in_snapshot(transaction_id, \(snapshot)::pg_snapshot)
-                  AND (transaction_id, position) > (\(TransactionIDValue(value: after.transactionID)), \(after.position))
-                  AND event_type <> 'appstore.notification'
-                ORDER BY transaction_id, position LIMIT 5000
-                """))
+            let rows = try EventColumns.decode(
+                connection.query(
+                    """
+                    SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                    WHERE app_id = ANY(\(TextArray(apps))) AND transaction_id < pg_snapshot_xmax(\(snapshot)::pg_snapshot)
+                      AND pg_visible_in_snapshot(transaction_id, \(snapshot)::pg_snapshot)
+                      AND (transaction_id, position) > (\(TransactionIDValue(value: after.transactionID)), \(after.position))
+                      AND event_type <> 'appstore.notification'
+                    ORDER BY transaction_id, position LIMIT 5000
+                    """))
             guard let last = rows.last else { break }
             after = last.checkpoint
             for recorded in rows {

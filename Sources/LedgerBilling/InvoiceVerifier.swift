@@ -20,25 +20,27 @@ package enum InvoiceVerifier {
             let finalizedAt = try row.decode(Instant.self, at: 5)
             numbers[year, default: []].append(number)
             if let previous, previous.year == year, previous.finalizedAt >= finalizedAt {
-                problems.append("invoice \(id) (\(year)-\(number)) was finalized before number \(previous.number): numbers were swapped or " +
-                    "reassigned")
+                problems.append(
+                    "invoice \(id) (\(year)-\(number)) was finalized before number \(previous.number): numbers were swapped or " + "reassigned")
             }
             previous = (year, number, finalizedAt)
             if InvoiceCanonicalJSON.hash(try row.decode(String.self, at: 3)) != (try row.decode([UInt8].self, at: 4)) {
                 problems.append("invoice \(id) (\(year)-\(number)): its content does not match its hash (edited)")
             }
         }
-        let last = Dictionary(uniqueKeysWithValues: try connection.query("SELECT year, last FROM ledger.invoice_numbers").map {
-            (try $0.decode(Int32.self, at: 0), try $0.decode(Int32.self, at: 1))
-        })
+        let last = Dictionary(
+            uniqueKeysWithValues: try connection.query("SELECT year, last FROM ledger.invoice_numbers").map {
+                (try $0.decode(Int32.self, at: 0), try $0.decode(Int32.self, at: 1))
+            })
         for year in Set(numbers.keys).union(last.keys).sorted() {
             let used = numbers[year] ?? []
             let top = max(last[year] ?? 0, used.max() ?? 0)
             guard top > 0 else { continue }
             let expected = Array(1...top)
             let missing = Set(expected).subtracting(used).sorted()
-            if !missing.isEmpty { problems.append("invoices of \(year): numbers \(missing.map(String.init).joined(separator: ", ")) are missing " +
-                "(deleted)") }
+            if !missing.isEmpty {
+                problems.append("invoices of \(year): numbers \(missing.map(String.init).joined(separator: ", ")) are missing " + "(deleted)")
+            }
             if used.count != Set(used).count || (used.max() ?? 0) > (last[year] ?? 0) {
                 problems.append("invoices of \(year): numbers beyond the sequence or repeated (inserted)")
             }

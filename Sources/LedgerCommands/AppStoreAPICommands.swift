@@ -18,12 +18,14 @@ struct AppStoreAPIOptions: ParsableArguments {
     @Option(help: "The ledger app (app_…).")
     var app: String
 
-    @Option(name: .customLong("config"),
-            help: "The App Store Server API settings file (default: $LEDGER_APPSTORE_API_CONFIG; see README, \"App Store Server API\").")
+    @Option(
+        name: .customLong("config"),
+        help: "The App Store Server API settings file (default: $LEDGER_APPSTORE_API_CONFIG; see README, \"App Store Server API\").")
     var config: String?
 
-    @Option(name: .customLong("root"),
-            help: "A trusted root certificate file (DER or PEM); repeatable (default: $LEDGER_APPLE_ROOTS or Apple's roots).")
+    @Option(
+        name: .customLong("root"),
+        help: "A trusted root certificate file (DER or PEM); repeatable (default: $LEDGER_APPLE_ROOTS or Apple's roots).")
     var roots: [String] = []
 
     /// The settings and roots, or a usage error that says what to fix (exit 2).
@@ -115,7 +117,8 @@ extension AppStoreCommand {
                 }
             }
             progress.finish()
-            print("""
+            print(
+                """
                 backfill of app \(options.app): \(summary.purchases) purchase(s), \(summary.transactionsSeen) transaction(s) seen, \
                 \(summary.eventsRecorded) event(s) recorded, \(summary.alreadyKnown) already known, \(summary.failures.count) failure(s)
                 """)
@@ -176,7 +179,8 @@ extension AppStoreCommand {
                     throw CommandFailure("\(error)")
                 }
             }
-            print("""
+            print(
+                """
                 reconcile of app \(options.app) since \(since): \(summary.seen) notification(s) seen, \(summary.missed) missed and now \
                 recorded, \(summary.alreadyKnown) already known, \(summary.failures.count) failure(s)
                 """)
@@ -202,11 +206,14 @@ extension AppStoreCommand {
                 guard context.settings.consumption.optedIn else {
                     throw options.usage("answer-consumption", "app \(options.app) has not opted in: set consumption_information.opted_in")
                 }
-                return try await ConsumptionAnswers(recorder: context.recorder, requests: ConsumptionRequestQueries(pool: context.pool),
-                                                    clock: .system, logger: logger)
-                    .answer(app: context.app, client: context.client, settings: context.settings.consumption)
+                return try await ConsumptionAnswers(
+                    recorder: context.recorder, requests: ConsumptionRequestQueries(pool: context.pool),
+                    clock: .system, logger: logger
+                )
+                .answer(app: context.app, client: context.client, settings: context.settings.consumption)
             }
-            print("""
+            print(
+                """
                 consumption requests of app \(options.app): \(summary.sent) answered, \(summary.withheld) withheld (no consent or no \
                 user; see the purchases' events), \(summary.refused) refused by Apple
                 """)

@@ -51,7 +51,8 @@ extension AppStoreCommand {
         @Option(help: "The notification subtype, e.g. INITIAL_BUY, VOLUNTARY.")
         var subtype: String?
 
-        @Option(name: .customLong("subscription-group"),
+        @Option(
+            name: .customLong("subscription-group"),
             help: "The subscription group of an auto-renewable product (the walkthrough's catalog calls it main).")
         var subscriptionGroup = "main"
 
@@ -63,8 +64,10 @@ extension AppStoreCommand {
 
         public init() {}
 
-        static let appleTypes = ["auto_renewable": "Auto-Renewable Subscription", "consumable": "Consumable",
-                                 "non_consumable": "Non-Consumable", "non_renewing": "Non-Renewing Subscription"]
+        static let appleTypes = [
+            "auto_renewable": "Auto-Renewable Subscription", "consumable": "Consumable",
+            "non_consumable": "Non-Consumable", "non_renewing": "Non-Renewing Subscription"
+        ]
 
         public func run() throws {
             guard let appleType = Self.appleTypes[productType] else {
@@ -72,7 +75,8 @@ extension AppStoreCommand {
             }
             let now = LedgerClock.system.now()
             let purchased = try purchaseDate.map { try Self.timestamp($0, "--purchase-date") } ?? now
-            let expires = try expiresDate.map { try Self.timestamp($0, "--expires-date") }
+            let expires =
+                try expiresDate.map { try Self.timestamp($0, "--expires-date") }
                 ?? (productType == "auto_renewable" ? purchased.adding(days: 30) : nil)
             let id = transactionID ?? String(2_000_000_000_000_000 + Int64.random(in: 0..<1_000_000_000_000))
             let signer = try XcodeSigner()
@@ -88,16 +92,21 @@ extension AppStoreCommand {
                     let signed = try signer.sign(transaction)
                     output = raw ? signed : #"{"transactions":[{"signed_transaction":"\#(signed)"}]}"#
                 } else {
-                    let signed = try signer.sign(AppStorePayloads.notification(
-                        type: notificationType, subtype: subtype, uuid: UUID().uuidString.lowercased(),
-                        signed: now.microsecondsSinceEpoch / 1000, environment: "Xcode", bundleID: bundleID,
-                        signedTransaction: try signer.sign(transaction)))
+                    let signed = try signer.sign(
+                        AppStorePayloads.notification(
+                            type: notificationType, subtype: subtype, uuid: UUID().uuidString.lowercased(),
+                            signed: now.microsecondsSinceEpoch / 1000, environment: "Xcode", bundleID: bundleID,
+                            signedTransaction: try signer.sign(transaction)))
                     output = raw ? signed : #"{"signedPayload":"\#(signed)"}"#
                 }
             case "receipt":
-                let receipt = try signer.receipt(bundleID: bundleID, purchases: [ReceiptBuilder.inAppPurchase(
-                    product: product, transactionId: id, originalTransactionId: originalTransactionID,
-                    purchaseDate: Self.receiptDate(purchased), expiresDate: expires.map(Self.receiptDate) ?? "")])
+                let receipt = try signer.receipt(
+                    bundleID: bundleID,
+                    purchases: [
+                        ReceiptBuilder.inAppPurchase(
+                            product: product, transactionId: id, originalTransactionId: originalTransactionID,
+                            purchaseDate: Self.receiptDate(purchased), expiresDate: expires.map(Self.receiptDate) ?? "")
+                    ])
                 output = raw ? receipt : #"{"data":"\#(receipt)"}"#
             default:
                 throw ValidationError("the kind must be notification, transaction or receipt")

@@ -11,9 +11,11 @@ struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "PostgreSQL URL or keyword string (default: $DATABASE_URL; unset: embedded PostgreSQL).")
     var databaseURL: String?
 
-    @Option(name: .customLong("data-dir"),
-        help: ArgumentHelp("Folder of the embedded PostgreSQL (default: $LEDGER_DATA_DIR, /var/lib/subscription-ledger as root, else "
-            + "~/.local/share/subscription-ledger)."))
+    @Option(
+        name: .customLong("data-dir"),
+        help: ArgumentHelp(
+            "Folder of the embedded PostgreSQL (default: $LEDGER_DATA_DIR, /var/lib/subscription-ledger as root, else "
+                + "~/.local/share/subscription-ledger)."))
     var dataDirectory: String?
 
     static let embeddedDatabaseName = "ledger"
@@ -46,17 +48,21 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     func embeddedCluster(logger: Logger) throws -> EmbeddedCluster {
-        EmbeddedCluster(directory: dataDirectory ?? EmbeddedCluster.defaultDirectory(),
-                        installation: try PostgresInstallation.locate(), logger: logger)
+        EmbeddedCluster(
+            directory: dataDirectory ?? EmbeddedCluster.defaultDirectory(),
+            installation: try PostgresInstallation.locate(), logger: logger)
     }
 
     /// Migrates and opens the service pool, plus an owner pool for operator work.
-    func withLedger<T>(logger: Logger, poolSize: Int = 4, buildingReadModels: Bool = true,
-                       _ body: (_ service: PostgresPool, _ owner: PostgresPool, _ migrations: [Migration]) async throws -> T) async throws -> T {
+    func withLedger<T>(
+        logger: Logger, poolSize: Int = 4, buildingReadModels: Bool = true,
+        _ body: (_ service: PostgresPool, _ owner: PostgresPool, _ migrations: [Migration]) async throws -> T
+    ) async throws -> T {
         try await withDatabase(logger: logger) { url in
             let migrations = try SchemaLocation.migrations()
-            let service = try await LedgerDatabase.open(connectionString: url, poolSize: poolSize, migrations: migrations,
-                                                        buildingReadModels: buildingReadModels, logger: logger)
+            let service = try await LedgerDatabase.open(
+                connectionString: url, poolSize: poolSize, migrations: migrations,
+                buildingReadModels: buildingReadModels, logger: logger)
             let owner = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1, logger: logger)
             do {
                 let value = try await body(service, owner, migrations)

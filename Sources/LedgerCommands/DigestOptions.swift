@@ -9,7 +9,8 @@ import PostgresClient
 /// `digest-signing-key` in the data folder, created on first use. Keep a copy of the public key (`ledger digest`
 /// prints it) where the database's administrators cannot change it: auditors pass it to `ledger verify`.
 struct DigestOptions: ParsableArguments {
-    @Option(name: .customLong("signing-key"),
+    @Option(
+        name: .customLong("signing-key"),
         help: "Ed25519 key file (64 hex digits) for log digests (default: $LEDGER_SIGNING_KEY_FILE, or the embedded data folder's).")
     var signingKeyPath: String?
 
@@ -42,8 +43,8 @@ struct DigestCommand: AsyncParsableCommand {
         let digests = try await database.withLedger(logger: logger) { service, _, _ in
             let existingKey = try digest.key(database: database)
             guard let key = existingKey else {
-                throw CommandFailure("no signing key: pass --signing-key FILE or set LEDGER_SIGNING_KEY_FILE (64 hex digits of an Ed25519 private " +
-                    "key)")
+                throw CommandFailure(
+                    "no signing key: pass --signing-key FILE or set LEDGER_SIGNING_KEY_FILE (64 hex digits of an Ed25519 private " + "key)")
             }
             return try await service.withConnection { try ChainDigester().digest(on: $0, key: key) }
         }

@@ -5,8 +5,9 @@ import PostgresClient
 
 /// `ledger events export|import`: JSON Lines backups, migrations between servers, and seeding.
 struct EventsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "events", abstract: "Export or import events as JSON Lines.",
-                                                    subcommands: [Export.self, Import.self])
+    static let configuration = CommandConfiguration(
+        commandName: "events", abstract: "Export or import events as JSON Lines.",
+        subcommands: [Export.self, Import.self])
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Write events as JSON Lines, in position order.")
@@ -21,10 +22,12 @@ struct EventsCommand: AsyncParsableCommand {
             let sink = try OutputSink(path: output)
             try await database.withDatabase(logger: logger) { url in
                 let connection = try PostgresConnectionFactory.connect(url)
-                let progress = ProgressReporter(label: "export", unit: "events",
-                                                total: try EventStore.count(on: connection, app: app, after: after))
-                let count = try EventExport.export(on: connection, app: app, after: after, write: { sink.write($0 + "\n") },
-                                                   progress: { progress.update(done: $0) })
+                let progress = ProgressReporter(
+                    label: "export", unit: "events",
+                    total: try EventStore.count(on: connection, app: app, after: after))
+                let count = try EventExport.export(
+                    on: connection, app: app, after: after, write: { sink.write($0 + "\n") },
+                    progress: { progress.update(done: $0) })
                 progress.finish(done: count)
             }
             sink.close()
@@ -32,8 +35,8 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Append events from a JSON Lines file (idempotent; exact restore into an empty " +
-            "log).")
+        static let configuration = CommandConfiguration(
+            abstract: "Append events from a JSON Lines file (idempotent; exact restore into an empty " + "log).")
 
         @OptionGroup var database: DatabaseOptions
         @Argument(help: "The JSON Lines file ('-' for standard input).") var file: String
@@ -42,7 +45,9 @@ struct EventsCommand: AsyncParsableCommand {
             let logger = CommandLogging.logger("ledger.import")
             let text: String
             do {
-                text = file == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                text =
+                    file == "-"
+                    ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
                     : try String(contentsOfFile: file, encoding: .utf8)
             } catch {
                 throw CommandFailure("cannot read \(file): \(error.localizedDescription)")
@@ -57,8 +62,9 @@ struct EventsCommand: AsyncParsableCommand {
                 progress.finish(done: summary.lines)
                 return summary
             }
-            print("read \(summary.lines) events: appended \(summary.appended), already present \(summary.alreadyPresent)"
-                  + (summary.restoredExactly ? " (restored with original positions and hashes)" : ""))
+            print(
+                "read \(summary.lines) events: appended \(summary.appended), already present \(summary.alreadyPresent)"
+                    + (summary.restoredExactly ? " (restored with original positions and hashes)" : ""))
         }
     }
 }

@@ -83,9 +83,10 @@ struct InvoicesCommand: AsyncParsableCommand {
                 return results
             }
             for (invoice, created) in results {
-                print("\(invoice.displayNumber) \(invoice.accountID) \(invoice.month) " +
-                    "\(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency)) \(invoice.content.currency) " +
-                        "\(created ? "finalized" : "already finalized") \(invoice.id)")
+                print(
+                    "\(invoice.displayNumber) \(invoice.accountID) \(invoice.month) "
+                        + "\(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency)) \(invoice.content.currency) "
+                        + "\(created ? "finalized" : "already finalized") \(invoice.id)")
             }
         }
     }
@@ -102,8 +103,9 @@ struct InvoicesCommand: AsyncParsableCommand {
                 let target = try await Show.resolve(store, selection: selection)
                 return try await store.void(invoiceID: target.id, reason: reason)
             }
-            print("voided \(voided.displayNumber) (\(voided.id)); replacement \(replacement.displayNumber) (\(replacement.id)) " +
-                "\(InvoiceRendering.major(replacement.content.totalMinor, replacement.content.currency)) \(replacement.content.currency)")
+            print(
+                "voided \(voided.displayNumber) (\(voided.id)); replacement \(replacement.displayNumber) (\(replacement.id)) "
+                    + "\(InvoiceRendering.major(replacement.content.totalMinor, replacement.content.currency)) \(replacement.content.currency)")
         }
     }
 
@@ -123,13 +125,15 @@ struct InvoicesCommand: AsyncParsableCommand {
                 let invoice = try await Self.resolve(store, selection: selection)
                 guard asOf else { return (InvoiceRendering.json(invoice), true) }
                 let reproduced = try await store.reproduce(id: invoice.id)
-                return ("""
+                return (
+                    """
                     {"id":\(InvoiceRendering.quoted(invoice.id)),"number":\(InvoiceRendering.quoted(invoice.displayNumber)),\
                     "snapshot":\(InvoiceRendering.quoted(invoice.snapshot)),"finalized_at":\(InvoiceRendering.quoted(invoice.finalizedAt.rfc3339)),\
                     "stored_hash":"\(invoice.contentHashHex)","stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
                     "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced),\
                     "recomputed":\(InvoiceRendering.contentJSON(reproduced.recomputed))}
-                    """, reproduced.isReproduced)
+                    """, reproduced.isReproduced
+                )
             }
             print(output.text)
             if !output.same { throw ExitCode(1) }
@@ -160,8 +164,9 @@ struct InvoicesCommand: AsyncParsableCommand {
             print("number\tstatus\taccount\tmonth\tpaying_users\ttotal\tcurrency\tid")
             for i in invoices {
                 let total = InvoiceRendering.major(i.content.totalMinor, i.content.currency)
-                print("\(i.displayNumber)\t\(i.status)\t\(i.accountID)\t\(i.month)\t" +
-                    "\(i.content.payingUsers)\t\(total)\t\(i.content.currency)\t\(i.id)")
+                print(
+                    "\(i.displayNumber)\t\(i.status)\t\(i.accountID)\t\(i.month)\t"
+                        + "\(i.content.payingUsers)\t\(total)\t\(i.content.currency)\t\(i.id)")
             }
         }
     }

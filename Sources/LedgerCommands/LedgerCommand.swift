@@ -7,8 +7,10 @@ public struct LedgerCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ledger",
         abstract: "Subscription Ledger: the append-only source of truth for App Store purchases.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, VerifyCommand.self, DigestCommand.self, ReplayCommand.self,
-                      EventsCommand.self, AppStoreCommand.self, InvoicesCommand.self, WebhooksCommand.self]
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, VerifyCommand.self, DigestCommand.self, ReplayCommand.self,
+            EventsCommand.self, AppStoreCommand.self, InvoicesCommand.self, WebhooksCommand.self
+        ]
     )
 
     public init() {}

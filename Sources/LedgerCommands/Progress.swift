@@ -107,8 +107,10 @@ final class ProgressReporter: Sendable {
     private let state: Mutex<State>
     private let write: @Sendable (String) -> Void
 
-    init(label: String, unit: String, total: Int? = nil, style: Style? = nil, interval: Duration? = nil,
-         write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    init(
+        label: String, unit: String, total: Int? = nil, style: Style? = nil, interval: Duration? = nil,
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
         let style = style ?? (isatty(STDERR_FILENO) == 1 ? .bar : .lines)
         let configured = ProcessInfo.processInfo.environment["LEDGER_PROGRESS_INTERVAL"].flatMap(Double.init).map { Duration.seconds($0) }
         self.label = label

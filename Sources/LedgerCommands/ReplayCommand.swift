@@ -22,8 +22,10 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Print the state as of this RFC 3339 instant (with --app, --key and --projection).") var asOf: String?
     @Option(help: "The app, for --as-of.") var app: String?
     @Option(help: "The state's key (an original transaction id), for --as-of.") var key: String?
-    @Option(help: ArgumentHelp("For --as-of: print everything about this app user instead (products status, unconsumed purchases, "
-        + "activated subscriptions, intro-offer eligibility)."))
+    @Option(
+        help: ArgumentHelp(
+            "For --as-of: print everything about this app user instead (products status, unconsumed purchases, "
+                + "activated subscriptions, intro-offer eligibility)."))
     var user: String?
 
     mutating func validate() throws {

@@ -45,13 +45,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Minutes a console sign-in lasts (default: $LEDGER_CONSOLE_SESSION_MINUTES or 480).")
     var consoleSessionMinutes: Int?
 
-    @Option(name: .customLong("apple-root"),
-            help: ArgumentHelp("Root certificate files App Store data must chain to; replaces Apple's (default: $LEDGER_APPLE_ROOTS or "
+    @Option(
+        name: .customLong("apple-root"),
+        help: ArgumentHelp(
+            "Root certificate files App Store data must chain to; replaces Apple's (default: $LEDGER_APPLE_ROOTS or "
                 + "Apple's roots; `default` adds Apple's back)."))
     var appleRoots: [String] = []
 
-    @Option(name: .customLong("appstore-api-config"),
-            help: "The App Store Server API settings file (default: $LEDGER_APPSTORE_API_CONFIG; none: no backfill, no reconciliation).")
+    @Option(
+        name: .customLong("appstore-api-config"),
+        help: "The App Store Server API settings file (default: $LEDGER_APPSTORE_API_CONFIG; none: no backfill, no reconciliation).")
     var appStoreAPIConfig: String?
 
     mutating func run() async throws {
@@ -80,31 +83,38 @@ struct ServeCommand: AsyncParsableCommand {
             // Loaded once the data folder exists (the embedded default key lives there).
             let key = try digest.key(database: database)
             if key == nil {
-                logger.warning("""
+                logger.warning(
+                    """
                     no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests\
                      are taken
                     """)
             }
             // The worker tells the API of each batch it commits: read-your-writes waits wake on it.
             let progress = ProjectionProgress()
-            var services: [any Service] = [ProjectionService(worker: ProjectionWorker(pool: service,
-                runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger))]
+            var services: [any Service] = [
+                ProjectionService(
+                    worker: ProjectionWorker(
+                        pool: service,
+                        runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger))
+            ]
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), jobs: jobs, logger: logger)) }
             // Status reads on a streaming replica of the database, when one is given (README, "Several instances").
             let replica = environment["LEDGER_READ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }.map {
                 LedgerDatabase.replica(connectionString: $0, like: service, poolSize: poolSize, logger: logger)
             }
             defer { if let replica { Task { await replica.shutdown() } } }
-            let api = try await LedgerAPI.make(pool: service, replica: replica, configuration: apiConfiguration, progress: progress,
-                                               logger: logger)
+            let api = try await LedgerAPI.make(
+                pool: service, replica: replica, configuration: apiConfiguration, progress: progress,
+                logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
             services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
             if let clients = apiConfiguration.appStore { services.append(AppStoreService(api: api, clients: clients, jobs: jobs, logger: logger)) }
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
-            try await LedgerApplication.run(configuration: .init(host: host, port: port),
-                                            readiness: ReadinessCheck(pool: service, migrations: migrations),
-                                            api: api, services: services, logger: logger)
+            try await LedgerApplication.run(
+                configuration: .init(host: host, port: port),
+                readiness: ReadinessCheck(pool: service, migrations: migrations),
+                api: api, services: services, logger: logger)
             logger.info("closing the database connections")
         }
     }
@@ -205,8 +215,10 @@ struct MigrateCommand: AsyncParsableCommand {
             let migrations = try SchemaLocation.migrations()
             let connection = try PostgresConnectionFactory.connect(url)
             let applied = try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
-            print(applied.isEmpty ? "database is up to date (\(migrations.count) migrations)" : "applied \(applied.count) migration(s): " +
-                "\(applied.map(String.init).joined(separator: ", "))")
+            print(
+                applied.isEmpty
+                    ? "database is up to date (\(migrations.count) migrations)"
+                    : "applied \(applied.count) migration(s): " + "\(applied.map(String.init).joined(separator: ", "))")
             // As `serve` would at its start (`LedgerDatabase.open`): the upgrade is done when `migrate` returns.
             let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1, logger: logger)
             let built: [String]

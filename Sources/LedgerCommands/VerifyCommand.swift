@@ -14,7 +14,8 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var digest: DigestOptions
 
-    @Option(name: .customLong("digest-public-key"),
+    @Option(
+        name: .customLong("digest-public-key"),
         help: "The trusted public key of the digests (64 hex digits; default: $LEDGER_DIGEST_PUBLIC_KEY, else the signing key's).")
     var digestPublicKey: String?
 
@@ -42,12 +43,14 @@ struct VerifyCommand: AsyncParsableCommand {
             note("note: digests were checked against the keys stored with them; pass --digest-public-key to rule out re-signed digests")
         }
         if report.isIntact && digestProblems.isEmpty && invoices.problems.isEmpty {
-            print("OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact; " +
-                "\(invoices.checked) invoice(s) intact")
+            print(
+                "OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact; "
+                    + "\(invoices.checked) invoice(s) intact")
             return
         }
-        print("TAMPERED: \(report.problems.count + digestProblems.count + invoices.problems.count) problem(s) in \(report.eventsChecked) events " +
-            "and \(invoices.checked) invoices checked")
+        print(
+            "TAMPERED: \(report.problems.count + digestProblems.count + invoices.problems.count) problem(s) in \(report.eventsChecked) events "
+                + "and \(invoices.checked) invoices checked")
         for problem in report.problems { print("  [\(problem.kind.rawValue)] \(problem)") }
         for problem in digestProblems { print("  [digest] \(problem)") }
         for problem in invoices.problems { print("  [invoice] \(problem)") }

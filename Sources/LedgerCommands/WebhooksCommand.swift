@@ -27,8 +27,9 @@ struct WebhooksCommand: AsyncParsableCommand {
             for endpoint in endpoints {
                 let types = endpoint.eventTypes.isEmpty ? "every type" : endpoint.eventTypes.joined(separator: ",")
                 let environments = endpoint.environments.joined(separator: ",")
-                print("\(endpoint.endpointID)  \(endpoint.status.rawValue)  \(endpoint.url)  [\(types); \(environments)]"
-                      + (endpoint.disabledReason.map { "  (\($0))" } ?? ""))
+                print(
+                    "\(endpoint.endpointID)  \(endpoint.status.rawValue)  \(endpoint.url)  [\(types); \(environments)]"
+                        + (endpoint.disabledReason.map { "  (\($0))" } ?? ""))
             }
         }
     }
@@ -56,8 +57,11 @@ struct WebhooksCommand: AsyncParsableCommand {
             }
             print("delivery_id\tposition\tevent_type\tapp_user_id\tsequence\tstatus\tattempts\tcreated_at")
             for d in deliveries {
-                print([d.deliveryID, "\(d.position)", d.eventType, d.appUserID ?? "-", "\(d.sequence)", d.status.rawValue, "\(d.attempts)",
-                       d.createdAt.rfc3339].joined(separator: "\t"))
+                print(
+                    [
+                        d.deliveryID, "\(d.position)", d.eventType, d.appUserID ?? "-", "\(d.sequence)", d.status.rawValue, "\(d.attempts)",
+                        d.createdAt.rfc3339
+                    ].joined(separator: "\t"))
             }
         }
     }
@@ -79,11 +83,13 @@ struct WebhooksCommand: AsyncParsableCommand {
                 throw CommandFailure("there is no delivery \(delivery) to endpoint \(endpoint); list them with `ledger webhooks deliveries`")
             }
             let d = found.delivery
-            print("delivery \(d.deliveryID): \(d.status.rawValue) after \(d.attempts) attempt(s); position \(d.position), \(d.eventType), "
-                  + "user \(d.appUserID ?? "-") sequence \(d.sequence)")
+            print(
+                "delivery \(d.deliveryID): \(d.status.rawValue) after \(d.attempts) attempt(s); position \(d.position), \(d.eventType), "
+                    + "user \(d.appUserID ?? "-") sequence \(d.sequence)")
             for attempt in found.attempts {
-                print("  #\(attempt.attempt) \(attempt.attemptedAt.rfc3339)  \(attempt.statusCode.map(String.init) ?? "no answer")  "
-                      + "\(attempt.latencyMilliseconds) ms" + (attempt.error.map { "  \($0)" } ?? ""))
+                print(
+                    "  #\(attempt.attempt) \(attempt.attemptedAt.rfc3339)  \(attempt.statusCode.map(String.init) ?? "no answer")  "
+                        + "\(attempt.latencyMilliseconds) ms" + (attempt.error.map { "  \($0)" } ?? ""))
             }
             print(d.payload)
         }
@@ -112,10 +118,12 @@ struct WebhooksCommand: AsyncParsableCommand {
         }
 
         mutating func run() async throws {
-            let selection: WebhookStore.Selection = if let delivery { .one(delivery) } else {
-                .range(fromPosition: fromPosition, toPosition: toPosition, since: since.flatMap(Instant.init(rfc3339:)),
-                       until: until.flatMap(Instant.init(rfc3339:)))
-            }
+            let selection: WebhookStore.Selection =
+                if let delivery { .one(delivery) } else {
+                    .range(
+                        fromPosition: fromPosition, toPosition: toPosition, since: since.flatMap(Instant.init(rfc3339:)),
+                        until: until.flatMap(Instant.init(rfc3339:)))
+                }
             let (app, endpoint) = (app, endpoint)
             let count = try await WebhooksCommand.storeCall(database) { store in try await store.redeliver(app: app, endpoint: endpoint, selection) }
             if case .one(let id) = selection, count == 0 { throw CommandFailure("there is no delivery \(id) to endpoint \(endpoint)") }

@@ -60,15 +60,19 @@ package struct Console: Sendable {
         package var invoices: InvoiceStore
         package var webhooks: WebhookStore
 
-        package init(sessions: ConsoleSessionStore, users: UserQueries, trends: MonthlyTrendQueries, logStatus: LogStatusQueries,
-                     revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore) {
+        package init(
+            sessions: ConsoleSessionStore, users: UserQueries, trends: MonthlyTrendQueries, logStatus: LogStatusQueries,
+            revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore
+        ) {
             (self.sessions, self.users, self.trends, self.logStatus, self.revenue) = (sessions, users, trends, logStatus, revenue)
             (self.tenancy, self.invoices, self.webhooks) = (tenancy, invoices, webhooks)
         }
     }
 
-    package init(stores: Stores, settings: Settings, clock: LedgerClock, logger: Logger,
-                 tenancyChanged: @escaping @Sendable () -> Void = {}) {
+    package init(
+        stores: Stores, settings: Settings, clock: LedgerClock, logger: Logger,
+        tenancyChanged: @escaping @Sendable () -> Void = {}
+    ) {
         self.settings = settings
         self.adminTokenDigest = settings.adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.clock = clock
@@ -90,8 +94,10 @@ package struct Console: Sendable {
     /// Registers every console route on `router`.
     package func register<Context: RequestContext>(on router: Router<Context>) {
         let console = self
-        func page(_ method: HTTPRequest.Method, _ path: String, signedIn: Bool = true,
-                  _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response) {
+        func page(
+            _ method: HTTPRequest.Method, _ path: String, signedIn: Bool = true,
+            _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response
+        ) {
             let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
             router.on(RouterPath(path), method: method) { request, context -> Response in
                 var parameters: [String: String] = [:]
@@ -125,8 +131,10 @@ package struct Console: Sendable {
 
     /// Runs a page: reads the session (refusing a page that needs one), checks the CSRF token of every POST, and
     /// turns refusals into HTML answers with a 4xx status. Only a fault of the service itself answers 500.
-    func respond(_ request: Request, parameters: [String: String], signedIn: Bool,
-                 _ handler: @Sendable (ConsoleRequest) async throws -> Response) async -> Response {
+    func respond(
+        _ request: Request, parameters: [String: String], signedIn: Bool,
+        _ handler: @Sendable (ConsoleRequest) async throws -> Response
+    ) async -> Response {
         // The server's time for the page, in `Server-Timing` (the benchmark's console figure reads it).
         let clock = ContinuousClock()
         let start = clock.now
@@ -137,8 +145,10 @@ package struct Console: Sendable {
         return response
     }
 
-    func answer(_ request: Request, parameters: [String: String], signedIn: Bool,
-                _ handler: @Sendable (ConsoleRequest) async throws -> Response) async -> Response {
+    func answer(
+        _ request: Request, parameters: [String: String], signedIn: Bool,
+        _ handler: @Sendable (ConsoleRequest) async throws -> Response
+    ) async -> Response {
         do {
             var console = try await ConsoleRequest(request: request, parameters: parameters, console: self)
             if request.method == .post { console.form = try await Form.read(request) }
@@ -158,10 +168,11 @@ package struct Console: Sendable {
         } catch let error as ConsoleError {
             return Self.errorPage(error)
         } catch let error as InvoiceError {
-            let status: HTTPResponse.Status = switch error {
-            case .unknownAccount, .unknownInvoice, .unknownPlan: .notFound
-            default: .conflict
-            }
+            let status: HTTPResponse.Status =
+                switch error {
+                case .unknownAccount, .unknownInvoice, .unknownPlan: .notFound
+                default: .conflict
+                }
             return Self.errorPage(ConsoleError(status, error.description))
         } catch let error as WebhookStoreError {
             return Self.errorPage(ConsoleError(.notFound, "\(error)"))
@@ -182,15 +193,19 @@ package struct Console: Sendable {
             <p><button type=submit>Sign in</button></p></form>
             """
         var response = Self.html(.ok, Layout.page(title: "Sign in", actor: nil, csrf: nil, body: body))
-        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(Self.signInCookie, nonce, path: "/console/sign-in",
-                                                                                maxAge: 3600, secure: request.isSecure)))
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: Self.cookie(
+                    Self.signInCookie, nonce, path: "/console/sign-in",
+                    maxAge: 3600, secure: request.isSecure)))
         return response
     }
 
     func signIn(_ request: ConsoleRequest) async throws -> Response {
         // The sign-in form carries the nonce of its own cookie (double submit): another site cannot post it.
         guard let nonce = request.request.cookies[Self.signInCookie]?.value,
-              Self.constantTimeEqual(request.form["csrf"] ?? "", nonce)
+            Self.constantTimeEqual(request.form["csrf"] ?? "", nonce)
         else { throw ConsoleError(.forbidden, "The sign-in form is stale or did not come from this console. Open the sign-in page again.") }
         guard let digest = adminTokenDigest else {
             throw ConsoleError(.forbidden, "The console is disabled: start `ledger serve` with LEDGER_ADMIN_TOKEN set.")
@@ -206,10 +221,16 @@ package struct Console: Sendable {
         let (token, _) = try await sessions.start(actor: actor, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
         try await sessions.record("sign_in", target: "console", actor: actor, at: now)
         var response = Self.redirect("/console/customers")
-        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(
-            Self.sessionCookie, token, path: "/console", maxAge: settings.sessionLifetimeSeconds, secure: request.isSecure)))
-        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(
-            Self.signInCookie, "", path: "/console/sign-in", maxAge: 0, secure: request.isSecure)))
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: Self.cookie(
+                    Self.sessionCookie, token, path: "/console", maxAge: settings.sessionLifetimeSeconds, secure: request.isSecure)))
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: Self.cookie(
+                    Self.signInCookie, "", path: "/console/sign-in", maxAge: 0, secure: request.isSecure)))
         return response
     }
 
@@ -217,8 +238,12 @@ package struct Console: Sendable {
         if let token = request.token { try await sessions.end(token: token) }
         try await sessions.record("sign_out", target: "console", actor: try request.actor(), at: clock.now())
         var response = Self.redirect("/console/sign-in")
-        response.headers.append(HTTPField(name: .setCookie, value: Self.cookie(Self.sessionCookie, "", path: "/console", maxAge: 0,
-                                                                                secure: request.isSecure)))
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: Self.cookie(
+                    Self.sessionCookie, "", path: "/console", maxAge: 0,
+                    secure: request.isSecure)))
         return response
     }
 
@@ -228,7 +253,7 @@ package struct Console: Sendable {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
-            .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
+            .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'"
         ]
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
@@ -355,7 +380,7 @@ enum Form {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ part: Substring) throws -> String {
                 guard let value = part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
-                      !value.unicodeScalars.contains("\u{0}")
+                    !value.unicodeScalars.contains("\u{0}")
                 else { throw ConsoleError(.badRequest, "The \(what) is not valid percent-encoded UTF-8 (or holds NUL).") }
                 return value
             }

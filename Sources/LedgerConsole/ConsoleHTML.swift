@@ -28,7 +28,7 @@ package enum HTML {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF".unicodeScalars)
@@ -72,8 +72,8 @@ package enum HTML {
     /// A form that writes: POST, with the session's CSRF token.
     static func form(action: String, csrf: String, fields: String, button: String, confirm: Bool = false) -> String {
         let cls = confirm ? " class=danger" : ""
-        return "<form method=post action=\"\(escape(action))\"><input type=hidden name=csrf value=\"\(escape(csrf))\">" +
-            "\(fields)<button type=submit\(cls)>\(escape(button))</button></form>"
+        return "<form method=post action=\"\(escape(action))\"><input type=hidden name=csrf value=\"\(escape(csrf))\">"
+            + "\(fields)<button type=submit\(cls)>\(escape(button))</button></form>"
     }
 
     static func option(_ value: String, _ label: String, selected: Bool) -> String {
@@ -101,14 +101,18 @@ enum Layout {
         """
 
     static func page(title: String, actor: String?, csrf: String?, body: String) -> String {
-        let nav = actor == nil ? "" : """
+        let nav =
+            actor == nil
+            ? ""
+            : """
             <a href="/console/customers">Customers</a><a href="/console/finance">Finance</a>\
             <a href="/console/operations">Operations</a>
             """
-        let signOut = if let actor, let csrf {
-            "<form method=post action=\"/console/sign-out\">" + HTML.hidden("csrf", csrf) +
-                "<span>\(HTML.escape(actor))</span> <button type=submit id=sign-out>Sign out</button></form>"
-        } else { "" }
+        let signOut =
+            if let actor, let csrf {
+                "<form method=post action=\"/console/sign-out\">" + HTML.hidden("csrf", csrf)
+                    + "<span>\(HTML.escape(actor))</span> <button type=submit id=sign-out>Sign out</button></form>"
+            } else { "" }
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">

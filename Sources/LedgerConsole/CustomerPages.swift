@@ -27,9 +27,11 @@ extension Console {
             guard q.utf8.count <= 256 else { throw ConsoleError(.badRequest, "Search for at most 256 bytes.") }
             let found = try await users.findOwners(app: app, query: q)
             body += "<h2>Found</h2>"
-            body += HTML.table(["App user"], found.map { user in
-                [HTML.link("/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))", user)]
-            }, id: "found")
+            body += HTML.table(
+                ["App user"],
+                found.map { user in
+                    [HTML.link("/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))", user)]
+                }, id: "found")
         }
         return request.page("Customers", body)
     }
@@ -54,39 +56,61 @@ extension Console {
 
         var body = "<p>App <code>\(HTML.escape(app))</code>, user <code id=user>\(HTML.escape(user))</code>, at \(HTML.time(now)).</p>"
         let products = snapshot.productsStatus.sorted { $0.key < $1.key }
-        body += "<div class=cols><div><h2>Products status</h2>" + HTML.table(["Product", "Status"], products.map {
-            [HTML.escape($0.key), "<span class=\($0.value == .active ? "ok" : "bad")>\($0.value.rawValue)</span>"]
-        }, id: "products") + "</div>"
-        body += "<div><h2>Entitlements</h2>" + HTML.table(["Entitlement", "Active", "Expires", "Granted by"],
-            snapshot.entitlements.values.sorted { $0.entitlementID < $1.entitlementID }.map {
-                [HTML.escape($0.entitlementID), $0.isActive ? "yes" : "no", HTML.time($0.expiresAt), HTML.escape($0.grantingProductID)]
-            }, id: "entitlements") + "</div></div>"
-        body += "<h2>Subscriptions</h2>" + HTML.table(
-            ["Original transaction", "Product", "State now", "Reported", "Expires", "Grace ends", "Auto-renew", "Activated", "Environment"],
-            owned.subscriptions.filter(\.isKnown).sorted { $0.originalTransactionID < $1.originalTransactionID }.map { s in
-                [HTML.escape(s.originalTransactionID), HTML.escape(s.productID ?? "—"), HTML.escape(s.state(at: now)?.storedValue ?? "—"),
-                 HTML.escape(s.state?.storedValue ?? "—"), HTML.time(s.expiresAt), HTML.time(s.graceExpiresAt),
-                 s.autoRenew.map { $0 ? "on" : "off" } ?? "—", HTML.time(s.activatedAt), HTML.escape(s.environment.map { "\($0)" } ?? "—")]
-            }, id: "subscriptions")
-        body += "<h2>One-time purchases</h2>" + HTML.table(["Original transaction", "Product", "Purchased", "Consumed", "Standing"],
-            owned.purchases.filter(\.isKnown).sorted { $0.originalTransactionID < $1.originalTransactionID }.map { p in
-                [HTML.escape(p.originalTransactionID), HTML.escape(p.details?.productID ?? "—"), HTML.time(p.details?.purchasedAt),
-                 HTML.time(p.consumedAt), HTML.escape(p.standing?.rawValue ?? "—")]
-            }, id: "purchases")
-        body += "<h2>Unconsumed purchases</h2>" + HTML.table(["Transaction", "Product", "Purchased", "Quantity"],
-            snapshot.unconsumedPurchases.map { u in
-                [HTML.escape(u.transactionID), HTML.escape(u.productID), HTML.time(u.purchasedAt), String(u.quantity)]
-            }, id: "unconsumed")
+        body +=
+            "<div class=cols><div><h2>Products status</h2>"
+            + HTML.table(
+                ["Product", "Status"],
+                products.map {
+                    [HTML.escape($0.key), "<span class=\($0.value == .active ? "ok" : "bad")>\($0.value.rawValue)</span>"]
+                }, id: "products") + "</div>"
+        body +=
+            "<div><h2>Entitlements</h2>"
+            + HTML.table(
+                ["Entitlement", "Active", "Expires", "Granted by"],
+                snapshot.entitlements.values.sorted { $0.entitlementID < $1.entitlementID }.map {
+                    [HTML.escape($0.entitlementID), $0.isActive ? "yes" : "no", HTML.time($0.expiresAt), HTML.escape($0.grantingProductID)]
+                }, id: "entitlements") + "</div></div>"
+        body +=
+            "<h2>Subscriptions</h2>"
+            + HTML.table(
+                ["Original transaction", "Product", "State now", "Reported", "Expires", "Grace ends", "Auto-renew", "Activated", "Environment"],
+                owned.subscriptions.filter(\.isKnown).sorted { $0.originalTransactionID < $1.originalTransactionID }.map { s in
+                    [
+                        HTML.escape(s.originalTransactionID), HTML.escape(s.productID ?? "—"), HTML.escape(s.state(at: now)?.storedValue ?? "—"),
+                        HTML.escape(s.state?.storedValue ?? "—"), HTML.time(s.expiresAt), HTML.time(s.graceExpiresAt),
+                        s.autoRenew.map { $0 ? "on" : "off" } ?? "—", HTML.time(s.activatedAt), HTML.escape(s.environment.map { "\($0)" } ?? "—")
+                    ]
+                }, id: "subscriptions")
+        body +=
+            "<h2>One-time purchases</h2>"
+            + HTML.table(
+                ["Original transaction", "Product", "Purchased", "Consumed", "Standing"],
+                owned.purchases.filter(\.isKnown).sorted { $0.originalTransactionID < $1.originalTransactionID }.map { p in
+                    [
+                        HTML.escape(p.originalTransactionID), HTML.escape(p.details?.productID ?? "—"), HTML.time(p.details?.purchasedAt),
+                        HTML.time(p.consumedAt), HTML.escape(p.standing?.rawValue ?? "—")
+                    ]
+                }, id: "purchases")
+        body +=
+            "<h2>Unconsumed purchases</h2>"
+            + HTML.table(
+                ["Transaction", "Product", "Purchased", "Quantity"],
+                snapshot.unconsumedPurchases.map { u in
+                    [HTML.escape(u.transactionID), HTML.escape(u.productID), HTML.time(u.purchasedAt), String(u.quantity)]
+                }, id: "unconsumed")
 
         let report = try await chain
         body += "<h2>Hash chain</h2>"
         if report.isIntact {
             body += "<p class=ok id=chain>Intact: \(report.eventsChecked) events in \(report.streams) streams link and match their hashes.</p>"
         } else {
-            body += "<p class=bad id=chain>Broken: \(report.problems.count) problem(s) in \(report.eventsChecked) events.</p>" +
-                HTML.table(["Position", "Kind", "Problem"], report.problems.map {
-                    [String($0.position), HTML.escape($0.kind.rawValue), HTML.escape($0.message)]
-                })
+            body +=
+                "<p class=bad id=chain>Broken: \(report.problems.count) problem(s) in \(report.eventsChecked) events.</p>"
+                + HTML.table(
+                    ["Position", "Kind", "Problem"],
+                    report.problems.map {
+                        [String($0.position), HTML.escape($0.kind.rawValue), HTML.escape($0.message)]
+                    })
         }
 
         let typeOptions = try await types.map { entry in
@@ -98,12 +122,16 @@ extension Console {
             <button type=submit>Filter</button></form>
             """
         let page = try await events
-        body += HTML.table(["Position", "Type", "Business time", "Recorded", "Source", "Stream", "Payload", ""], page.map { event in
-            [String(event.position), HTML.escape(event.type), HTML.time(event.occurredAt), HTML.time(event.recordedAt),
-             HTML.escape(Self.source(event.metadata)), HTML.escape(event.streamID),
-             "<details><summary>payload</summary><pre>\(HTML.escape(event.payload))</pre></details>",
-             "<a class=as-of href=\"\(HTML.escape(base))/as-of/\(event.position)\">as of this event</a>"]
-        }, id: "timeline")
+        body += HTML.table(
+            ["Position", "Type", "Business time", "Recorded", "Source", "Stream", "Payload", ""],
+            page.map { event in
+                [
+                    String(event.position), HTML.escape(event.type), HTML.time(event.occurredAt), HTML.time(event.recordedAt),
+                    HTML.escape(Self.source(event.metadata)), HTML.escape(event.streamID),
+                    "<details><summary>payload</summary><pre>\(HTML.escape(event.payload))</pre></details>",
+                    "<a class=as-of href=\"\(HTML.escape(base))/as-of/\(event.position)\">as of this event</a>"
+                ]
+            }, id: "timeline")
         var links: [String] = []
         let typeQuery = type.map { "&type=" + HTML.urlComponent($0) } ?? ""
         if after > 0 { links.append("<a href=\"\(HTML.escape(base))?after=0\(HTML.escape(typeQuery))\">First page</a>") }
@@ -121,21 +149,29 @@ extension Console {
     }
 
     /// The user's state, one line per fact, for comparing two states.
-    static func stateLines(user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog,
-                           at instant: Instant) -> [(key: String, value: String)] {
+    static func stateLines(
+        user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog,
+        at instant: Instant
+    ) -> [(key: String, value: String)] {
         let mine = subscriptions.filter { $0.ownerUserID == user && $0.isKnown }
         let myPurchases = purchases.filter { $0.ownerUserID == user && $0.isKnown }
         let snapshot = UserSnapshot(appUserID: user, subscriptions: mine, purchases: myPurchases, catalog: catalog, at: instant)
         var lines: [(String, String)] = []
         for (product, status) in snapshot.productsStatus.sorted(by: { $0.key < $1.key }) { lines.append(("product \(product)", status.rawValue)) }
         for entitlement in snapshot.entitlements.values.sorted(by: { $0.entitlementID < $1.entitlementID }) {
-            lines.append(("entitlement \(entitlement.entitlementID)",
-                          (entitlement.isActive ? "active" : "inactive") + (entitlement.expiresAt.map { " until \(HTML.timeText($0))" } ?? "")))
+            lines.append(
+                (
+                    "entitlement \(entitlement.entitlementID)",
+                    (entitlement.isActive ? "active" : "inactive") + (entitlement.expiresAt.map { " until \(HTML.timeText($0))" } ?? "")
+                ))
         }
         for s in mine.sorted(by: { $0.originalTransactionID < $1.originalTransactionID }) {
             let expires = s.expiresAt.map(HTML.timeText) ?? "—"
-            lines.append(("subscription \(s.originalTransactionID)",
-                          "\(s.state(at: instant)?.storedValue ?? "unknown") · \(s.productID ?? "?") · expires \(expires)"))
+            lines.append(
+                (
+                    "subscription \(s.originalTransactionID)",
+                    "\(s.state(at: instant)?.storedValue ?? "unknown") · \(s.productID ?? "?") · expires \(expires)"
+                ))
         }
         for p in myPurchases.sorted(by: { $0.originalTransactionID < $1.originalTransactionID }) {
             let consumed = p.consumedAt.map { "consumed \(HTML.timeText($0))" } ?? "not consumed"
@@ -171,8 +207,8 @@ extension Console {
         let rows = keys.map { key -> String in
             let (a, b) = (thenByKey[key], nowByKey[key])
             let changed = a != b
-            return "<tr\(changed ? " class=changed" : "")><td>\(HTML.escape(key))</td><td>\(HTML.escape(a ?? "—"))</td>" +
-                "<td>\(HTML.escape(b ?? "—"))</td><td>\(changed ? "changed" : "")</td></tr>"
+            return "<tr\(changed ? " class=changed" : "")><td>\(HTML.escape(key))</td><td>\(HTML.escape(a ?? "—"))</td>"
+                + "<td>\(HTML.escape(b ?? "—"))</td><td>\(changed ? "changed" : "")</td></tr>"
         }
         let base = "/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))"
         let changes = rows.filter { $0.hasPrefix("<tr class=changed>") }.count

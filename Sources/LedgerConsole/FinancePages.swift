@@ -33,16 +33,25 @@ extension Console {
             <button type=submit>Show</button></form>
             <h2>Invoices</h2>
             """
-        body += HTML.table(["Number", "Account", "Month", "Status", "Paying users", "Total", "Finalized"], list.map { invoice in
-            [HTML.link("/console/finance/invoices/\(HTML.urlComponent(invoice.id))", invoice.displayNumber), HTML.escape(invoice.accountID),
-             HTML.escape(invoice.month), HTML.escape(invoice.status), String(invoice.content.payingUsers),
-             HTML.escape(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency) + " " + invoice.content.currency),
-             HTML.time(invoice.finalizedAt)]
-        }, id: "invoices")
-        body += "<h2>Finalize a month</h2>" + HTML.form(action: "/console/finance/finalize", csrf: request.csrf, fields: """
-            <label>Month <input name=month id=finalize-month required placeholder=YYYY-MM value="\(HTML.escape(month?.description ?? ""))"></label>
-            <label>Account <select name=account id=finalize-account>\(accountOptions)</select></label>
-            """, button: "Finalize…")
+        body += HTML.table(
+            ["Number", "Account", "Month", "Status", "Paying users", "Total", "Finalized"],
+            list.map { invoice in
+                [
+                    HTML.link("/console/finance/invoices/\(HTML.urlComponent(invoice.id))", invoice.displayNumber), HTML.escape(invoice.accountID),
+                    HTML.escape(invoice.month), HTML.escape(invoice.status), String(invoice.content.payingUsers),
+                    HTML.escape(InvoiceRendering.major(invoice.content.totalMinor, invoice.content.currency) + " " + invoice.content.currency),
+                    HTML.time(invoice.finalizedAt)
+                ]
+            }, id: "invoices")
+        body +=
+            "<h2>Finalize a month</h2>"
+            + HTML.form(
+                action: "/console/finance/finalize", csrf: request.csrf,
+                fields: """
+                    <label>Month <input name=month id=finalize-month required placeholder=YYYY-MM \
+                    value="\(HTML.escape(month?.description ?? ""))"></label>
+                    <label>Account <select name=account id=finalize-account>\(accountOptions)</select></label>
+                    """, button: "Finalize…")
 
         body += "<h2>Charts\(account.map { " for \(HTML.escape($0))" } ?? ", all accounts")</h2><div class=cols>"
         body += SVGChart.bars(title: "Paying users per month", points: try await paying.map { ($0.month, $0.value) })
@@ -54,10 +63,12 @@ extension Console {
         for currency in byCurrency.keys.sorted() {
             let months = byCurrency[currency, default: []]
             let money = { (minor: Int64) in InvoiceRendering.major(minor, currency) }
-            body += SVGChart.bars(title: "Revenue per month, \(currency), gross (production App Store and external payments)",
-                                  points: months.map { ($0.month, $0.grossMinor) }, format: money)
-            body += SVGChart.bars(title: "Revenue per month, \(currency), net of refunds (gross less refunded payments)",
-                                  points: months.map { ($0.month, $0.netMinor) }, format: money)
+            body += SVGChart.bars(
+                title: "Revenue per month, \(currency), gross (production App Store and external payments)",
+                points: months.map { ($0.month, $0.grossMinor) }, format: money)
+            body += SVGChart.bars(
+                title: "Revenue per month, \(currency), net of refunds (gross less refunded payments)",
+                points: months.map { ($0.month, $0.netMinor) }, format: money)
         }
         body += "</div>"
         return request.page("Finance", body)
@@ -75,14 +86,15 @@ extension Console {
                 <p id=confirm-text>Finalize the invoice of account <b>\(HTML.escape(account))</b> for <b>\(HTML.escape(month.description))</b>:
                 \(draft.payingUsers) paying users, total \(HTML.escape(InvoiceRendering.major(draft.totalMinor, draft.currency))) \
                 \(HTML.escape(draft.currency))? A finalized invoice never changes; a correction voids it and issues a replacement.</p>
-                """ + HTML.form(action: "/console/finance/finalize", csrf: request.csrf, fields: fields, button: "Yes, finalize", confirm: true) +
-                "<p><a href=\"/console/finance\">Cancel</a></p>"
+                """ + HTML.form(action: "/console/finance/finalize", csrf: request.csrf, fields: fields, button: "Yes, finalize", confirm: true)
+                + "<p><a href=\"/console/finance\">Cancel</a></p>"
             return request.page("Confirm finalizing", body)
         }
         let (invoice, created) = try await invoices.finalize(account: account, month: month)
-        try await sessions.record("invoice.finalize", target: invoice.id,
-                                  detail: "\(account) \(month) \(created ? "created" : "already finalized")", actor: try request.actor(),
-                                  at: clock.now())
+        try await sessions.record(
+            "invoice.finalize", target: invoice.id,
+            detail: "\(account) \(month) \(created ? "created" : "already finalized")", actor: try request.actor(),
+            at: clock.now())
         logger.info("console finalized an invoice", metadata: ["invoice": "\(invoice.id)", "created": "\(created)"])
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(invoice.id))")
     }
@@ -108,29 +120,44 @@ extension Console {
             <a href="\(HTML.escape(base))/download?format=json">JSON</a> · <a href="\(HTML.escape(base))/download?format=html">HTML</a></p>
             """
         if invoice.status == "voided" {
-            body += "<p class=bad>Voided \(HTML.time(invoice.voidedAt)): \(HTML.escape(invoice.voidReason ?? "")); replaced by " +
-                (invoice.replacedBy.map { HTML.link("/console/finance/invoices/\(HTML.urlComponent($0))", $0) } ?? "—") + "</p>"
+            body +=
+                "<p class=bad>Voided \(HTML.time(invoice.voidedAt)): \(HTML.escape(invoice.voidReason ?? "")); replaced by "
+                + (invoice.replacedBy.map { HTML.link("/console/finance/invoices/\(HTML.urlComponent($0))", $0) } ?? "—") + "</p>"
         }
         if let replaces = invoice.replaces {
             body += "<p>Replaces \(HTML.link("/console/finance/invoices/\(HTML.urlComponent(replaces))", replaces)).</p>"
         }
-        body += "<h2>Bands</h2>" + HTML.table(["Paying users", "Users", "Unit price", "Amount"], c.bands.map { band in
-            [HTML.escape(band.to.map { "\(band.from)–\($0)" } ?? "\(band.from)+"), String(band.users), money(band.unitPriceMinor),
-             money(band.amountMinor)]
-        }, id: "bands")
-        body += "<h2>Adjustment lines</h2>" + HTML.table(["Month", "App", "Late paying users", "Amount"], c.adjustments.map { a in
-            [HTML.escape(a.month), HTML.escape(a.appID), String(a.users), money(a.amountMinor)]
-        }, id: "adjustments")
+        body +=
+            "<h2>Bands</h2>"
+            + HTML.table(
+                ["Paying users", "Users", "Unit price", "Amount"],
+                c.bands.map { band in
+                    [
+                        HTML.escape(band.to.map { "\(band.from)–\($0)" } ?? "\(band.from)+"), String(band.users), money(band.unitPriceMinor),
+                        money(band.amountMinor)
+                    ]
+                }, id: "bands")
+        body +=
+            "<h2>Adjustment lines</h2>"
+            + HTML.table(
+                ["Month", "App", "Late paying users", "Amount"],
+                c.adjustments.map { a in
+                    [HTML.escape(a.month), HTML.escape(a.appID), String(a.users), money(a.amountMinor)]
+                }, id: "adjustments")
         body += "<h2>Paying users by app</h2>" + HTML.table(["App", "Paying users"], c.apps.map { [HTML.escape($0.appID), String($0.payingUsers)] })
-        body += "<h2>Paying users</h2>" +
-            HTML.table(["App", "App user"], paying.map { [HTML.escape($0.app), HTML.escape($0.user)] }, id: "paying-users")
+        body +=
+            "<h2>Paying users</h2>" + HTML.table(["App", "App user"], paying.map { [HTML.escape($0.app), HTML.escape($0.user)] }, id: "paying-users")
         if paying.count == Self.payingUsersPage, let last = paying.last {
             body += "<p><a href=\"\(HTML.escape(base))?after=\(HTML.escape(HTML.urlComponent(last.app + " " + last.user)))\">Next page</a></p>"
         }
         if invoice.status == "finalized" {
-            body += "<h2>Void</h2>" + HTML.form(action: base + "/void", csrf: request.csrf, fields: """
-                <label>Reason <input name=reason required maxlength=1000 size=50></label>
-                """, button: "Void…")
+            body +=
+                "<h2>Void</h2>"
+                + HTML.form(
+                    action: base + "/void", csrf: request.csrf,
+                    fields: """
+                        <label>Reason <input name=reason required maxlength=1000 size=50></label>
+                        """, button: "Void…")
         }
         return request.page("Invoice \(invoice.displayNumber)", body)
     }
@@ -150,9 +177,11 @@ extension Console {
         }
         // The id is the ledger's own (letters, digits, `_`), but the file name is made safe all the same.
         let name = String(invoice.displayNumber.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
-        return Response(status: .ok, headers: [
-            .contentType: type, .contentDisposition: "attachment; filename=\"invoice-\(name).\(ext)\"", .cacheControl: "no-store",
-        ], body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: type, .contentDisposition: "attachment; filename=\"invoice-\(name).\(ext)\"", .cacheControl: "no-store"
+            ], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     func void(_ request: ConsoleRequest) async throws -> Response {
@@ -161,15 +190,18 @@ extension Console {
         guard reason.count <= 1000 else { throw ConsoleError(.badRequest, "A reason is at most 1000 characters.") }
         let base = "/console/finance/invoices/\(HTML.urlComponent(invoice.id))"
         guard request.form["confirm"] == "yes" else {
-            let body = "<p id=confirm-text>Void invoice <b>\(HTML.escape(invoice.displayNumber))</b> because “\(HTML.escape(reason))”? " +
-                "A replacement is computed from the log and finalized in its place.</p>" +
-                HTML.form(action: base + "/void", csrf: request.csrf, fields: HTML.hidden("reason", reason) + HTML.hidden("confirm", "yes"),
-                          button: "Yes, void", confirm: true) + "<p><a href=\"\(HTML.escape(base))\">Cancel</a></p>"
+            let body =
+                "<p id=confirm-text>Void invoice <b>\(HTML.escape(invoice.displayNumber))</b> because “\(HTML.escape(reason))”? "
+                + "A replacement is computed from the log and finalized in its place.</p>"
+                + HTML.form(
+                    action: base + "/void", csrf: request.csrf, fields: HTML.hidden("reason", reason) + HTML.hidden("confirm", "yes"),
+                    button: "Yes, void", confirm: true) + "<p><a href=\"\(HTML.escape(base))\">Cancel</a></p>"
             return request.page("Confirm voiding", body)
         }
         let (voided, replacement) = try await invoices.void(invoiceID: invoice.id, reason: reason)
-        try await sessions.record("invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)",
-                                  actor: try request.actor(), at: clock.now())
+        try await sessions.record(
+            "invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)",
+            actor: try request.actor(), at: clock.now())
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(replacement.id))")
     }
 }

@@ -11,12 +11,15 @@ enum SVGChart {
             let barHeight = Int(Double(max(point.value, 0)) / Double(maximum) * Double(height))
             let x = left + index * (barWidth + gap)
             let y = top + height - barHeight
-            parts.append("<rect x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(barHeight)\" fill=\"#457b9d\">" +
-                "<title>\(HTML.escape(point.label)): \(HTML.escape(format(point.value)))</title></rect>")
-            parts.append("<text x=\"\(x + barWidth / 2)\" y=\"\(y - 4)\" font-size=\"10\" text-anchor=\"middle\">" +
-                "\(HTML.escape(format(point.value)))</text>")
-            parts.append("<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" font-size=\"9\" text-anchor=\"middle\">" +
-                "\(HTML.escape(point.label))</text>")
+            parts.append(
+                "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(barHeight)\" fill=\"#457b9d\">"
+                    + "<title>\(HTML.escape(point.label)): \(HTML.escape(format(point.value)))</title></rect>")
+            parts.append(
+                "<text x=\"\(x + barWidth / 2)\" y=\"\(y - 4)\" font-size=\"10\" text-anchor=\"middle\">"
+                    + "\(HTML.escape(format(point.value)))</text>")
+            parts.append(
+                "<text x=\"\(x + barWidth / 2)\" y=\"\(top + height + 14)\" font-size=\"9\" text-anchor=\"middle\">"
+                    + "\(HTML.escape(point.label))</text>")
         }
         let total = top + height + bottom
         return """

@@ -6,7 +6,7 @@ public enum CurrencyDigits {
     /// Currencies whose minor unit is the major unit.
     static let none: Set<String> = [
         "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF",
-        "XPF",
+        "XPF"
     ]
     /// Currencies with thousandths.
     static let three: Set<String> = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"]

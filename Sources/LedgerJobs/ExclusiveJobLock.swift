@@ -25,7 +25,8 @@ package final class ExclusiveJobLock: Sendable {
         let job = job
         do {
             let (pid, holds) = try await pool.withConnection { connection -> (Int64, Bool) in
-                let row = try connection.query("""
+                let row = try connection.query(
+                    """
                     SELECT pg_backend_pid()::int8,
                            CASE WHEN pg_backend_pid() = \(held ?? 0) THEN true
                                 ELSE pg_try_advisory_lock(hashtext('ledger.job'), hashtext(\(job))) END

@@ -35,10 +35,12 @@ package struct ConsoleSessionStore: Sendable {
     /// Starts a session for `actor`; returns the cookie's token (only its hash is stored).
     package func start(actor: String, now: Instant, lifetimeSeconds: Int64) async throws -> (token: String, session: ConsoleSession) {
         let token = Self.token()
-        let session = ConsoleSession(actor: actor, csrf: Self.token(),
-                                     expiresAt: Instant(microsecondsSinceEpoch: now.microsecondsSinceEpoch + lifetimeSeconds * 1_000_000))
+        let session = ConsoleSession(
+            actor: actor, csrf: Self.token(),
+            expiresAt: Instant(microsecondsSinceEpoch: now.microsecondsSinceEpoch + lifetimeSeconds * 1_000_000))
         let hash = Self.digest(token)
-        _ = try await pool.query("""
+        _ = try await pool.query(
+            """
             INSERT INTO ledger.console_sessions (token_hash, actor, csrf_token, created_at, expires_at)
             VALUES (\(hash), \(session.actor), \(session.csrf), \(now), \(session.expiresAt))
             """)
@@ -50,13 +52,15 @@ package struct ConsoleSessionStore: Sendable {
     /// The live session of a cookie's token, or nil (unknown, signed out or expired).
     package func find(token: String, now: Instant) async throws -> ConsoleSession? {
         guard token.utf8.count == 64 else { return nil }
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT actor, csrf_token, expires_at FROM ledger.console_sessions
             WHERE token_hash = \(Self.digest(token)) AND expires_at > \(now)
             """)
         guard let row = rows.first else { return nil }
-        return ConsoleSession(actor: try row.decode(String.self, at: 0), csrf: try row.decode(String.self, at: 1),
-                              expiresAt: try row.decode(Instant.self, at: 2))
+        return ConsoleSession(
+            actor: try row.decode(String.self, at: 0), csrf: try row.decode(String.self, at: 1),
+            expiresAt: try row.decode(Instant.self, at: 2))
     }
 
     package func end(token: String) async throws {
@@ -65,7 +69,8 @@ package struct ConsoleSessionStore: Sendable {
 
     /// Records a write made through the console.
     package func record(_ action: String, target: String, detail: String = "", actor: String, at now: Instant) async throws {
-        _ = try await pool.query("""
+        _ = try await pool.query(
+            """
             INSERT INTO ledger.console_actions (at, actor, action, target, detail)
             VALUES (\(now), \(actor), \(action), \(target), \(detail))
             """)
@@ -73,13 +78,15 @@ package struct ConsoleSessionStore: Sendable {
 
     /// The latest writes, newest first.
     package func actions(limit: Int) async throws -> [ConsoleAction] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT at, actor, action, target, detail FROM ledger.console_actions ORDER BY action_id DESC LIMIT \(Int64(limit))
             """)
         return try rows.map { row in
-            ConsoleAction(at: try row.decode(Instant.self, at: 0), actor: try row.decode(String.self, at: 1),
-                          action: try row.decode(String.self, at: 2), target: try row.decode(String.self, at: 3),
-                          detail: try row.decode(String.self, at: 4))
+            ConsoleAction(
+                at: try row.decode(Instant.self, at: 0), actor: try row.decode(String.self, at: 1),
+                action: try row.decode(String.self, at: 2), target: try row.decode(String.self, at: 3),
+                detail: try row.decode(String.self, at: 4))
         }
     }
 }

@@ -46,8 +46,10 @@ package struct LedgerRecorder: Sendable {
 
     /// StoreKit 2 signed transactions (each with its renewal info, if any) uploaded for `user`.
     /// With `link`, the purchases are then linked to `user` under the app's transfer policy.
-    package func transactions(app: AppRecord, user: String, _ uploads: [(transaction: String, renewalInfo: String?)], link: Bool,
-                             metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
+    package func transactions(
+        app: AppRecord, user: String, _ uploads: [(transaction: String, renewalInfo: String?)], link: Bool,
+        metadata: EventMetadata
+    ) async throws -> (RecordResult, originalTransactionIDs: [String]) {
         let verifiers = verifierCache.verifiers(for: app)
         let ingest = TransactionIngest(appAccountTokens: app.tokenPolicy)
         var events: [LedgerEvent] = []
@@ -78,8 +80,10 @@ package struct LedgerRecorder: Sendable {
     /// verified like every other signed item, recorded under the same keys as the notification or upload carrying the
     /// same transaction (so each is recorded once), with no uploader: only the app's `appAccountToken` policy links
     /// purchases to users, as for notifications. Returns the verified transactions too (the caller pages by them).
-    package func fetchedTransactions(app: AppRecord, _ fetched: [(transaction: String, renewalInfo: String?)],
-                                     metadata: EventMetadata) async throws -> (RecordResult, transactions: [TransactionPayload]) {
+    package func fetchedTransactions(
+        app: AppRecord, _ fetched: [(transaction: String, renewalInfo: String?)],
+        metadata: EventMetadata
+    ) async throws -> (RecordResult, transactions: [TransactionPayload]) {
         let verifiers = verifierCache.verifiers(for: app)
         let ingest = TransactionIngest(appAccountTokens: app.tokenPolicy)
         var events: [LedgerEvent] = []
@@ -112,9 +116,10 @@ package struct LedgerRecorder: Sendable {
         let verifiers = verifierCache.verifiers(for: app)
         var verified: [TransactionPayload] = []
         for (index, item) in signed.enumerated() {
-            verified.append(try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
-                try await verifiers.verifyTransaction(item, now: clock.now())
-            })
+            verified.append(
+                try await Self.verify(at: "signedTransactions[\(index)]") { () async throws(AppStoreVerificationError) in
+                    try await verifiers.verifyTransaction(item, now: clock.now())
+                })
         }
         return verified
     }
@@ -152,8 +157,10 @@ package struct LedgerRecorder: Sendable {
     }
 
     /// A legacy app receipt (DER / BER bytes) uploaded for `user`. Product types come from the app's catalog.
-    package func receipt(app: AppRecord, user: String, der: [UInt8], link: Bool,
-                        metadata: EventMetadata) async throws -> (RecordResult, originalTransactionIDs: [String]) {
+    package func receipt(
+        app: AppRecord, user: String, der: [UInt8], link: Bool,
+        metadata: EventMetadata
+    ) async throws -> (RecordResult, originalTransactionIDs: [String]) {
         let verifiers = verifierCache.verifiers(for: app)
         let receipt = try await Self.verify { () async throws(AppStoreVerificationError) in
             try await verifiers.verifyReceipt(der: der, now: clock.now())
@@ -184,12 +191,16 @@ package struct LedgerRecorder: Sendable {
 
     /// Links the purchases `sources` name to `user` under the app's transfer policy; returns the original
     /// transaction ids restored (sorted) and the positions of the events appended.
-    package func restore(app: AppRecord, user: String, _ sources: RestoreSources,
-                        metadata: EventMetadata) async throws -> (originalTransactionIDs: [String], positions: [Int64]) {
+    package func restore(
+        app: AppRecord, user: String, _ sources: RestoreSources,
+        metadata: EventMetadata
+    ) async throws -> (originalTransactionIDs: [String], positions: [Int64]) {
         var ids = sources.originalTransactionIDs
         if !sources.signedTransactions.isEmpty {
-            ids += try await transactions(app: app, user: user, sources.signedTransactions.map { ($0, nil) }, link: false,
-                                          metadata: metadata).originalTransactionIDs
+            ids += try await transactions(
+                app: app, user: user, sources.signedTransactions.map { ($0, nil) }, link: false,
+                metadata: metadata
+            ).originalTransactionIDs
         }
         if let der = sources.receiptDER {
             ids += try await receipt(app: app, user: user, der: der, link: false, metadata: metadata).originalTransactionIDs
@@ -200,8 +211,10 @@ package struct LedgerRecorder: Sendable {
     }
 
     /// Marks the consumable `originalTransactionID` as consumed by `user` now; returns the event's position.
-    package func consume(app: AppRecord, originalTransactionID id: String, by user: String,
-                        metadata: EventMetadata) async throws -> (consumedAt: Instant, position: Int64) {
+    package func consume(
+        app: AppRecord, originalTransactionID id: String, by user: String,
+        metadata: EventMetadata
+    ) async throws -> (consumedAt: Instant, position: Int64) {
         let now = clock.now()
         do {
             let position = try await PurchaseOperations(store: store).consume(
@@ -210,7 +223,8 @@ package struct LedgerRecorder: Sendable {
         } catch ConsumeError.unknownPurchase(let id) {
             // The consumption rules see one-time purchases only; a known subscription is not "unknown".
             let stream = try await store.readStream(app: app.id, stream: LedgerStreams.purchase(originalTransactionID: id), limit: 1)
-            throw stream.isEmpty ? RecordingError.notConsumed(.unknownPurchase(originalTransactionID: id))
+            throw stream.isEmpty
+                ? RecordingError.notConsumed(.unknownPurchase(originalTransactionID: id))
                 : RecordingError.subscriptionNotConsumable(originalTransactionID: id)
         } catch let error as ConsumeError {
             throw RecordingError.notConsumed(error)
@@ -219,24 +233,35 @@ package struct LedgerRecorder: Sendable {
 
     /// The answer the ledger sent to Apple's consumption request, recorded once per request's transaction.
     package func consumptionInformationSent(app: AppRecord, _ sent: ConsumptionInformationSent, metadata: EventMetadata) async throws
-        -> RecordResult {
-        try await recordConsumptionDecision(.consumptionInformationSent(sent), app: app, originalTransactionID: sent.originalTransactionID,
-                                            at: sent.sentAt, metadata: metadata)
+        -> RecordResult
+    {
+        try await recordConsumptionDecision(
+            .consumptionInformationSent(sent), app: app, originalTransactionID: sent.originalTransactionID,
+            at: sent.sentAt, metadata: metadata)
     }
 
     /// The ledger decided not to answer a consumption request (yet), recorded once per request and reason.
     package func consumptionAnswerWithheld(app: AppRecord, _ withheld: ConsumptionAnswerWithheld, metadata: EventMetadata) async throws
-        -> RecordResult {
-        try await recordConsumptionDecision(.consumptionAnswerWithheld(withheld), app: app,
-                                            originalTransactionID: withheld.originalTransactionID, at: withheld.decidedAt, metadata: metadata)
+        -> RecordResult
+    {
+        try await recordConsumptionDecision(
+            .consumptionAnswerWithheld(withheld), app: app,
+            originalTransactionID: withheld.originalTransactionID, at: withheld.decidedAt, metadata: metadata)
     }
 
     /// A decision about a consumption request, on its purchase's stream, idempotent by the event's own key.
-    private func recordConsumptionDecision(_ event: LedgerEvent, app: AppRecord, originalTransactionID: String, at instant: Instant,
-                                           metadata: EventMetadata) async throws -> RecordResult {
+    private func recordConsumptionDecision(
+        _ event: LedgerEvent, app: AppRecord, originalTransactionID: String, at instant: Instant,
+        metadata: EventMetadata
+    ) async throws -> RecordResult {
         let outcome = try await EventRecorder(store: store).record(
-            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID), event: event,
-                           idempotencyKey: event.idempotencyKey)],
+            app: app.id,
+            [
+                (
+                    stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID), event: event,
+                    idempotencyKey: event.idempotencyKey
+                )
+            ],
             occurredAt: { _ in instant }, metadata: metadata)
         return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
     }
@@ -245,17 +270,19 @@ package struct LedgerRecorder: Sendable {
     /// consumption and the requested transaction's period) and its owner's latest consent, with the app's policy.
     /// Also the reasons the purchase's stream already records a withheld answer to this request for.
     package func consumptionInputs(app: AppRecord, request: ConsumptionRequest, sampleContentProvided: Bool) async throws
-        -> (inputs: ConsumptionInputs, withheld: Set<ConsumptionWithholdReason>) {
+        -> (inputs: ConsumptionInputs, withheld: Set<ConsumptionWithholdReason>)
+    {
         let stream = try await events(app: app, stream: LedgerStreams.purchase(originalTransactionID: request.subscription.originalTransactionID))
         let facts = ConsumptionAnswerRules.purchaseFacts(stream, transactionID: request.transactionID)
         var consent: ConsumptionConsent?
         if let user = facts.appUserID {
             consent = ConsumptionAnswerRules.latestConsent(try await events(app: app, stream: LedgerStreams.user(appUserID: user)))
         }
-        let withheld = Set(stream.compactMap { event -> ConsumptionWithholdReason? in
-            if case .consumptionAnswerWithheld(let w) = event, w.transactionID == request.transactionID { return w.reason }
-            return nil
-        })
+        let withheld = Set(
+            stream.compactMap { event -> ConsumptionWithholdReason? in
+                if case .consumptionAnswerWithheld(let w) = event, w.transactionID == request.transactionID { return w.reason }
+                return nil
+            })
         let inputs = ConsumptionInputs(
             appUserID: facts.appUserID, productType: facts.productType, consumedAt: facts.consumedAt, periodStart: facts.periodStart,
             periodEnd: facts.periodEnd, requestedAt: request.subscription.signedDate, consent: consent, refundPolicy: app.refundPolicy,
@@ -265,8 +292,10 @@ package struct LedgerRecorder: Sendable {
 
     /// `user`'s consent (or its withdrawal) to answers about their consumption when Apple asks about a refund they
     /// requested; the latest recorded holds. Returns the event and its position.
-    package func consumptionConsent(app: AppRecord, user: String, consented: Bool, source: ConsentSource,
-                                    metadata: EventMetadata) async throws -> (ConsumptionConsent, position: Int64) {
+    package func consumptionConsent(
+        app: AppRecord, user: String, consented: Bool, source: ConsentSource,
+        metadata: EventMetadata
+    ) async throws -> (ConsumptionConsent, position: Int64) {
         let consent = ConsumptionConsent(appUserID: user, consented: consented, source: source, recordedAt: clock.now())
         let event = LedgerEvent.consumptionConsentRecorded(consent)
         let outcome = try await EventRecorder(store: store).record(
@@ -287,8 +316,13 @@ package struct LedgerRecorder: Sendable {
     package func externalPurchase(app: AppRecord, _ purchase: ExternalPurchase, metadata: EventMetadata) async throws -> RecordResult {
         let event = LedgerEvent.externalPurchase(purchase)
         let outcome = try await EventRecorder(store: store).record(
-            app: app.id, [(stream: LedgerStreams.purchase(originalTransactionID: purchase.paymentID), event: event,
-                idempotencyKey: event.idempotencyKey)],
+            app: app.id,
+            [
+                (
+                    stream: LedgerStreams.purchase(originalTransactionID: purchase.paymentID), event: event,
+                    idempotencyKey: event.idempotencyKey
+                )
+            ],
             occurredAt: { _ in purchase.purchasedAt }, metadata: metadata)
         return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
     }

@@ -14,20 +14,25 @@ package struct PurchaseOperations: Sendable {
     /// The purchase's current state, folded from its stream.
     package func record(app appID: String, originalTransactionID: String) async throws -> (PurchaseRecord, version: Int64) {
         let recorded = try await store.readStream(app: appID, stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID))
-        let state = fold(PurchaseRecordReducer.self, key: originalTransactionID,
-                         events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil)
+        let state = fold(
+            PurchaseRecordReducer.self, key: originalTransactionID,
+            events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil)
         return (state, recorded.last?.streamVersion ?? 0)
     }
 
     /// Marks a consumable as consumed by `appUserID`. Errors say why not: unknown purchase, not a consumable,
     /// another user's, refunded, or already consumed (also when a concurrent call consumed it first).
     @discardableResult
-    package func consume(app appID: String, originalTransactionID: String, by appUserID: String,
-                        at instant: Instant, metadata: EventMetadata = EventMetadata()) async throws -> Int64 {
+    package func consume(
+        app appID: String, originalTransactionID: String, by appUserID: String,
+        at instant: Instant, metadata: EventMetadata = EventMetadata()
+    ) async throws -> Int64 {
         for _ in 0..<Self.attempts {
             let (record, version) = try await record(app: appID, originalTransactionID: originalTransactionID)
-            let event = try ConsumptionRules.consume(version == 0 ? nil : record, originalTransactionID: originalTransactionID,
-                                                     by: appUserID, at: instant).get()
+            let event = try ConsumptionRules.consume(
+                version == 0 ? nil : record, originalTransactionID: originalTransactionID,
+                by: appUserID, at: instant
+            ).get()
             do {
                 let result = try await store.append(
                     app: appID, stream: LedgerStreams.purchase(originalTransactionID: originalTransactionID), expected: .exact(version),
@@ -37,7 +42,7 @@ package struct PurchaseOperations: Sendable {
                 }
                 return result.positions[0]
             } catch EventStoreError.versionConflict {
-                continue // something happened to the purchase meanwhile: decide again on the new state
+                continue  // something happened to the purchase meanwhile: decide again on the new state
             }
         }
         throw EventStoreError.contention(appID: appID, streamID: LedgerStreams.purchase(originalTransactionID: originalTransactionID))

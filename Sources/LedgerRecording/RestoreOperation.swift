@@ -17,8 +17,10 @@ package struct RestoreOperation: Sendable {
     /// Returns the positions of the events appended (empty when everything already belonged to the user); throws
     /// `RestoreRefusal` (with a message for the user) when the policy refuses.
     @discardableResult
-    package func restore(app appID: String, originalTransactionIDs: [String], to appUserID: String, policy: TransferPolicy,
-                        at instant: Instant, metadata: EventMetadata = EventMetadata()) async throws -> [Int64] {
+    package func restore(
+        app appID: String, originalTransactionIDs: [String], to appUserID: String, policy: TransferPolicy,
+        at instant: Instant, metadata: EventMetadata = EventMetadata()
+    ) async throws -> [Int64] {
         let ids = Array(Set(originalTransactionIDs)).sorted()
         for _ in 0..<Self.attempts {
             var versions: [String: Int64] = [:]
@@ -33,9 +35,11 @@ package struct RestoreOperation: Sendable {
             }
             let owners = Set((subscriptions.compactMap(\.ownerUserID) + purchases.compactMap(\.ownerUserID)).filter { $0 != appUserID })
             let others = try await UserQueries(pool: store.pool).summaries(app: appID, owners: owners, excluding: Set(ids))
-            let events = try RestoreRules.restore(originalTransactionIDs: ids, to: appUserID, policy: policy,
-                                                  subscriptions: subscriptions + others.subscriptions,
-                                                  purchases: purchases + others.purchases, at: instant).get()
+            let events = try RestoreRules.restore(
+                originalTransactionIDs: ids, to: appUserID, policy: policy,
+                subscriptions: subscriptions + others.subscriptions,
+                purchases: purchases + others.purchases, at: instant
+            ).get()
             let split = events.flatMap(\.perOriginalTransaction)
             guard !split.isEmpty else { return [] }
             let appends = split.map { event -> EventStore.StreamAppend in
@@ -47,7 +51,7 @@ package struct RestoreOperation: Sendable {
             do {
                 return try await store.appendAtomically(app: appID, appends).flatMap(\.positions)
             } catch EventStoreError.versionConflict {
-                continue // a restored purchase changed meanwhile: decide again
+                continue  // a restored purchase changed meanwhile: decide again
             }
         }
         throw EventStoreError.contention(appID: appID, streamID: "restore")

@@ -34,8 +34,9 @@ func option(_ name: String) -> String? {
 }
 
 guard let url = option("url").flatMap(URL.init(string:)) ?? URL(string: "http://127.0.0.1:8080"), let key = option("key") else {
-    say("usage: ledger-sdk-demo --key PUBLIC_KEY [--url http://127.0.0.1:8080] [--user ID] [--receipt FILE] [--transaction FILE]"
-          + " [--watch SECONDS]")
+    say(
+        "usage: ledger-sdk-demo --key PUBLIC_KEY [--url http://127.0.0.1:8080] [--user ID] [--receipt FILE] [--transaction FILE]"
+            + " [--watch SECONDS]")
     exit(2)
 }
 func readReceipt(_ path: String) throws -> Data {
@@ -50,8 +51,8 @@ func readTransaction(_ path: String) throws -> StoreTransaction {
     var payload = parts.count == 3 ? parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") : ""
     payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
     guard let data = Data(base64Encoded: payload),
-          let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let id = json["transactionId"] as? String, let product = json["productId"] as? String
+        let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let id = json["transactionId"] as? String, let product = json["productId"] as? String
     else { throw LedgerError.store("\(path) is not a signed transaction (JWS)") }
     return StoreTransaction(id: id, productID: product, jwsRepresentation: jws, finish: {})
 }

@@ -32,15 +32,18 @@ package struct AppStoreService: Service {
     /// instance answering consumption requests sends each answer once.
     let job: ExclusiveJob
 
-    package init(api: LedgerAPI, clients: AppStoreClients, schedule: ReconcileSchedule = ReconcileSchedule(),
-                 jobs: ExclusiveJob.Settings = ExclusiveJob.Settings(), logger: Logger) {
+    package init(
+        api: LedgerAPI, clients: AppStoreClients, schedule: ReconcileSchedule = ReconcileSchedule(),
+        jobs: ExclusiveJob.Settings = ExclusiveJob.Settings(), logger: Logger
+    ) {
         self.job = ExclusiveJob(lock: ExclusiveJobLock(job: "appstore", configuration: api.pool.configuration), settings: jobs, logger: logger)
         self.clients = clients
         self.tenancy = api.tenancy
         self.runs = ReconcileRunStore(pool: api.pool)
         self.reconciliation = AppStoreReconciliation(recorder: api.recorder, logger: logger)
-        self.consumption = ConsumptionAnswers(recorder: api.recorder, requests: ConsumptionRequestQueries(pool: api.pool),
-                                              clock: api.configuration.clock, logger: logger)
+        self.consumption = ConsumptionAnswers(
+            recorder: api.recorder, requests: ConsumptionRequestQueries(pool: api.pool),
+            clock: api.configuration.clock, logger: logger)
         self.schedule = schedule
         self.clock = api.configuration.clock
         self.logger = logger
@@ -90,8 +93,11 @@ package struct AppStoreService: Service {
         let last = try await runs.lastRun(app: appID)
         guard schedule.isDue(lastStartedAt: last?.startedAt, lastFailed: last?.succeeded == false, now: now) else { return nil }
         let started = now
-        guard try await runs.claim(app: appID, now: started, dueIfStartedBefore: schedule.dueIfStartedBefore(now: now),
-                                   failedDueIfStartedBefore: schedule.failedDueIfStartedBefore(now: now)) else {
+        guard
+            try await runs.claim(
+                app: appID, now: started, dueIfStartedBefore: schedule.dueIfStartedBefore(now: now),
+                failedDueIfStartedBefore: schedule.failedDueIfStartedBefore(now: now))
+        else {
             return nil  // another instance runs it
         }
         let since = schedule.periodStart(lastSuccessStartedAt: last?.lastSuccessStartedAt, now: now)
@@ -99,8 +105,9 @@ package struct AppStoreService: Service {
             guard let app = try await tenancy.app(id: appID) else { throw AppStoreSyncError.unknownApp(appID) }
             let summary = try await reconciliation.run(app: app, client: try clients.client(for: app), since: since, now: now)
             let failed = summary.failures.isEmpty ? nil : "\(summary.failures.count) notification(s) did not verify"
-            try await runs.finish(app: appID, startedAt: started, at: clock.now(), succeeded: failed == nil, seen: summary.seen,
-                                  missed: summary.missed, error: failed)
+            try await runs.finish(
+                app: appID, startedAt: started, at: clock.now(), succeeded: failed == nil, seen: summary.seen,
+                missed: summary.missed, error: failed)
             if summary.missed > 0 {
                 logger.warning("App Store reconciliation recorded missed notifications", metadata: ["app": "\(appID)", "missed": "\(summary.missed)"])
             }

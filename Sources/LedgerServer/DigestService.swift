@@ -14,8 +14,10 @@ package struct DigestService: Service {
     let job: ExclusiveJob
     let logger: Logger
 
-    package init(pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration,
-                 jobs: ExclusiveJob.Settings = ExclusiveJob.Settings(), logger: Logger) {
+    package init(
+        pool: PostgresPool, key: Curve25519.Signing.PrivateKey, interval: Duration,
+        jobs: ExclusiveJob.Settings = ExclusiveJob.Settings(), logger: Logger
+    ) {
         self.pool = pool
         self.key = key
         self.interval = interval

@@ -39,10 +39,12 @@ package struct LedgerAPI: Sendable {
         /// How long a console session lasts from sign-in, in seconds.
         package var consoleSessionLifetime: Int64 = 8 * 3600
 
-        package init(adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
-                    requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
-                    readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system, webhooks: WebhookSettings = WebhookSettings(),
-                    live: LiveHub.Settings = LiveHub.Settings(), appStore: AppStoreClients? = nil) {
+        package init(
+            adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
+            requestTimeout: Duration = .seconds(30), cookieLifetime: Int64 = 30 * 86_400,
+            readYourWrites: Duration = .seconds(2), clock: LedgerClock = .system, webhooks: WebhookSettings = WebhookSettings(),
+            live: LiveHub.Settings = LiveHub.Settings(), appStore: AppStoreClients? = nil
+        ) {
             self.adminToken = adminToken
             self.roots = roots
             self.maxBodyBytes = maxBodyBytes
@@ -77,24 +79,30 @@ package struct LedgerAPI: Sendable {
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     /// `progress` is the one this process's projection worker advances (a fresh one: waits read the database).
     /// `replica`: a pool on a streaming replica of `pool`'s database, for status reads (`LEDGER_READ_DATABASE_URL`).
-    package static func make(pool: PostgresPool, replica: PostgresPool? = nil, configuration: Configuration,
-                             progress: ProjectionProgress = ProjectionProgress(), logger: Logger) async throws -> LedgerAPI {
+    package static func make(
+        pool: PostgresPool, replica: PostgresPool? = nil, configuration: Configuration,
+        progress: ProjectionProgress = ProjectionProgress(), logger: Logger
+    ) async throws -> LedgerAPI {
         let tenancy = TenancyStore(pool: pool)
         let secret = try await tenancy.serverSecret(named: "uid_cookie")
-        return LedgerAPI(configuration: configuration, pool: pool, replica: replica, tenancy: tenancy, cookieKey: secret, progress: progress,
-                         logger: logger)
+        return LedgerAPI(
+            configuration: configuration, pool: pool, replica: replica, tenancy: tenancy, cookieKey: secret, progress: progress,
+            logger: logger)
     }
 
-    init(configuration: Configuration, pool: PostgresPool, replica: PostgresPool? = nil, tenancy: TenancyStore, cookieKey: [UInt8],
-         progress: ProjectionProgress, logger: Logger) {
+    init(
+        configuration: Configuration, pool: PostgresPool, replica: PostgresPool? = nil, tenancy: TenancyStore, cookieKey: [UInt8],
+        progress: ProjectionProgress, logger: Logger
+    ) {
         self.configuration = configuration
         self.pool = pool
         self.store = EventStore(pool: pool, logger: logger)
         self.tenancy = tenancy
         self.tenancyCache = TenancyCache(tenancy: tenancy)
         self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
-        self.auth = Authenticator(cache: tenancyCache, adminToken: configuration.adminToken,
-                                  cookie: cookie, clock: configuration.clock)
+        self.auth = Authenticator(
+            cache: tenancyCache, adminToken: configuration.adminToken,
+            cookie: cookie, clock: configuration.clock)
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
@@ -102,11 +110,13 @@ package struct LedgerAPI: Sendable {
         self.webhooks = WebhookStore(pool: pool)
         self.logger = logger
         let cache = tenancyCache
-        let live = LiveHub(pool: pool, catalog: { try await cache.products(app: $0) }, clock: configuration.clock,
-                           settings: configuration.live, logger: logger)
+        let live = LiveHub(
+            pool: pool, catalog: { try await cache.products(app: $0) }, clock: configuration.clock,
+            settings: configuration.live, logger: logger)
         progress.observe { live.wake() }
         self.live = live
-        self.readYourWrites = ReadYourWrites(visibility: ProjectionVisibility(pool: pool, progress: progress),
-                                            timeout: configuration.readYourWrites)
+        self.readYourWrites = ReadYourWrites(
+            visibility: ProjectionVisibility(pool: pool, progress: progress),
+            timeout: configuration.readYourWrites)
     }
 }

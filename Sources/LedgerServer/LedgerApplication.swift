@@ -35,19 +35,25 @@ package enum LedgerApplication {
         guard let api else { return router }
         if api.reads.replica != nil { router.add(middleware: ReadTokenMiddleware(primary: api.pool)) }
         let clock = api.configuration.clock
-        SeedRoutes(recorder: api.recorder, reads: api.reads, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
-                   readYourWrites: api.readYourWrites, clock: clock).register(on: routes, auth: api.auth)
+        SeedRoutes(
+            recorder: api.recorder, reads: api.reads, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
+            readYourWrites: api.readYourWrites, clock: clock
+        ).register(on: routes, auth: api.auth)
         AdminRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body).register(on: routes, auth: api.auth)
-        AppRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
-                  readYourWrites: api.readYourWrites).register(on: routes, auth: api.auth)
+        AppRoutes(
+            tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
+            readYourWrites: api.readYourWrites
+        ).register(on: routes, auth: api.auth)
         UserRoutes(reads: api.reads, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
         LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
         WebhookRoutes(store: api.webhooks, cache: api.tenancyCache, body: api.body, settings: api.configuration.webhooks)
             .register(on: routes, auth: api.auth)
-        AppStoreRoutes(clients: api.configuration.appStore, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
-                       logger: api.logger).register(on: routes, auth: api.auth)
+        AppStoreRoutes(
+            clients: api.configuration.appStore, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
+            logger: api.logger
+        ).register(on: routes, auth: api.auth)
         InvoiceRoutes(invoices: InvoiceStore(pool: api.pool, clock: clock), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
         RevenueRoutes(revenue: RevenueQueries(pool: api.pool)).register(on: routes, auth: api.auth)
         // The console (`/console`, Sources/LedgerConsole): HTML pages with their own sessions, outside the JSON API's
@@ -57,27 +63,37 @@ package enum LedgerApplication {
             sessions: ConsoleSessionStore(pool: api.pool), users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
             logStatus: LogStatusQueries(pool: api.pool), revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy,
             invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks)
-        Console(stores: stores, settings: Console.Settings(adminToken: api.configuration.adminToken,
-                                                             sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
-                clock: clock, logger: api.logger, tenancyChanged: { cache.invalidate(.apiKeys) }).register(on: router)
+        Console(
+            stores: stores,
+            settings: Console.Settings(
+                adminToken: api.configuration.adminToken,
+                sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
+            clock: clock, logger: api.logger, tenancyChanged: { cache.invalidate(.apiKeys) }
+        ).register(on: router)
         return router
     }
 
     /// Serves until SIGINT / SIGTERM, then shuts down gracefully (in-flight requests finish).
     /// `services` run beside the server and stop with it (for example `DigestService`).
-    package static func run(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
-                           logger: Logger) async throws {
+    package static func run(
+        configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
+        logger: Logger
+    ) async throws {
         let services = services.map { LoggedService(name: LoggedService.name(of: $0), service: $0, logger: logger) as any Service }
         let application = make(configuration: configuration, readiness: readiness, api: api, services: services, logger: logger)
         // As `runService()` does, with the notice last: a group tells its services in reverse order.
-        let group = ServiceGroup(configuration: .init(services: [application, ShutdownNotice(logger: logger)],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application, ShutdownNotice(logger: logger)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("HTTP server and background services stopped")
     }
 
-    package static func make(configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
-                            logger: Logger) -> some ApplicationProtocol {
+    package static func make(
+        configuration: Configuration, readiness: ReadinessCheck, api: LedgerAPI?, services: [any Service] = [],
+        logger: Logger
+    ) -> some ApplicationProtocol {
         let router = makeRouter(readiness: readiness, api: api)
         // HTTP/1.1 with the WebSocket upgrade of the live streams, routed by the same router (and its authentication);
         // a first request that does not parse is answered too (`FirstRequestGuard`).

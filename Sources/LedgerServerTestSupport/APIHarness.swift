@@ -20,7 +20,7 @@ import X509
 /// A clock the tests move (cookie expiry, "now" of the per-user views).
 package final class TestClock: Sendable {
     private let current: Mutex<Instant>
-    package init(now: Instant = Instant(secondsSinceEpoch: 1_767_225_600 + 5 * 86_400)) { current = Mutex(now) } // 2026-01-06
+    package init(now: Instant = Instant(secondsSinceEpoch: 1_767_225_600 + 5 * 86_400)) { current = Mutex(now) }  // 2026-01-06
     package var now: Instant { current.withLock { $0 } }
     package func advance(seconds: Int64) { current.withLock { $0 = $0.adding(.seconds(seconds)) } }
 }
@@ -36,17 +36,21 @@ package struct APIHarness: Sendable {
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
     /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
-    package static func make(maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
-                            extraRoots: [Certificate] = [], database: String? = nil, now: Instant? = nil,
-                            webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing) async throws -> APIHarness {
+    package static func make(
+        maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
+        extraRoots: [Certificate] = [], database: String? = nil, now: Instant? = nil,
+        webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing
+    ) async throws -> APIHarness {
         let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "api") }
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = now.map { TestClock(now: $0) } ?? TestClock()
-        let api = try await LedgerAPI.make(pool: pool, configuration: LedgerAPI.Configuration(
-            adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
-            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
-            live: live),
+        let api = try await LedgerAPI.make(
+            pool: pool,
+            configuration: LedgerAPI.Configuration(
+                adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
+                requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
+                live: live),
             logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
     }
@@ -107,8 +111,10 @@ package struct APIClient: Sendable {
     }
 
     @discardableResult
-    package func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], json: String? = nil,
-              bytes: [UInt8]? = nil) async throws -> APIResponse {
+    package func send(
+        _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], json: String? = nil,
+        bytes: [UInt8]? = nil
+    ) async throws -> APIResponse {
         var fields = headers
         var body: ByteBuffer? = nil
         if let json {
@@ -134,19 +140,24 @@ package struct APIClient: Sendable {
         package var publicHeaders: HTTPFields { [HTTPField.Name("APIKey")!: publicKey] }
     }
 
-    package func tenant(bundleID: String = "com.example.app", transferPolicy: String = "transfer", allowXcode: Bool = false,
-                tokenPolicy: String = "ignore") async throws -> Tenant {
+    package func tenant(
+        bundleID: String = "com.example.app", transferPolicy: String = "transfer", allowXcode: Bool = false,
+        tokenPolicy: String = "ignore"
+    ) async throws -> Tenant {
         let account = try await send(.post, "/v1/admin/accounts", headers: Self.admin, json: #"{"name":"Example Inc."}"#)
         let accountID = try Self.require(account.string("id"), account)
-        let app = try await send(.post, "/v1/admin/apps", headers: Self.admin, json: """
-            {"name":"Example","account_id":"\(accountID)","bundle_id":"\(bundleID)","apple_app_id":1234,
-             "transfer_policy":"\(transferPolicy)","allow_xcode":\(allowXcode),"app_account_token_policy":"\(tokenPolicy)"}
-            """)
+        let app = try await send(
+            .post, "/v1/admin/apps", headers: Self.admin,
+            json: """
+                {"name":"Example","account_id":"\(accountID)","bundle_id":"\(bundleID)","apple_app_id":1234,
+                 "transfer_policy":"\(transferPolicy)","allow_xcode":\(allowXcode),"app_account_token_policy":"\(tokenPolicy)"}
+                """)
         let appID = try Self.require(app.string("id"), app)
         let secret = try await send(.post, "/v1/admin/apps/\(appID)/keys", headers: Self.admin, json: #"{"kind":"secret"}"#)
         let publicKey = try await send(.post, "/v1/admin/apps/\(appID)/keys", headers: Self.admin, json: #"{"kind":"public"}"#)
-        return Tenant(accountID: accountID, appID: appID, secretKey: try Self.require(secret.string("key"), secret),
-                      publicKey: try Self.require(publicKey.string("key"), publicKey))
+        return Tenant(
+            accountID: accountID, appID: appID, secretKey: try Self.require(secret.string("key"), secret),
+            publicKey: try Self.require(publicKey.string("key"), publicKey))
     }
 
     /// Uploads a receipt with the public key; returns the answer and the `Cookie` header its `Set-Cookie`s make.

@@ -28,9 +28,13 @@ package final class WebhookReceiver: Sendable {
         /// The messages as `scripts/verify-webhooks.sh` reads them, each to be checked with every one of `secrets`.
         package func verificationFile(secrets: [String], at path: String) throws {
             let entries = messages.map { message in
-                ["secrets": secrets, "body": message.body,
-                 "headers": ["webhook-id": message.id, "webhook-timestamp": message.timestamp,
-                             "webhook-signature": message.signature]] as [String: Any]
+                [
+                    "secrets": secrets, "body": message.body,
+                    "headers": [
+                        "webhook-id": message.id, "webhook-timestamp": message.timestamp,
+                        "webhook-signature": message.signature
+                    ]
+                ] as [String: Any]
             }
             try JSONSerialization.data(withJSONObject: entries).write(to: URL(fileURLWithPath: path))
         }
@@ -100,7 +104,7 @@ package final class WebhookReceiver: Sendable {
             if first { port = Int.random(in: 20_000..<32_000) }
             do {
                 return try await listen()
-            } catch where attempt < 100 && "\(error)".contains("Address already in use") {
+            } catch  where attempt < 100 && "\(error)".contains("Address already in use") {
                 if !first { try await Task.sleep(for: .milliseconds(100)) }
             }
         }
@@ -110,10 +114,11 @@ package final class WebhookReceiver: Sendable {
         let router = Router()
         router.post("/hooks") { [self] request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
-            let message = Message(id: request.headers[HTTPField.Name("webhook-id")!] ?? "",
-                                  timestamp: request.headers[HTTPField.Name("webhook-timestamp")!] ?? "",
-                                  signature: request.headers[HTTPField.Name("webhook-signature")!] ?? "",
-                                  body: String(buffer: body))
+            let message = Message(
+                id: request.headers[HTTPField.Name("webhook-id")!] ?? "",
+                timestamp: request.headers[HTTPField.Name("webhook-timestamp")!] ?? "",
+                signature: request.headers[HTTPField.Name("webhook-signature")!] ?? "",
+                body: String(buffer: body))
             let fail = state.withLock { state -> Bool in
                 if state.refusingNext > 0 || Double.random(in: 0..<1) < state.failureRate {
                     state.refusingNext = max(0, state.refusingNext - 1)
@@ -134,8 +139,10 @@ package final class WebhookReceiver: Sendable {
                 readyContinuation.yield(channel.localAddress?.port ?? 0)
             },
             logger: Logger(label: "test.receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [],
-                                                      logger: Logger(label: "test.receiver", factory: { _ in SwiftLogNoOpLogHandler() })))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application], gracefulShutdownSignals: [],
+                logger: Logger(label: "test.receiver", factory: { _ in SwiftLogNoOpLogHandler() })))
         let running = Task {
             defer { readyContinuation.finish() }
             try await group.run()

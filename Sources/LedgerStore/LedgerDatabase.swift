@@ -9,18 +9,22 @@ public enum LedgerDatabase {
     /// Migrates, builds the read models that have never been built (after an upgrade) from the log, then returns the
     /// service's pool.
     /// `buildingReadModels: false` leaves unbuilt read models to the caller (`ledger replay`, which rebuilds anyway).
-    public static func open(connectionString: String, poolSize: Int = 4, migrations: [Migration], buildingReadModels: Bool = true,
-                            logger: Logger = Logger(label: "ledger.database")) async throws -> PostgresPool {
+    public static func open(
+        connectionString: String, poolSize: Int = 4, migrations: [Migration], buildingReadModels: Bool = true,
+        logger: Logger = Logger(label: "ledger.database")
+    ) async throws -> PostgresPool {
         let base = PostgresConfiguration(connectionString: connectionString)
         let admin = PostgresPool(configuration: base, size: 1, logger: logger)
         let canUseRole: Bool
         do {
             canUseRole = try await admin.withConnection { connection in
                 try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
-                return try connection.query("""
+                return try connection.query(
+                    """
                     SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = \(serviceRole))
                        AND pg_has_role(current_user, \(serviceRole), 'MEMBER')
-                    """).first?.decode(Bool.self, at: 0) ?? false
+                    """
+                ).first?.decode(Bool.self, at: 0) ?? false
             }
             await admin.shutdown()
         } catch {
@@ -37,7 +41,8 @@ public enum LedgerDatabase {
         if canUseRole {
             configuration.setupStatements.append("SET ROLE \(serviceRole)")
         } else {
-            logger.warning("""
+            logger.warning(
+                """
                 the role \(serviceRole) is not available; working as the connecting user\
                  (the events table is still protected by triggers)
                 """)
@@ -54,8 +59,10 @@ public enum LedgerDatabase {
 
     /// A pool on a streaming replica of `service`'s database (`LEDGER_READ_DATABASE_URL`), its connections set up as
     /// the service's are. Nothing is migrated or built there: a replica follows its primary.
-    public static func replica(connectionString: String, like service: PostgresPool, poolSize: Int = 4,
-                               logger: Logger = Logger(label: "ledger.database")) -> PostgresPool {
+    public static func replica(
+        connectionString: String, like service: PostgresPool, poolSize: Int = 4,
+        logger: Logger = Logger(label: "ledger.database")
+    ) -> PostgresPool {
         var configuration = PostgresConfiguration(connectionString: connectionString)
         configuration.setupStatements = service.configuration.setupStatements
         return PostgresPool(configuration: configuration, size: poolSize, logger: logger)

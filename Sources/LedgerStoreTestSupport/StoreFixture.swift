@@ -16,8 +16,9 @@ package struct StoreFixture: Sendable {
     package static func make(prefix: String = "test", on role: TestServer.Role = .shared) async throws -> StoreFixture {
         let url = try await TestDatabase.makeDatabase(prefix: prefix, on: role)
         let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: try SchemaLocation.migrations())
-        return StoreFixture(connectionString: url, store: EventStore(pool: pool),
-                            superuser: PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2))
+        return StoreFixture(
+            connectionString: url, store: EventStore(pool: pool),
+            superuser: PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2))
     }
 
     package func close() async {
@@ -28,6 +29,7 @@ package struct StoreFixture: Sendable {
 
 /// A test event under idempotency key `key`, at a fixed business time.
 package func event(_ key: String, type: String = "test.happened", payload: String = #"{"n": 1}"#) -> NewEvent {
-    NewEvent(type: type, payload: payload, metadata: EventMetadata(source: "test"), idempotencyKey: key,
-             occurredAt: Instant(microsecondsSinceEpoch: 1_700_000_000_123_456))
+    NewEvent(
+        type: type, payload: payload, metadata: EventMetadata(source: "test"), idempotencyKey: key,
+        occurredAt: Instant(microsecondsSinceEpoch: 1_700_000_000_123_456))
 }

@@ -59,8 +59,10 @@ public struct ProductRecord: Sendable, Equatable {
     public var entitlements: [String]
     public var updatedAt: Instant
 
-    public init(productID: String, type: ProductType, subscriptionGroup: String?, entitlements: [String],
-                updatedAt: Instant) {
+    public init(
+        productID: String, type: ProductType, subscriptionGroup: String?, entitlements: [String],
+        updatedAt: Instant
+    ) {
         self.productID = productID
         self.type = type
         self.subscriptionGroup = subscriptionGroup
@@ -109,8 +111,9 @@ extension Array where Element == ProductRecord {
     /// The catalog the per-user views use: product → entitlements. A product configured with no entitlements
     /// grants one named after itself (as an unconfigured product does).
     public var catalog: Catalog {
-        Catalog(entitlementsByProduct: Dictionary(
-            map { ($0.productID, $0.entitlements.isEmpty ? [$0.productID] : $0.entitlements) },
-            uniquingKeysWith: { first, _ in first }))
+        Catalog(
+            entitlementsByProduct: Dictionary(
+                map { ($0.productID, $0.entitlements.isEmpty ? [$0.productID] : $0.entitlements) },
+                uniquingKeysWith: { first, _ in first }))
     }
 }

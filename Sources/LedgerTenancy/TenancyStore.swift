@@ -28,7 +28,8 @@ public struct TenancyStore: Sendable {
 
     public func createAccount(name: String) async throws -> Account {
         let id = RandomToken.identifier(prefix: "acct_")
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             INSERT INTO ledger.accounts (id, name) VALUES (\(id), \(name)) RETURNING \(unescaped: Self.accountColumns)
             """)
         return try Self.account(rows[0])
@@ -52,9 +53,11 @@ public struct TenancyStore: Sendable {
         public var appAccountTokenPolicy: AppAccountTokenConvention
         public var refundPolicy: RefundPolicy
 
-        public init(accountID: String, name: String, bundleID: String, appleAppID: Int64? = nil,
-                    transferPolicy: TransferPolicy = .transfer, allowXcode: Bool = false,
-                    appAccountTokenPolicy: AppAccountTokenConvention = .ignore, refundPolicy: RefundPolicy = .byConsumption) {
+        public init(
+            accountID: String, name: String, bundleID: String, appleAppID: Int64? = nil,
+            transferPolicy: TransferPolicy = .transfer, allowXcode: Bool = false,
+            appAccountTokenPolicy: AppAccountTokenConvention = .ignore, refundPolicy: RefundPolicy = .byConsumption
+        ) {
             self.accountID = accountID
             self.name = name
             self.bundleID = bundleID
@@ -68,7 +71,8 @@ public struct TenancyStore: Sendable {
 
     public func createApp(_ app: NewApp) async throws -> AppRecord {
         let id = RandomToken.identifier(prefix: "app_")
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             INSERT INTO ledger.apps (id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode,
                                      app_account_token_policy, refund_policy)
             SELECT \(id), a.id, \(app.name), \(app.bundleID), \(app.appleAppID)::bigint, \(app.transferPolicy.apiName),
@@ -96,15 +100,19 @@ public struct TenancyStore: Sendable {
 
     /// Sets the app's refund policy; nil when there is no such app.
     public func setRefundPolicy(app appID: String, _ policy: RefundPolicy) async throws -> AppRecord? {
-        try await pool.query("""
+        try await pool.query(
+            """
             UPDATE ledger.apps SET refund_policy = \(policy.rawValue) WHERE id = \(appID) RETURNING \(unescaped: Self.appColumns)
-            """).first.map(Self.app)
+            """
+        ).first.map(Self.app)
     }
 
     public func apps(accountID: String) async throws -> [AppRecord] {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT \(unescaped: Self.appColumns) FROM ledger.apps WHERE account_id = \(accountID) ORDER BY created_at, id
-            """).map(Self.app)
+            """
+        ).map(Self.app)
     }
 
     // MARK: Keys
@@ -113,7 +121,8 @@ public struct TenancyStore: Sendable {
     public func createKey(app appID: String, kind: APIKeyKind, name: String?) async throws -> (record: APIKeyRecord, key: String) {
         let key = kind.prefix + RandomToken.secret()
         let id = RandomToken.identifier(prefix: "key_")
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             INSERT INTO ledger.api_keys (id, app_id, kind, name, key_hash)
             SELECT \(id), a.id, \(kind.rawValue), \(name), \(Self.hash(key)) FROM ledger.apps a WHERE a.id = \(appID)
             RETURNING \(unescaped: Self.keyColumns)
@@ -123,27 +132,33 @@ public struct TenancyStore: Sendable {
     }
 
     public func keys(app appID: String) async throws -> [APIKeyRecord] {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT \(unescaped: Self.keyColumns) FROM ledger.api_keys WHERE app_id = \(appID) ORDER BY created_at, id
-            """).map(Self.key)
+            """
+        ).map(Self.key)
     }
 
     /// Revokes a key of `appID` (keeping the first revocation time when revoked again); nil when the app has no
     /// such key.
     public func revokeKey(app appID: String, keyID: String) async throws -> APIKeyRecord? {
-        try await pool.query("""
+        try await pool.query(
+            """
             UPDATE ledger.api_keys SET revoked_at = coalesce(revoked_at, now())
             WHERE id = \(keyID) AND app_id = \(appID) RETURNING \(unescaped: Self.keyColumns)
-            """).first.map(Self.key)
+            """
+        ).first.map(Self.key)
     }
 
     /// The live (unrevoked) key record for a presented key, or nil.
     public func authenticate(key: String) async throws -> APIKeyRecord? {
         guard key.hasPrefix(APIKeyKind.public.prefix) || key.hasPrefix(APIKeyKind.secret.prefix), key.utf8.count <= 200
         else { return nil }
-        return try await pool.query("""
+        return try await pool.query(
+            """
             SELECT \(unescaped: Self.keyColumns) FROM ledger.api_keys WHERE key_hash = \(Self.hash(key)) AND revoked_at IS NULL
-            """).first.map(Self.key)
+            """
+        ).first.map(Self.key)
     }
 
     // MARK: Products
@@ -165,7 +180,8 @@ public struct TenancyStore: Sendable {
     }
 
     public func putProduct(app appID: String, _ product: ProductDefinition) async throws -> ProductRecord {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             INSERT INTO ledger.products (app_id, product_id, product_type, subscription_group, entitlements, updated_at)
             VALUES (\(appID), \(product.productID), \(product.type.apiName), \(product.subscriptionGroup),
                     \(TextArray(product.entitlements)), now())
@@ -178,9 +194,11 @@ public struct TenancyStore: Sendable {
     }
 
     public func products(app appID: String) async throws -> [ProductRecord] {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT \(unescaped: Self.productColumns) FROM ledger.products WHERE app_id = \(appID) ORDER BY product_id
-            """).map(Self.product)
+            """
+        ).map(Self.product)
     }
 
     // MARK: Server secrets
@@ -188,7 +206,8 @@ public struct TenancyStore: Sendable {
     /// The named server-wide secret (32 random bytes), created by the first instance that asks.
     public func serverSecret(named name: String) async throws -> [UInt8] {
         let candidate = RandomToken.bytes(32)
-        let created = try await pool.query("""
+        let created = try await pool.query(
+            """
             WITH inserted AS (
                 INSERT INTO ledger.server_secrets (name, secret) VALUES (\(name), \(candidate))
                 ON CONFLICT (name) DO NOTHING RETURNING secret)
@@ -214,8 +233,9 @@ public struct TenancyStore: Sendable {
     package static let productColumns = "product_id, product_type, subscription_group, array_to_json(entitlements)::text, updated_at"
 
     static func account(_ row: PostgresRow) throws -> Account {
-        Account(id: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 1),
-                createdAt: try row.decode(Instant.self, at: 2))
+        Account(
+            id: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 1),
+            createdAt: try row.decode(Instant.self, at: 2))
     }
 
     static func app(_ row: PostgresRow) throws -> AppRecord {

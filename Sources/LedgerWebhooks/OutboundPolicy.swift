@@ -25,8 +25,8 @@ package struct OutboundPolicy: Sendable {
             switch self {
             case .invalidURL(let why): why
             case .blockedAddress(let host, let address):
-                "\(host) is \(address), a private or loopback address; webhooks to such addresses are refused unless the operator " +
-                    "sets LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1"
+                "\(host) is \(address), a private or loopback address; webhooks to such addresses are refused unless the operator "
+                    + "sets LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES=1"
             case .unresolvable(let host):
                 "\(host) does not resolve to an address; check the host name of the URL (it must resolve when the endpoint is set, "
                     + "and at each delivery)"
@@ -37,7 +37,8 @@ package struct OutboundPolicy: Sendable {
     /// The URL of an endpoint, checked for what it must be whatever it resolves to: http(s), a host, no user info.
     package static func parse(_ text: String) throws(Refusal) -> (url: URL, host: String) {
         guard text.utf8.count <= 2048, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "https" || scheme == "http" else {
+            scheme == "https" || scheme == "http"
+        else {
             throw .invalidURL("`url` must be an absolute http:// or https:// URL of at most 2048 bytes")
         }
         guard let host = url.host, !host.isEmpty else { throw .invalidURL("`url` must name a host") }
@@ -89,16 +90,16 @@ package struct OutboundPolicy: Sendable {
             let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
             // IPv4-mapped (::ffff:a.b.c.d): judged as the IPv4 address.
             if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return isPublicV4(Array(bytes[12..<16])) }
-            if bytes.allSatisfy({ $0 == 0 }) { return false }                              // ::
-            if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return false }   // ::1
+            if bytes.allSatisfy({ $0 == 0 }) { return false }  // ::
+            if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return false }  // ::1
             // IPv4-compatible (::a.b.c.d, deprecated), NAT64 (64:ff9b::/96) and 6to4 (2002:a.b.c.d::/16) carry an IPv4
             // address that a gateway may reach: judged as it.
             if bytes[0..<12].allSatisfy({ $0 == 0 }) { return isPublicV4(Array(bytes[12..<16])) }
             if bytes[0..<12] == [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] { return isPublicV4(Array(bytes[12..<16])) }
             if bytes[0] == 0x20 && bytes[1] == 0x02 { return isPublicV4(Array(bytes[2..<6])) }
-            if bytes[0] & 0xfe == 0xfc { return false }                                    // fc00::/7 unique local
-            if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return false }                // fe80::/10 link-local
-            if bytes[0] == 0xff { return false }                                           // multicast
+            if bytes[0] & 0xfe == 0xfc { return false }  // fc00::/7 unique local
+            if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return false }  // fe80::/10 link-local
+            if bytes[0] == 0xff { return false }  // multicast
             return true
         case .unixDomainSocket:
             return false
@@ -108,15 +109,15 @@ package struct OutboundPolicy: Sendable {
     static func isPublicV4(_ b: [UInt8]) -> Bool {
         switch (b[0], b[1]) {
         case (0, _), (10, _), (127, _): false
-        case (100, 64...127): false          // shared address space (CGNAT)
-        case (169, 254): false               // link-local
+        case (100, 64...127): false  // shared address space (CGNAT)
+        case (169, 254): false  // link-local
         case (172, 16...31): false
         case (192, 168): false
         case (192, 0) where b[2] == 0 || b[2] == 2: false  // IETF protocol assignments, TEST-NET-1
-        case (198, 18...19): false           // benchmarking
+        case (198, 18...19): false  // benchmarking
         case (198, 51) where b[2] == 100: false  // TEST-NET-2
-        case (203, 0) where b[2] == 113: false   // TEST-NET-3
-        case (224..., _): false              // multicast, reserved, broadcast
+        case (203, 0) where b[2] == 113: false  // TEST-NET-3
+        case (224..., _): false  // multicast, reserved, broadcast
         default: true
         }
     }

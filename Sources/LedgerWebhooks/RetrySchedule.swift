@@ -12,8 +12,10 @@ package struct RetrySchedule: Sendable, Equatable {
     /// Fraction of each delay it may move either way (0.2: ±20%).
     package var jitter: Double
 
-    package init(first: Duration = .seconds(5), cap: Duration = .seconds(6 * 3600), window: Duration = .seconds(72 * 3600),
-                 jitter: Double = 0.2) {
+    package init(
+        first: Duration = .seconds(5), cap: Duration = .seconds(6 * 3600), window: Duration = .seconds(72 * 3600),
+        jitter: Double = 0.2
+    ) {
         self.first = first
         self.cap = cap
         self.window = window

@@ -69,8 +69,10 @@ package final class WebhookDispatcher: Sendable {
         }
     }
 
-    package init(pool: PostgresPool, settings: WebhookSettings, clock: LedgerClock = .system, render: @escaping WebhookFanOut.Renderer,
-                 logger: Logger = Logger(label: "ledger.webhooks")) {
+    package init(
+        pool: PostgresPool, settings: WebhookSettings, clock: LedgerClock = .system, render: @escaping WebhookFanOut.Renderer,
+        logger: Logger = Logger(label: "ledger.webhooks")
+    ) {
         self.store = WebhookStore(pool: pool)
         self.fanOut = WebhookFanOut(pool: pool, render: render)
         self.sender = WebhookSender(policy: OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses), limits: settings.limits)
@@ -231,27 +233,35 @@ package final class WebhookDispatcher: Sendable {
         let result: WebhookSender.Result
         let started = ContinuousClock.now
         do {
-            let signature = try WebhookSignature.header(secrets: endpoint.signingSecrets(at: now), id: delivery.deliveryID,
-                                                        timestamp: timestamp, body: body)
-            result = await sender.post(url: endpoint.url, headers: [
-                ("webhook-id", delivery.deliveryID), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature),
-            ], body: body)
+            let signature = try WebhookSignature.header(
+                secrets: endpoint.signingSecrets(at: now), id: delivery.deliveryID,
+                timestamp: timestamp, body: body)
+            result = await sender.post(
+                url: endpoint.url,
+                headers: [
+                    ("webhook-id", delivery.deliveryID), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature)
+                ], body: body)
         } catch {
             result = WebhookSender.Result(statusCode: nil, error: "the endpoint's secret is malformed; rotate it")
         }
         let elapsed = (ContinuousClock.now - started).components
-        let attempt = WebhookAttempt(attempt: delivery.attempts + 1, attemptedAt: now, statusCode: result.statusCode,
-                                     latencyMilliseconds: Int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000),
-                                     error: result.error)
-        let outcome: WebhookOutcome = attempt.succeeded ? .succeeded : settings.schedule.afterFailure(
-            attempt: attempt.attempt, firstAttempt: delivery.firstAttemptAt ?? now, now: now, unit: Double.random(in: 0..<1))
+        let attempt = WebhookAttempt(
+            attempt: delivery.attempts + 1, attemptedAt: now, statusCode: result.statusCode,
+            latencyMilliseconds: Int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000),
+            error: result.error)
+        let outcome: WebhookOutcome =
+            attempt.succeeded
+            ? .succeeded
+            : settings.schedule.afterFailure(
+                attempt: attempt.attempt, firstAttempt: delivery.firstAttemptAt ?? now, now: now, unit: Double.random(in: 0..<1))
         do {
             try await store.record(attempt, of: delivery, outcome: outcome, disableAfter: settings.disableAfter)
             return true
         } catch {
             // Still pending: it is sent again (same webhook-id), which the receiver deduplicates.
-            logger.warning("a webhook attempt could not be recorded; it will be sent again",
-                           metadata: ["delivery": "\(delivery.deliveryID)", "error": "\(error)"])
+            logger.warning(
+                "a webhook attempt could not be recorded; it will be sent again",
+                metadata: ["delivery": "\(delivery.deliveryID)", "error": "\(error)"])
             return false
         }
     }

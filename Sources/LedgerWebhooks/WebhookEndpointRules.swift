@@ -24,7 +24,8 @@ package enum WebhookEndpointRules {
         }
         for (index, type) in types.enumerated() {
             guard type.utf8.count <= 100, type.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F }),
-                  type.contains(".") else {
+                type.contains(".")
+            else {
                 throw Refusal(description: "`event_types[\(index)]` must be a ledger event type such as subscription.renewed or purchase.consumable")
             }
         }

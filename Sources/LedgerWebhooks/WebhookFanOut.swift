@@ -70,26 +70,33 @@ package struct WebhookFanOut: Sendable {
     /// One batch: (events read, deliveries made).
     func batch(on connection: PostgresConnection) throws -> (Int, Int) {
         try connection.transaction { connection in
-            guard try connection.query(prepared: "SELECT pg_try_advisory_xact_lock(hashtext(\(Self.lockKey)))")
-                .first?.decode(Bool.self, at: 0) ?? false else { return (0, 0) }
-            let checkpoint = try connection.query(prepared: "SELECT transaction_id, position FROM ledger.webhook_fanout").first
+            guard
+                try connection.query(prepared: "SELECT pg_try_advisory_xact_lock(hashtext(\(Self.lockKey)))")
+                    .first?.decode(Bool.self, at: 0) ?? false
+            else { return (0, 0) }
+            let checkpoint =
+                try connection.query(prepared: "SELECT transaction_id, position FROM ledger.webhook_fanout").first
                 .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) } ?? .start
             // Behind both purchase projections: the payload reads the owner's other purchases from them.
             // Only the events of apps with an enabled endpoint can make a delivery, so only those are read; while no
             // endpoint is enabled none is, and the checkpoint moves to the slower projection's (read in the same
             // snapshot). Otherwise a ledger without webhooks read its whole log once at its first start (a core's
             // worth of work for minutes on a large log), and one app's endpoint made the fan-out read every app's.
-            let frontier = try connection.query(prepared: """
-                SELECT count(*) OVER (), transaction_id, position,
-                       ARRAY(SELECT DISTINCT app_id FROM ledger.webhook_endpoints WHERE status = 'enabled' ORDER BY app_id)
-                FROM ledger.projection_checkpoints
-                WHERE projection = ANY(\(TextArray(Self.projections))) ORDER BY transaction_id, position LIMIT 1
-                """)
+            let frontier = try connection.query(
+                prepared: """
+                    SELECT count(*) OVER (), transaction_id, position,
+                           ARRAY(SELECT DISTINCT app_id FROM ledger.webhook_endpoints WHERE status = 'enabled' ORDER BY app_id)
+                    FROM ledger.projection_checkpoints
+                    WHERE projection = ANY(\(TextArray(Self.projections))) ORDER BY transaction_id, position LIMIT 1
+                    """)
             guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count) else { return (0, 0) }
             let slowest = LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))
             let apps = try row.decode(TextArray.self, at: 3).elements
-            let events = apps.isEmpty ? [] : try ProjectionRunner<SubscriptionsReadModel>.nextEvents(
-                after: checkpoint, before: slowest.transactionID + 1, limit: batchSize, apps: apps, on: connection)
+            let events =
+                apps.isEmpty
+                ? []
+                : try ProjectionRunner<SubscriptionsReadModel>.nextEvents(
+                    after: checkpoint, before: slowest.transactionID + 1, limit: batchSize, apps: apps, on: connection)
             let deliveries = events.isEmpty ? [] : try deliveries(for: events, on: connection)
             if !deliveries.isEmpty {
                 try insert(deliveries, on: connection)
@@ -97,21 +104,23 @@ package struct WebhookFanOut: Sendable {
             }
             // A full read ends at its last event; a short one saw every event of those apps up to the frontier (the
             // projections' batches end with whole transactions), so the checkpoint moves there.
-            let through = if let last = events.last, events.count >= batchSize { last.checkpoint } else {
-                max(slowest, events.last?.checkpoint ?? slowest)
-            }
+            let through =
+                if let last = events.last, events.count >= batchSize { last.checkpoint } else {
+                    max(slowest, events.last?.checkpoint ?? slowest)
+                }
             if through > checkpoint { try save(through, on: connection) }
             return (events.count, deliveries.count)
         }
     }
 
     private func save(_ checkpoint: LogCheckpoint, on connection: PostgresConnection) throws {
-        try connection.query(prepared: """
-            INSERT INTO ledger.webhook_fanout (singleton, transaction_id, position, updated_at)
-            VALUES (true, \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
-            ON CONFLICT (singleton) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position,
-                updated_at = EXCLUDED.updated_at
-            """)
+        try connection.query(
+            prepared: """
+                INSERT INTO ledger.webhook_fanout (singleton, transaction_id, position, updated_at)
+                VALUES (true, \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
+                ON CONFLICT (singleton) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position,
+                    updated_at = EXCLUDED.updated_at
+                """)
     }
 
     struct Row {
@@ -129,16 +138,20 @@ package struct WebhookFanOut: Sendable {
 
     private func deliveries(for events: [RecordedEvent], on connection: PostgresConnection) throws -> [Row] {
         let apps = Set(events.map(\.appID)).sorted()
-        let endpoints = Dictionary(grouping: try connection.query(prepared: """
-            SELECT \(unescaped: WebhookStore.endpointColumns) FROM ledger.webhook_endpoints
-            WHERE app_id = ANY(\(TextArray(apps))) AND status = 'enabled'
-            """).map(WebhookStore.endpoint), by: \.appID)
+        let endpoints = Dictionary(
+            grouping: try connection.query(
+                prepared: """
+                    SELECT \(unescaped: WebhookStore.endpointColumns) FROM ledger.webhook_endpoints
+                    WHERE app_id = ANY(\(TextArray(apps))) AND status = 'enabled'
+                    """
+            ).map(WebhookStore.endpoint), by: \.appID)
         guard !endpoints.isEmpty else { return [] }
         // The events to send: about a purchase, in an app with an endpoint that existed when they were recorded; one per
         // purchase an event names (only an identity event recorded before they were split names several).
         let wanted: [(recorded: RecordedEvent, event: DomainEvent, key: String)] = events.flatMap { recorded in
             guard let candidates = endpoints[recorded.appID], candidates.contains(where: { $0.createdAt <= recorded.recordedAt }),
-                  let event = DomainEventDecoding.decode(recorded) else { return [(RecordedEvent, DomainEvent, String)]() }
+                let event = DomainEventDecoding.decode(recorded)
+            else { return [(RecordedEvent, DomainEvent, String)]() }
             return Self.purchaseKeys(event).map { (recorded, event, $0) }
         }
         guard !wanted.isEmpty else { return [] }
@@ -151,8 +164,9 @@ package struct WebhookFanOut: Sendable {
             if !history.contains(where: { $0.position == event.position }) {
                 history.append(event)  // an unsplit identity event lies in its first purchase's stream only
             }
-            var change = WebhookChange(event: event, type: recorded.type, originalTransactionID: key, appUserID: nil, environment: nil,
-                                       subscription: nil, purchase: nil, ownedSubscriptions: [], ownedPurchases: [], catalog: [])
+            var change = WebhookChange(
+                event: event, type: recorded.type, originalTransactionID: key, appUserID: nil, environment: nil,
+                subscription: nil, purchase: nil, ownedSubscriptions: [], ownedPurchases: [], catalog: [])
             switch Self.purchaseKind(key: key, event: event, history: history) {
             case .subscription(let status):
                 (change.subscription, change.appUserID) = (status.summary, status.ownerUserID)
@@ -171,18 +185,22 @@ package struct WebhookFanOut: Sendable {
                 change.ownedPurchases = owned.purchases + (change.purchase.map { [$0] } ?? [])
             }
             if catalogs[recorded.appID] == nil {
-                catalogs[recorded.appID] = try connection.query(prepared: """
-                    SELECT \(unescaped: TenancyStore.productColumns) FROM ledger.products WHERE app_id = \(recorded.appID) ORDER BY product_id
-                    """).map(TenancyStore.product)
+                catalogs[recorded.appID] = try connection.query(
+                    prepared: """
+                        SELECT \(unescaped: TenancyStore.productColumns) FROM ledger.products WHERE app_id = \(recorded.appID) ORDER BY product_id
+                        """
+                ).map(TenancyStore.product)
             }
             change.catalog = catalogs[recorded.appID] ?? []
             let orderKey = change.appUserID.map { "user:" + $0 } ?? "otx:" + key
             for endpoint in targets {
                 let (sequence, previous) = try sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey, on: connection)
                 let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)
-                rows.append(Row(appID: recorded.appID, endpointID: endpoint.endpointID, deliveryID: envelope.deliveryID,
-                                position: recorded.position, eventType: recorded.type, appUserID: change.appUserID, orderKey: orderKey,
-                                sequence: sequence, previousSequence: previous, payload: try render(change, envelope)))
+                rows.append(
+                    Row(
+                        appID: recorded.appID, endpointID: endpoint.endpointID, deliveryID: envelope.deliveryID,
+                        position: recorded.position, eventType: recorded.type, appUserID: change.appUserID, orderKey: orderKey,
+                        sequence: sequence, previousSequence: previous, payload: try render(change, envelope)))
             }
         }
         return rows
@@ -221,13 +239,16 @@ package struct WebhookFanOut: Sendable {
         var events: [StateKey: [DomainEvent]] = [:]
         for (appID, appKeys) in Dictionary(grouping: keys, by: \.appID) {
             let streams = appKeys.map { LedgerStreams.purchase(originalTransactionID: $0.key) }.sorted()
-            let recorded = try EventColumns.decode(connection.query(prepared: """
-                SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) ORDER BY position
-                """))
+            let recorded = try EventColumns.decode(
+                connection.query(
+                    prepared: """
+                        SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                        WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) ORDER BY position
+                        """))
             for row in recorded {
                 guard let key = LedgerStreams.originalTransactionID(ofPurchase: row.streamID),
-                      let event = DomainEventDecoding.decode(row) else { continue }
+                    let event = DomainEventDecoding.decode(row)
+                else { continue }
                 events[StateKey(appID: appID, key: key), default: []].append(event)
             }
         }
@@ -244,9 +265,11 @@ package struct WebhookFanOut: Sendable {
             if let known = last[id] {
                 previous = known
             } else {
-                previous = try connection.query(prepared: """
-                    SELECT max(sequence) FROM ledger.webhook_deliveries WHERE app_id = \(app) AND endpoint_id = \(endpoint) AND order_key = \(key)
-                    """).first?.decode(Int64?.self, at: 0)
+                previous = try connection.query(
+                    prepared: """
+                        SELECT max(sequence) FROM ledger.webhook_deliveries WHERE app_id = \(app) AND endpoint_id = \(endpoint) AND order_key = \(key)
+                        """
+                ).first?.decode(Int64?.self, at: 0)
             }
             let next = (previous ?? 0) + 1
             last[id] = next
@@ -255,16 +278,17 @@ package struct WebhookFanOut: Sendable {
     }
 
     private func insert(_ rows: [Row], on connection: PostgresConnection) throws {
-        try connection.query(prepared: """
-            INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key,
-                sequence, previous_sequence, payload)
-            SELECT a, e, d, p, t, NULLIF(u, ''), k, s, ps, body
-            FROM unnest(\(TextArray(rows.map(\.appID))), \(TextArray(rows.map(\.endpointID))), \(TextArray(rows.map(\.deliveryID))),
-                        \(Int64Array(rows.map(\.position))), \(TextArray(rows.map(\.eventType))), \(TextArray(rows.map { $0.appUserID ?? "" })),
-                        \(TextArray(rows.map(\.orderKey))), \(Int64Array(rows.map(\.sequence))),
-                        \(NullableInt64Array(rows.map(\.previousSequence))), \(TextArray(rows.map(\.payload))))
-                AS r(a, e, d, p, t, u, k, s, ps, body)
-            ON CONFLICT DO NOTHING
-            """)
+        try connection.query(
+            prepared: """
+                INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key,
+                    sequence, previous_sequence, payload)
+                SELECT a, e, d, p, t, NULLIF(u, ''), k, s, ps, body
+                FROM unnest(\(TextArray(rows.map(\.appID))), \(TextArray(rows.map(\.endpointID))), \(TextArray(rows.map(\.deliveryID))),
+                            \(Int64Array(rows.map(\.position))), \(TextArray(rows.map(\.eventType))), \(TextArray(rows.map { $0.appUserID ?? "" })),
+                            \(TextArray(rows.map(\.orderKey))), \(Int64Array(rows.map(\.sequence))),
+                            \(NullableInt64Array(rows.map(\.previousSequence))), \(TextArray(rows.map(\.payload))))
+                    AS r(a, e, d, p, t, u, k, s, ps, body)
+                ON CONFLICT DO NOTHING
+                """)
     }
 }

@@ -14,20 +14,24 @@ package enum WebhookPayload {
         let at = change.event.recordedAt
         var user: UserState?
         if let owner = change.appUserID {
-            let snapshot = UserSnapshot(appUserID: owner, subscriptions: change.ownedSubscriptions, purchases: change.ownedPurchases,
-                                        catalog: change.catalog.catalog, at: at)
-            user = UserState(entitlements: EntitlementBody.list(snapshot.entitlements),
-                             productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: change.catalog))
+            let snapshot = UserSnapshot(
+                appUserID: owner, subscriptions: change.ownedSubscriptions, purchases: change.ownedPurchases,
+                catalog: change.catalog.catalog, at: at)
+            user = UserState(
+                entitlements: EntitlementBody.list(snapshot.entitlements),
+                productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: change.catalog))
         }
-        let message = Message(type: change.type, timestamp: at.rfc3339, data: Message.Body(
-            deliveryID: envelope.deliveryID, appID: change.event.appID, appUserID: Nullable(change.appUserID),
-            productID: Nullable(change.subscription?.productID ?? change.purchase?.details?.productID),
-            originalTransactionID: change.originalTransactionID, environment: Nullable(change.environment),
-            position: change.event.position, sequence: envelope.sequence, previousSequence: Nullable(envelope.previousSequence),
-            occurredAt: change.event.occurredAt.rfc3339, recordedAt: at.rfc3339,
-            subscription: Nullable(change.subscription.map { SubscriptionBody($0, at: at) }),
-            purchase: Nullable(change.purchase.flatMap { PurchaseBody($0, at: at) }),
-            user: Nullable(user)))
+        let message = Message(
+            type: change.type, timestamp: at.rfc3339,
+            data: Message.Body(
+                deliveryID: envelope.deliveryID, appID: change.event.appID, appUserID: Nullable(change.appUserID),
+                productID: Nullable(change.subscription?.productID ?? change.purchase?.details?.productID),
+                originalTransactionID: change.originalTransactionID, environment: Nullable(change.environment),
+                position: change.event.position, sequence: envelope.sequence, previousSequence: Nullable(envelope.previousSequence),
+                occurredAt: change.event.occurredAt.rfc3339, recordedAt: at.rfc3339,
+                subscription: Nullable(change.subscription.map { SubscriptionBody($0, at: at) }),
+                purchase: Nullable(change.purchase.flatMap { PurchaseBody($0, at: at) }),
+                user: Nullable(user)))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(message), as: UTF8.self)

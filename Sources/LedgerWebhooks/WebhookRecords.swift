@@ -25,9 +25,11 @@ public struct WebhookEndpoint: Sendable, Equatable {
     public var createdAt: Instant
     public var updatedAt: Instant
 
-    public init(appID: String, endpointID: String, url: String, description: String?, eventTypes: [String], environments: [String],
-                secret: String, previousSecret: String?, previousSecretExpiresAt: Instant?, status: Status, disabledReason: String?,
-                failingSince: Instant?, createdAt: Instant, updatedAt: Instant) {
+    public init(
+        appID: String, endpointID: String, url: String, description: String?, eventTypes: [String], environments: [String],
+        secret: String, previousSecret: String?, previousSecretExpiresAt: Instant?, status: Status, disabledReason: String?,
+        failingSince: Instant?, createdAt: Instant, updatedAt: Instant
+    ) {
         self.appID = appID
         self.endpointID = endpointID
         self.url = url

@@ -33,8 +33,10 @@ public struct WebhookStore: Sendable {
         /// Enabling clears the reason and the failure streak.
         public var status: WebhookEndpoint.Status?
 
-        public init(url: String? = nil, description: String?? = nil, eventTypes: [String]? = nil, environments: [String]? = nil,
-                    status: WebhookEndpoint.Status? = nil) {
+        public init(
+            url: String? = nil, description: String?? = nil, eventTypes: [String]? = nil, environments: [String]? = nil,
+            status: WebhookEndpoint.Status? = nil
+        ) {
             self.url = url
             self.description = description
             self.eventTypes = eventTypes
@@ -43,9 +45,12 @@ public struct WebhookStore: Sendable {
         }
     }
 
-    public func createEndpoint(app appID: String, url: String, description: String?, eventTypes: [String],
-                               environments: [String]) async throws -> WebhookEndpoint {
-        let rows = try await pool.query("""
+    public func createEndpoint(
+        app appID: String, url: String, description: String?, eventTypes: [String],
+        environments: [String]
+    ) async throws -> WebhookEndpoint {
+        let rows = try await pool.query(
+            """
             INSERT INTO ledger.webhook_endpoints (app_id, endpoint_id, url, description, event_types, environments, secret)
             VALUES (\(appID), \(RandomToken.identifier(prefix: "we_")), \(url), \(description), \(TextArray(eventTypes)),
                     \(TextArray(environments)), \(Self.newSecret()))
@@ -55,53 +60,71 @@ public struct WebhookStore: Sendable {
     }
 
     public func endpoints(app appID: String) async throws -> [WebhookEndpoint] {
-        try await pool.query("""
+        try await pool.query(
+            """
             SELECT \(unescaped: Self.endpointColumns) FROM ledger.webhook_endpoints WHERE app_id = \(appID) ORDER BY created_at, endpoint_id
-            """).map(Self.endpoint)
+            """
+        ).map(Self.endpoint)
     }
 
     public func endpoint(app appID: String, id: String) async throws -> WebhookEndpoint {
-        guard let row = try await pool.query("""
-            SELECT \(unescaped: Self.endpointColumns) FROM ledger.webhook_endpoints WHERE app_id = \(appID) AND endpoint_id = \(id)
-            """).first else { throw WebhookStoreError.unknownEndpoint(id) }
+        guard
+            let row = try await pool.query(
+                """
+                SELECT \(unescaped: Self.endpointColumns) FROM ledger.webhook_endpoints WHERE app_id = \(appID) AND endpoint_id = \(id)
+                """
+            ).first
+        else { throw WebhookStoreError.unknownEndpoint(id) }
         return try Self.endpoint(row)
     }
 
     public func updateEndpoint(app appID: String, id: String, _ changes: EndpointChanges) async throws -> WebhookEndpoint {
         let description: String? = changes.description ?? nil
-        guard let row = try await pool.query("""
-            UPDATE ledger.webhook_endpoints SET
-                url = coalesce(\(changes.url), url),
-                description = CASE WHEN \(changes.description != nil) THEN \(description) ELSE description END,
-                event_types = coalesce(\(changes.eventTypes.map(TextArray.init))::text[], event_types),
-                environments = coalesce(\(changes.environments.map(TextArray.init))::text[], environments),
-                status = coalesce(\(changes.status?.rawValue), status),
-                disabled_reason = CASE \(changes.status?.rawValue) WHEN 'enabled' THEN NULL
-                    WHEN 'disabled' THEN 'disabled through the API' ELSE disabled_reason END,
-                failing_since = CASE WHEN \(changes.status?.rawValue) = 'enabled' THEN NULL ELSE failing_since END,
-                updated_at = now()
-            WHERE app_id = \(appID) AND endpoint_id = \(id)
-            RETURNING \(unescaped: Self.endpointColumns)
-            """).first else { throw WebhookStoreError.unknownEndpoint(id) }
+        guard
+            let row = try await pool.query(
+                """
+                UPDATE ledger.webhook_endpoints SET
+                    url = coalesce(\(changes.url), url),
+                    description = CASE WHEN \(changes.description != nil) THEN \(description) ELSE description END,
+                    event_types = coalesce(\(changes.eventTypes.map(TextArray.init))::text[], event_types),
+                    environments = coalesce(\(changes.environments.map(TextArray.init))::text[], environments),
+                    status = coalesce(\(changes.status?.rawValue), status),
+                    disabled_reason = CASE \(changes.status?.rawValue) WHEN 'enabled' THEN NULL
+                        WHEN 'disabled' THEN 'disabled through the API' ELSE disabled_reason END,
+                    failing_since = CASE WHEN \(changes.status?.rawValue) = 'enabled' THEN NULL ELSE failing_since END,
+                    updated_at = now()
+                WHERE app_id = \(appID) AND endpoint_id = \(id)
+                RETURNING \(unescaped: Self.endpointColumns)
+                """
+            ).first
+        else { throw WebhookStoreError.unknownEndpoint(id) }
         return try Self.endpoint(row)
     }
 
     /// Deletes the endpoint with its deliveries and attempts.
     public func deleteEndpoint(app appID: String, id: String) async throws {
-        guard try await !pool.query("""
-            DELETE FROM ledger.webhook_endpoints WHERE app_id = \(appID) AND endpoint_id = \(id) RETURNING 1
-            """).isEmpty else { throw WebhookStoreError.unknownEndpoint(id) }
+        guard
+            try await !pool.query(
+                """
+                DELETE FROM ledger.webhook_endpoints WHERE app_id = \(appID) AND endpoint_id = \(id) RETURNING 1
+                """
+            ).isEmpty
+        else { throw WebhookStoreError.unknownEndpoint(id) }
     }
 
     /// A new signing secret; the old one keeps signing too (two signatures per message) for `overlap`, so that the
     /// receiver can switch to the new one without rejecting a message.
     public func rotateSecret(app appID: String, id: String, overlap: Duration) async throws -> WebhookEndpoint {
-        guard let row = try await pool.query("""
-            UPDATE ledger.webhook_endpoints SET previous_secret = secret, secret = \(Self.newSecret()),
-                previous_secret_expires_at = now() + \(Self.milliseconds(overlap)) * interval '1 millisecond', updated_at = now()
-            WHERE app_id = \(appID) AND endpoint_id = \(id)
-            RETURNING \(unescaped: Self.endpointColumns)
-            """).first else { throw WebhookStoreError.unknownEndpoint(id) }
+        guard
+            let row = try await pool.query(
+                """
+                UPDATE ledger.webhook_endpoints SET previous_secret = secret, secret = \(Self.newSecret()),
+                    previous_secret_expires_at = now() + \(Self.milliseconds(overlap)) * interval '1 millisecond', updated_at = now()
+                WHERE app_id = \(appID) AND endpoint_id = \(id)
+                RETURNING \(unescaped: Self.endpointColumns)
+                """
+            ).first
+        else { throw WebhookStoreError.unknownEndpoint(id) }
         return try Self.endpoint(row)
     }
 
@@ -111,31 +134,43 @@ public struct WebhookStore: Sendable {
     // MARK: Deliveries
 
     /// An endpoint's deliveries in log order after `position`, optionally of one status.
-    public func deliveries(app appID: String, endpoint id: String, status: WebhookDelivery.Status? = nil,
-                           after position: Int64 = 0, limit: Int = 100) async throws -> [WebhookDelivery] {
+    public func deliveries(
+        app appID: String, endpoint id: String, status: WebhookDelivery.Status? = nil,
+        after position: Int64 = 0, limit: Int = 100
+    ) async throws -> [WebhookDelivery] {
         _ = try await endpoint(app: appID, id: id)
-        return try await pool.query("""
+        return try await pool.query(
+            """
             SELECT \(unescaped: Self.deliveryColumns) FROM ledger.webhook_deliveries
             WHERE app_id = \(appID) AND endpoint_id = \(id) AND position > \(position)
               AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue))
             ORDER BY position LIMIT \(Int64(limit))
-            """).map(Self.delivery)
+            """
+        ).map(Self.delivery)
     }
 
     /// One delivery and its attempts, oldest first.
     public func delivery(app appID: String, endpoint id: String, delivery deliveryID: String) async throws
-        -> (delivery: WebhookDelivery, attempts: [WebhookAttempt])? {
-        guard let row = try await pool.query("""
-            SELECT \(unescaped: Self.deliveryColumns) FROM ledger.webhook_deliveries
-            WHERE app_id = \(appID) AND endpoint_id = \(id) AND delivery_id = \(deliveryID)
-            """).first else { return nil }
-        let attempts = try await pool.query("""
+        -> (delivery: WebhookDelivery, attempts: [WebhookAttempt])?
+    {
+        guard
+            let row = try await pool.query(
+                """
+                SELECT \(unescaped: Self.deliveryColumns) FROM ledger.webhook_deliveries
+                WHERE app_id = \(appID) AND endpoint_id = \(id) AND delivery_id = \(deliveryID)
+                """
+            ).first
+        else { return nil }
+        let attempts = try await pool.query(
+            """
             SELECT attempt, attempted_at, status_code, latency_ms, error FROM ledger.webhook_attempts
             WHERE app_id = \(appID) AND endpoint_id = \(id) AND delivery_id = \(deliveryID) ORDER BY attempt
-            """).map { row in
-            WebhookAttempt(attempt: Int(try row.decode(Int32.self, at: 0)), attemptedAt: try row.decode(Instant.self, at: 1),
-                           statusCode: try row.decode(Int32?.self, at: 2).map(Int.init), latencyMilliseconds: Int(try row.decode(Int32.self, at: 3)),
-                           error: try row.decode(String?.self, at: 4))
+            """
+        ).map { row in
+            WebhookAttempt(
+                attempt: Int(try row.decode(Int32.self, at: 0)), attemptedAt: try row.decode(Instant.self, at: 1),
+                statusCode: try row.decode(Int32?.self, at: 2).map(Int.init), latencyMilliseconds: Int(try row.decode(Int32.self, at: 3)),
+                error: try row.decode(String?.self, at: 4))
         }
         return (try Self.delivery(row), attempts)
     }
@@ -151,11 +186,13 @@ public struct WebhookStore: Sendable {
     /// a fresh retry window; returns how many. Per key they go out in sequence order, before newer pending ones.
     public func redeliver(app appID: String, endpoint id: String, _ selection: Selection) async throws -> Int {
         _ = try await endpoint(app: appID, id: id)
-        let (one, from, to, since, until): (String?, Int64?, Int64?, Instant?, Instant?) = switch selection {
-        case .one(let delivery): (delivery, nil, nil, nil, nil)
-        case .range(let from, let to, let since, let until): (nil, from, to, since, until)
-        }
-        let rows = try await pool.query("""
+        let (one, from, to, since, until): (String?, Int64?, Int64?, Instant?, Instant?) =
+            switch selection {
+            case .one(let delivery): (delivery, nil, nil, nil, nil)
+            case .range(let from, let to, let since, let until): (nil, from, to, since, until)
+            }
+        let rows = try await pool.query(
+            """
             UPDATE ledger.webhook_deliveries SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL,
                 finished_at = NULL
             WHERE app_id = \(appID) AND endpoint_id = \(id)
@@ -174,12 +211,14 @@ public struct WebhookStore: Sendable {
     /// endpoints `owner` now dispatches. A dispatcher that stops renewing (crashed, partitioned) loses its endpoints
     /// to another instance once `duration` has passed.
     public func leaseEndpoints(owner: String, duration: Duration) async throws -> [WebhookEndpoint] {
-        try await pool.query("""
+        try await pool.query(
+            """
             UPDATE ledger.webhook_endpoints SET lease_owner = \(owner),
                 lease_until = clock_timestamp() + \(Self.milliseconds(duration)) * interval '1 millisecond'
             WHERE status = 'enabled' AND (lease_owner = \(owner) OR lease_until IS NULL OR lease_until < clock_timestamp())
             RETURNING \(unescaped: Self.endpointColumns)
-            """).map(Self.endpoint)
+            """
+        ).map(Self.endpoint)
     }
 
     /// Gives up `owner`'s leases (a graceful stop), so another instance takes over at once.
@@ -190,9 +229,13 @@ public struct WebhookStore: Sendable {
     /// The deliveries of the endpoint that may be sent now: per order key only its lowest pending sequence (the
     /// next waits for it), and only once its retry time has come.
     public func due(app appID: String, endpoint id: String, limit: Int) async throws -> [WebhookDelivery] {
-        try await pool.query(prepared: PostgresQuery(unsafeSQL: Self.dueSQL, bindings: [
-            appID.postgresValue, id.postgresValue, Int64(limit).postgresValue,
-        ])).map(Self.delivery)
+        try await pool.query(
+            prepared: PostgresQuery(
+                unsafeSQL: Self.dueSQL,
+                bindings: [
+                    appID.postgresValue, id.postgresValue, Int64(limit).postgresValue
+                ])
+        ).map(Self.delivery)
     }
 
     /// `due`'s statement ($1 app, $2 endpoint, $3 limit): walks `webhook_deliveries_due` in sending order and keeps
@@ -210,32 +253,38 @@ public struct WebhookStore: Sendable {
     /// Records an attempt and its outcome, and the endpoint's health: a success ends its failure streak; a failure
     /// starts one, and an endpoint failing for longer than `disableAfter` is disabled with the reason. A success on a
     /// healthy endpoint leaves its row alone, so concurrent deliveries never queue on that row's lock.
-    public func record(_ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome,
-                       disableAfter: Duration) async throws {
-        let (status, next): (WebhookDelivery.Status, Instant?) = switch outcome {
-        case .succeeded: (.succeeded, nil)
-        case .retry(let at): (.pending, at)
-        case .givenUp: (.givenUp, nil)
-        }
+    public func record(
+        _ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome,
+        disableAfter: Duration
+    ) async throws {
+        let (status, next): (WebhookDelivery.Status, Instant?) =
+            switch outcome {
+            case .succeeded: (.succeeded, nil)
+            case .retry(let at): (.pending, at)
+            case .givenUp: (.givenUp, nil)
+            }
         let disableAfter = Self.milliseconds(disableAfter)
         let (appID, endpointID, deliveryID) = (delivery.appID, delivery.endpointID, delivery.deliveryID)
         let failed = !attempt.succeeded
         let at = attempt.attemptedAt
         try await pool.transaction { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
                 VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
                         \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
                 ON CONFLICT DO NOTHING
                 """)
-            try connection.query("""
+            try connection.query(
+                """
                 UPDATE ledger.webhook_deliveries SET status = \(status.rawValue), attempts = \(Int32(attempt.attempt)),
                     first_attempt_at = coalesce(first_attempt_at, \(attempt.attemptedAt)::timestamptz),
                     next_attempt_at = coalesce(\(next)::timestamptz, next_attempt_at),
                     finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
                 WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
                 """)
-            try connection.query("""
+            try connection.query(
+                """
                 UPDATE ledger.webhook_endpoints SET
                     failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(attempt.attemptedAt)::timestamptz) END,
                     status = CASE WHEN \(failed) AND failing_since < \(at)::timestamptz - \(disableAfter) * interval '1 millisecond'

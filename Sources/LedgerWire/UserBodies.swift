@@ -116,12 +116,13 @@ package struct OfferBody: Encodable {
     }
 
     package init(_ offer: Offer) {
-        type = switch offer.type {
-        case .introductory: "introductory"
-        case .promotional: "promotional"
-        case .offerCode: "offer_code"
-        case .winBack: "win_back"
-        }
+        type =
+            switch offer.type {
+            case .introductory: "introductory"
+            case .promotional: "promotional"
+            case .offerCode: "offer_code"
+            case .winBack: "win_back"
+            }
         identifier = Nullable(offer.identifier)
         paymentMode = Nullable(offer.paymentMode)
         period = Nullable(offer.period)
@@ -164,8 +165,9 @@ package struct IntroOfferEligibilityBody: Encodable {
 
     /// `IntroOfferEligibility.byGroup` over the app's catalog.
     package static func list(_ user: UserView, catalog: [ProductRecord]) -> [IntroOfferEligibilityBody] {
-        let groups = Dictionary(catalog.compactMap { product in product.subscriptionGroup.map { (product.productID, $0) } },
-                                uniquingKeysWith: { first, _ in first })
+        let groups = Dictionary(
+            catalog.compactMap { product in product.subscriptionGroup.map { (product.productID, $0) } },
+            uniquingKeysWith: { first, _ in first })
         return IntroOfferEligibility.byGroup(user, catalogGroups: groups).map { .init(subscriptionGroup: $0.group, eligible: $0.eligible) }
     }
 }

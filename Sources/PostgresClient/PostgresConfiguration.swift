@@ -38,7 +38,7 @@ public struct PostgresConfiguration: Sendable {
             ("keepalives_interval", "5"),
             ("keepalives_count", "3"),
             ("tcp_user_timeout", String(networkTimeoutMilliseconds)),
-            ("dbname", connectionString),
+            ("dbname", connectionString)
         ]
     }
 }

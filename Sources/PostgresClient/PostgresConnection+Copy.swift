@@ -61,7 +61,7 @@ extension PostgresConnection {
                     }
                     continue
                 }
-                break // -1: done, -2: error; either way the final result says which
+                break  // -1: done, -2: error; either way the final result says which
             }
             return try Self.drainResults(connection, priorFailure: failure)
         }
@@ -91,7 +91,6 @@ extension PostgresConnection {
         return rows
     }
 }
-
 
 /// Sends data of one `COPY … FROM STDIN` (`PostgresConnection.copyIn(_:writing:)`); valid only inside that call.
 public struct CopyInWriter {

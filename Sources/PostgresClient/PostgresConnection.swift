@@ -140,9 +140,10 @@ public final class PostgresConnection: Sendable {
             _ = try consume(PQprepare(handle.pointer, name, query.sql, Int32(key.types.count), key.types), connection: handle.pointer)
             handle.prepared[key] = name
         }
-        return try consume(withParameters(query) { count, values, lengths, formats in
-            PQexecPrepared(handle.pointer, name, count, values, lengths, formats, 1)
-        }, connection: handle.pointer)
+        return try consume(
+            withParameters(query) { count, values, lengths, formats in
+                PQexecPrepared(handle.pointer, name, count, values, lengths, formats, 1)
+            }, connection: handle.pointer)
     }
 
     /// `invalid_sql_statement_name` (the server dropped it) or `feature_not_supported` for "cached plan must not
@@ -172,7 +173,7 @@ public final class PostgresConnection: Sendable {
             offsets.append(storage.count)
             storage += binding.bytes ?? []
         }
-        storage.append(0) // a non-nil base address even when every parameter is empty
+        storage.append(0)  // a non-nil base address even when every parameter is empty
         let lengths = bindings.map { Int32($0.bytes?.count ?? 0) }
         let formats = bindings.map { Int32($0.isBinary ? 1 : 0) }
         return storage.withUnsafeBufferPointer { buffer in
@@ -208,8 +209,9 @@ public final class PostgresConnection: Sendable {
         let rowCount = Int(PQntuples(result))
         let columnCount = Int(PQnfields(result))
         let columns = (0..<columnCount).map { index in
-            PostgresRows.Column(name: String(cString: PQfname(result, Int32(index))),
-                                type: PostgresType(rawValue: UInt32(PQftype(result, Int32(index)))))
+            PostgresRows.Column(
+                name: String(cString: PQfname(result, Int32(index))),
+                type: PostgresType(rawValue: UInt32(PQftype(result, Int32(index)))))
         }
         var storage: [UInt8] = []
         var cells: [(offset: Int, length: Int)] = []
@@ -242,8 +244,10 @@ public final class PostgresConnection: Sendable {
             // libpq's own errors (connection broke mid-query) carry no SQLSTATE.
             return connectionError(connection, fallback: String(cString: PQresultErrorMessage(result)))
         }
-        return .server(ServerError(sqlState: sqlState, message: field("M") ?? "unknown error",
-                                   detail: field("D"), hint: field("H"), constraint: field("n")))
+        return .server(
+            ServerError(
+                sqlState: sqlState, message: field("M") ?? "unknown error",
+                detail: field("D"), hint: field("H"), constraint: field("n")))
     }
 
     static func connectionError(_ connection: OpaquePointer, fallback: String? = nil) -> PostgresError {

@@ -50,7 +50,7 @@ public final class PostgresListener: Sendable {
                     continuation.yield(.disconnected)
                     logger.warning("LISTEN connection failed; retrying", metadata: ["error": "\(error)"])
                     var slice = pollfd()
-                    _ = poll(&slice, 0, retryIntervalMilliseconds) // a pause between reconnection attempts
+                    _ = poll(&slice, 0, retryIntervalMilliseconds)  // a pause between reconnection attempts
                 }
             }
             continuation.finish()

@@ -66,7 +66,7 @@ public final class PostgresPool: Sendable {
     public func shutdown() async {
         let (idle, waiters) = state.withLock { $0.shutdown() }
         waiters.forEach { $0.resume(throwing: PostgresError.poolClosed) }
-        _ = idle // dropping the last references closes them (PQfinish in the handle's deinit)
+        _ = idle  // dropping the last references closes them (PQfinish in the handle's deinit)
         try? await threadPool.shutdownGracefully()
     }
 

@@ -42,7 +42,7 @@ public struct PostgresRow: Sendable {
         }
         let cell = rows.cells[index * rows.columns.count + column]
         let info = rows.columns[column]
-        let bytes: ArraySlice<UInt8>? = cell.length < 0 ? nil : rows.storage[cell.offset ..< cell.offset + cell.length]
+        let bytes: ArraySlice<UInt8>? = cell.length < 0 ? nil : rows.storage[cell.offset..<cell.offset + cell.length]
         do {
             return try T(postgresBytes: bytes, type: info.type)
         } catch {
@@ -205,12 +205,12 @@ extension TextArray: PostgresDecodable {
         guard type == .textArray else { throw PostgresDecodingError("cannot read type OID \(type.rawValue) as text[]") }
         var reader = BigEndianReader(bytes)
         let dimensions = try reader.int32()
-        _ = try reader.int32() // has-null flag: NULL elements are refused one by one below
-        _ = try reader.int32() // element type
+        _ = try reader.int32()  // has-null flag: NULL elements are refused one by one below
+        _ = try reader.int32()  // element type
         guard dimensions <= 1 else { throw PostgresDecodingError("a \(dimensions)-dimensional array is not a text[] list") }
         guard dimensions == 1 else { self.init([]); return }
         let count = try reader.int32()
-        _ = try reader.int32() // lower bound
+        _ = try reader.int32()  // lower bound
         guard count >= 0 else { throw PostgresDecodingError("negative array length") }
         var elements: [String] = []
         elements.reserveCapacity(Int(count))

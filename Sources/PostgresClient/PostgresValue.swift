@@ -75,8 +75,12 @@ extension Decimal: PostgresEncodable {
 extension UUID: PostgresEncodable {
     public var postgresValue: PostgresValue {
         let u = uuid
-        return PostgresValue(type: .uuid, bytes: [u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7,
-                                                   u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15])
+        return PostgresValue(
+            type: .uuid,
+            bytes: [
+                u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7,
+                u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15
+            ])
     }
 }
 extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {

@@ -9,7 +9,7 @@ public enum LedgerBinary {
             Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
             Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() ?? Bundle.main.bundleURL,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug"),
+                .deletingLastPathComponent().appendingPathComponent(".build/debug")
         ]
         for directory in candidates {
             let url = directory.appendingPathComponent("ledger")
@@ -43,7 +43,8 @@ public enum LedgerBinary {
         let redirect = #"out="$1"; err="$2"; shift 2; exec "$@" >"$out" 2>"$err""#
         let result = try await ProcessRunner.runOnThread(
             ["/usr/bin/env"] + environment.map { "\($0.key)=\($0.value)" } + ["/bin/sh", "-c", redirect, "sh", out, err, url.path] + arguments)
-        return Output(status: result.status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? result.output)
+        return Output(
+            status: result.status, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? result.output)
     }
 }

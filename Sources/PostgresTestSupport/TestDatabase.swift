@@ -50,9 +50,11 @@ public enum TestDatabase {
         defer { Task { await pool.shutdown() } }
         let deadline = ContinuousClock.now + timeout
         while true {
-            let row = try await pool.query("""
+            let row = try await pool.query(
+                """
                 SELECT pg_snapshot_xmin(pg_current_snapshot()), (SELECT coalesce(max(transaction_id), '0'::xid8) FROM ledger.events)
-                """).first! // a SELECT without FROM: always one row
+                """
+            ).first!  // a SELECT without FROM: always one row
             let (horizon, newest) = (try row.decode(UInt64.self, at: 0), try row.decode(UInt64.self, at: 1))
             if horizon > newest { return }
             guard ContinuousClock.now < deadline else {
@@ -73,8 +75,8 @@ public enum TestDatabaseError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noDatabaseName(let connectionString): "no database name in \(connectionString)"
         case .horizonNotReached(let newest, let horizon, let waited):
-            "the commit horizon (pg_snapshot_xmin) did not pass transaction \(newest) of the newest event within \(waited): it stayed at " +
-                "\(horizon), held back by an older transaction still open on the server"
+            "the commit horizon (pg_snapshot_xmin) did not pass transaction \(newest) of the newest event within \(waited): it stayed at "
+                + "\(horizon), held back by an older transaction still open on the server"
         }
     }
 }
@@ -141,12 +143,14 @@ public actor TestServer {
             return Info(adminConnectionString: url, isURL: url.contains("://"))
         }
         let directory = NSTemporaryDirectory() + "ledger-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
-        let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
-                                      options: .init(unsafeFastWrites: true, maxConnections: 300, unixSocketDirectory: directory + "/pgdata"))
+        let cluster = EmbeddedCluster(
+            directory: directory, installation: try PostgresInstallation.locate(),
+            options: .init(unsafeFastWrites: true, maxConnections: 300, unixSocketDirectory: directory + "/pgdata"))
         let running = try cluster.start()
         TestClusterRegistry.register(cluster)
-        let info = Info(adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
-                        isURL: false, unixSocketDirectory: directory + "/pgdata")
+        let info = Info(
+            adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
+            isURL: false, unixSocketDirectory: directory + "/pgdata")
         try prepareServiceRole(info)
         return info
     }
@@ -157,7 +161,8 @@ public actor TestServer {
     /// here once, before any test migrates, every migration finds the role and the grant in place.
     static func prepareServiceRole(_ info: Info) throws {
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: info.adminConnectionString + " dbname=postgres"))
-        try connection.execute("""
+        try connection.execute(
+            """
             DO $$
             BEGIN
                 IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'ledger_service') THEN

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The ledger's HTTP API for an app's public key, over URLSession. Every failure is a `LedgerError`.
@@ -138,8 +138,10 @@ public struct LedgerClient: Sendable {
                 case receipt
             }
         }
-        let body = try JSONEncoder().encode(Body(signedTransactions: signedTransactions.isEmpty ? nil : signedTransactions,
-                                                 receipt: receipt?.base64EncodedString()))
+        let body = try JSONEncoder().encode(
+            Body(
+                signedTransactions: signedTransactions.isEmpty ? nil : signedTransactions,
+                receipt: receipt?.base64EncodedString()))
         let (data, _) = try await send("POST", "/v1/users/\(Self.segment(userID))/restore", json: body, cookie: cookie)
         return try decode(RestoreResult.self, data)
     }

@@ -19,9 +19,11 @@ public struct LedgerConfiguration: Sendable {
     /// Where the SDK says what it does (no logging framework: the app decides where it goes).
     public var log: (@Sendable (String) -> Void)?
 
-    public init(baseURL: URL, apiKey: String, storageDirectory: URL? = nil, retry: RetryPolicy = RetryPolicy(),
-                pollInterval: Duration = .seconds(60), liveUpdates: Bool = true, requestTimeout: TimeInterval = 30,
-                log: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        baseURL: URL, apiKey: String, storageDirectory: URL? = nil, retry: RetryPolicy = RetryPolicy(),
+        pollInterval: Duration = .seconds(60), liveUpdates: Bool = true, requestTimeout: TimeInterval = 30,
+        log: (@Sendable (String) -> Void)? = nil
+    ) {
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.storageDirectory = storageDirectory ?? Self.defaultStorageDirectory
@@ -34,7 +36,8 @@ public struct LedgerConfiguration: Sendable {
 
     /// Application Support/SubscriptionLedger (the user's data folder on Linux).
     public static var defaultStorageDirectory: URL {
-        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return base.appendingPathComponent("SubscriptionLedger", isDirectory: true)
     }
@@ -43,7 +46,7 @@ public struct LedgerConfiguration: Sendable {
     /// the plist"); nil when either is missing.
     public static func fromMainBundle() -> LedgerConfiguration? {
         guard let url = (Bundle.main.object(forInfoDictionaryKey: "SubscriptionLedgerURL") as? String).flatMap(URL.init(string:)),
-              let key = Bundle.main.object(forInfoDictionaryKey: "SubscriptionLedgerAPIKey") as? String
+            let key = Bundle.main.object(forInfoDictionaryKey: "SubscriptionLedgerAPIKey") as? String
         else { return nil }
         return LedgerConfiguration(baseURL: url, apiKey: key)
     }

@@ -147,8 +147,9 @@ actor LedgerEngine {
     func refreshStatus() async throws -> LedgerStatus {
         let (user, cookie) = try requireUser()
         let state = try await client.userState(user, cookie: cookie)
-        let fresh = LedgerStatus(userID: state.appUserID, products: state.productsStatus, entitlements: state.entitlements,
-                                 cursor: status?.cursor)
+        let fresh = LedgerStatus(
+            userID: state.appUserID, products: state.productsStatus, entitlements: state.entitlements,
+            cursor: status?.cursor)
         publish(fresh)
         return fresh
     }
@@ -390,10 +391,11 @@ actor LedgerEngine {
             let error = error as? LedgerError ?? .transport("\(error)")
             // A missing or expired cookie is renewed by the next configure, so such an upload waits rather than
             // being dropped.
-            let outcome: UploadQueueState.Outcome = switch error {
-            case .server(let refusal) where refusal.status == 401 || refusal.status == 403: .retryLater
-            default: UploadQueueState.outcome(of: error)
-            }
+            let outcome: UploadQueueState.Outcome =
+                switch error {
+                case .server(let refusal) where refusal.status == 401 || refusal.status == 403: .retryLater
+                default: UploadQueueState.outcome(of: error)
+                }
             queue.record(outcome, for: upload.id, at: Date())
             persistQueue()
             switch outcome {

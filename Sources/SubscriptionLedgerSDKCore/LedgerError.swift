@@ -75,7 +75,7 @@ public enum LedgerErrorCode: Sendable, Hashable {
         "missing_apple_oid": .missingAppleOID, "certificate_expired": .certificateExpired, "wrong_bundle_id": .wrongBundleID,
         "wrong_app_apple_id": .wrongAppAppleID, "wrong_environment": .wrongEnvironment, "unrecordable": .unrecordable,
         "restore_refused": .restoreRefused, "unknown_purchase": .unknownPurchase, "already_consumed": .alreadyConsumed,
-        "not_consumable": .notConsumable, "refunded": .refunded, "belongs_to_another_user": .belongsToAnotherUser,
+        "not_consumable": .notConsumable, "refunded": .refunded, "belongs_to_another_user": .belongsToAnotherUser
     ]
 
     public init(rawValue: String) {

@@ -117,8 +117,10 @@ public struct LedgerStatus: Sendable, Equatable, Codable {
     /// True for a status read from the disk cache at start, not confirmed by the ledger yet.
     public var isCached: Bool
 
-    public init(userID: String, products: [ProductStatus], entitlements: [Entitlement], cursor: String? = nil,
-                receivedAt: Date = Date(), isCached: Bool = false) {
+    public init(
+        userID: String, products: [ProductStatus], entitlements: [Entitlement], cursor: String? = nil,
+        receivedAt: Date = Date(), isCached: Bool = false
+    ) {
         self.userID = userID
         self.products = products
         self.entitlements = entitlements

@@ -29,8 +29,10 @@ public struct LiveConnectionPolicy: Sendable, Equatable {
     public var failuresBeforePolling: Int
     public private(set) var consecutiveFailures = 0
 
-    public init(retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(60)),
-                pollInterval: Duration = .seconds(60), failuresBeforePolling: Int = 3) {
+    public init(
+        retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(500), maximumDelay: .seconds(60)),
+        pollInterval: Duration = .seconds(60), failuresBeforePolling: Int = 3
+    ) {
         self.retry = retry
         self.pollInterval = pollInterval
         self.failuresBeforePolling = failuresBeforePolling

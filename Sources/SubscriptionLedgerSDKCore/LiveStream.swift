@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What a streaming request delivers: body chunks as they arrive, then its end, each with the response's status.
@@ -109,8 +109,10 @@ struct LiveUpdater: Sendable {
                         }
                         received = true
                         last = event.id
-                        await onState(LedgerStatus(userID: state.appUserID, products: state.productsStatus,
-                                                   entitlements: state.entitlements, cursor: event.id))
+                        await onState(
+                            LedgerStatus(
+                                userID: state.appUserID, products: state.productsStatus,
+                                entitlements: state.entitlements, cursor: event.id))
                     }
                 case .completed(let status):
                     if status != 200 { return (.refused(status: status), last) }

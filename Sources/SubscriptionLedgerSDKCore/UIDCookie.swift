@@ -36,7 +36,8 @@ struct UIDCookie: Sendable, Equatable, Codable {
     static func value(named name: String, in header: String) -> String? {
         var searchStart = header.startIndex
         while let range = header.range(of: name + "=", range: searchStart..<header.endIndex) {
-            let atBoundary = range.lowerBound == header.startIndex
+            let atBoundary =
+                range.lowerBound == header.startIndex
                 || [",", ";", " "].contains(header[header.index(before: range.lowerBound)])
             if atBoundary {
                 let rest = header[range.upperBound...]

@@ -24,8 +24,9 @@ public struct CalendarMonth: Sendable, Hashable, Comparable, Codable, CustomStri
     public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month) else { return nil }
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let year = Int(parts[0]), let month = Int(parts[1]), (1...12).contains(month)
+        else { return nil }
         self.init(year: year, month: month)
     }
 

@@ -20,7 +20,8 @@ public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConv
 
     /// Creates an instant from Apple's epoch milliseconds (the unit of every App Store date field).
     public init(epochMilliseconds: Int64) {
-        self.microsecondsSinceEpoch = epochMilliseconds.multipliedReportingOverflow(by: 1_000).overflow
+        self.microsecondsSinceEpoch =
+            epochMilliseconds.multipliedReportingOverflow(by: 1_000).overflow
             ? (epochMilliseconds < 0 ? Int64.min : Int64.max)
             : epochMilliseconds * 1_000
     }

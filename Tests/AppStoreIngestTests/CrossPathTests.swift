@@ -16,10 +16,12 @@ struct CrossPathTests {
 
     @Test func sameKeysAndFacts() throws {
         // Each copy is signed at a different time, and Xcode writes fractional milliseconds.
-        let inNotification = try transaction(AppStorePayloads.transaction(
-            id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", token: Self.user, signed: jan1 + 1000))
-        let fromSDK = try transaction(AppStorePayloads.transaction(
-            id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", token: Self.user, signed: jan1 + 9 * day))
+        let inNotification = try transaction(
+            AppStorePayloads.transaction(
+                id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", token: Self.user, signed: jan1 + 1000))
+        let fromSDK = try transaction(
+            AppStorePayloads.transaction(
+                id: "2000000001", original: "2000000001", purchase: "\(jan1 + 123).7297", token: Self.user, signed: jan1 + 9 * day))
         var record = receiptRecord(id: "2000000001", original: "2000000001", webOrderLineItemID: 20_000_002_000_000_001)
         record.purchaseDateMs = jan1 + 123
 
@@ -38,7 +40,7 @@ struct CrossPathTests {
         #expect(n.link?.idempotencyKey == "link:\(Self.user):2000000001:\(instant(jan1 + 123).microsecondsSinceEpoch)")
 
         guard case .subscriptionStarted(let fromN)? = n.purchase, case .subscriptionStarted(let fromS)? = s.purchase,
-              case .subscriptionStarted(let fromR)? = r.purchase
+            case .subscriptionStarted(let fromR)? = r.purchase
         else { Issue.record("no purchases"); return }
         #expect(fromN == fromS)  // identical payloads, whichever copy is recorded
         // A receipt knows less (no price, group, storefront, token…): on the fields it has, the facts are identical.

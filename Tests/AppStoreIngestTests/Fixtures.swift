@@ -24,8 +24,10 @@ func renewalInfo(
     original: String, product: String = "monthly", next: String = "monthly", autoRenew: Int = 1,
     signed: Int64 = jan1 + 41 * day
 ) throws -> RenewalInfoPayload {
-    try RenewalInfoPayload(json: parse(AppStorePayloads.renewalInfo(
-        original: original, product: product, next: next, autoRenew: autoRenew, signed: signed)))
+    try RenewalInfoPayload(
+        json: parse(
+            AppStorePayloads.renewalInfo(
+                original: original, product: product, next: next, autoRenew: autoRenew, signed: signed)))
 }
 
 /// A ResponseBodyV2DecodedPayload with `data`; the nested JWS strings are opaque here (the verifier has checked
@@ -38,8 +40,9 @@ func notificationJSON(
     if let subtype { fields.append(#""subtype":"\#(subtype)""#) }
     fields.append(#""notificationUUID":"\#(uuid)""#)
     if withData {
-        fields.append(#""data":{"appAppleId":1234,"bundleId":"com.example.app","bundleVersion":"42","environment":"Sandbox","# +
-            #""signedTransactionInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","signedRenewalInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","status":1}"#)
+        fields.append(
+            #""data":{"appAppleId":1234,"bundleId":"com.example.app","bundleVersion":"42","environment":"Sandbox","#
+                + #""signedTransactionInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","signedRenewalInfo":"eyJhbGciOiJFUzI1NiJ9.e30.c2ln","status":1}"#)
     }
     fields += [#""version":"2.0""#, #""signedDate":\#(signed)"#]
     return "{" + fields.joined(separator: ",") + "}"

@@ -41,7 +41,8 @@ struct NotificationIngestTests {
     }
 
     @Test func fractionalMillisecondsSurviveInTheRecordOnly() throws {
-        let json = notificationJSON(type: "DID_RENEW", signed: 0).replacingOccurrences(of: #""signedDate":0"#,
+        let json = notificationJSON(type: "DID_RENEW", signed: 0).replacingOccurrences(
+            of: #""signedDate":0"#,
             with: #""signedDate":1767398400000.9999"#)
         let decoded = try NotificationIngest().decode(notification(json, transaction: try tx()))
         #expect(decoded.signedDate == instant(1_767_398_400_000))
@@ -50,8 +51,9 @@ struct NotificationIngestTests {
     }
 
     @Test func allFieldsOfTheDecodedNotification() throws {
-        let refunded = try transaction(AppStorePayloads.transaction(
-            id: "2000000005", original: "2000000001", revocation: jan1 + 3 * day, revocationReason: 1, revocationType: "REFUND_FULL"))
+        let refunded = try transaction(
+            AppStorePayloads.transaction(
+                id: "2000000005", original: "2000000001", revocation: jan1 + 3 * day, revocationReason: 1, revocationType: "REFUND_FULL"))
         let info = try renewalInfo(original: "2000000001", next: "yearly", autoRenew: 0)
         let decoded = try NotificationIngest().decode(notification(notificationJSON(type: "REFUND"), transaction: refunded, renewalInfo: info))
         #expect(decoded.notificationType == "REFUND" && decoded.subtype == nil)
@@ -61,10 +63,14 @@ struct NotificationIngestTests {
         #expect(decoded.revocationDate == instant(jan1 + 3 * day) && decoded.revocationReason == "1")
         #expect(decoded.renewal == RenewalInfo(autoRenewProductID: "yearly", autoRenewEnabled: false, renewalDate: instant(jan1 + 31 * day)))
         let events = AppStoreNotificationMapping.events(for: decoded)
-        #expect(events.dropFirst().first == .refunded(Refund(
-            subscription: SubscriptionRef(productID: "monthly", originalTransactionID: "2000000001", subscriptionGroupID: "21000001",
-                                          environment: .sandbox, signedDate: instant(jan1 + 2 * day)),
-            transactionID: "2000000005", refundDate: instant(jan1 + 3 * day), reason: "1")))
+        #expect(
+            events.dropFirst().first
+                == .refunded(
+                    Refund(
+                        subscription: SubscriptionRef(
+                            productID: "monthly", originalTransactionID: "2000000001", subscriptionGroupID: "21000001",
+                            environment: .sandbox, signedDate: instant(jan1 + 2 * day)),
+                        transactionID: "2000000005", refundDate: instant(jan1 + 3 * day), reason: "1")))
         expectRoundTrips(events)
     }
 
@@ -72,9 +78,13 @@ struct NotificationIngestTests {
     func unknownAndTransactionlessTypesAreKept(_ type: String) throws {
         let json = notificationJSON(type: type, subtype: "BRAND_NEW_SUBTYPE")
         let events = try NotificationIngest().events(for: notification(json))
-        #expect(events == [.appStoreNotification(AppStoreNotification(
-            notificationType: type, subtype: "BRAND_NEW_SUBTYPE", notificationUUID: "0b8b0b3c-5f2e-4d7a-9d1e-000000000001",
-            signedDate: instant(jan1 + 2 * day), environment: .sandbox, rawJSON: json))])
+        #expect(
+            events == [
+                .appStoreNotification(
+                    AppStoreNotification(
+                        notificationType: type, subtype: "BRAND_NEW_SUBTYPE", notificationUUID: "0b8b0b3c-5f2e-4d7a-9d1e-000000000001",
+                        signedDate: instant(jan1 + 2 * day), environment: .sandbox, rawJSON: json))
+            ])
         let appends = StreamNaming.appends(for: events)
         #expect(appends.map(\.stream) == ["notification:0b8b0b3c-5f2e-4d7a-9d1e-000000000001"])
         expectRoundTrips(events)
@@ -94,8 +104,11 @@ struct NotificationIngestTests {
         #expect(events.count == 3)
         guard case .subscriptionStarted(let s) = events[1] else { Issue.record("\(events)"); return }
         #expect(s.transaction.appUserID == token && s.transaction.developerPayload == token)
-        #expect(events[2] == .linked(TransactionLink(
-            appUserID: token, originalTransactionIDs: ["2000000001"], linkedAt: instant(jan1 + 123), source: .appAccountToken)))
+        #expect(
+            events[2]
+                == .linked(
+                    TransactionLink(
+                        appUserID: token, originalTransactionIDs: ["2000000001"], linkedAt: instant(jan1 + 123), source: .appAccountToken)))
         let mapped = try NotificationIngest(appAccountTokens: .mapping { $0 == token ? "user-42" : nil }).events(for: n)
         #expect(mapped.last?.appUserID == "user-42")
         #expect(try NotificationIngest().events(for: n).count == 2)  // .ignore: no user, no link

@@ -28,48 +28,65 @@ struct SignedNotificationMatrixTests {
     }
 
     static let rows: [Row] = [
-        Row(type: "SUBSCRIBED", subtype: "INITIAL_BUY", expected: ["subscription.started"],
+        Row(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", expected: ["subscription.started"],
             check: { if case .subscriptionStarted(let s) = $0 { !s.isResubscribe } else { false } }),
-        Row(type: "SUBSCRIBED", subtype: "RESUBSCRIBE", expected: ["subscription.started"],
+        Row(
+            type: "SUBSCRIBED", subtype: "RESUBSCRIBE", expected: ["subscription.started"],
             check: { if case .subscriptionStarted(let s) = $0 { s.isResubscribe } else { false } }),
         Row(type: "OFFER_REDEEMED", subtype: "INITIAL_BUY", expected: ["subscription.started"]),
-        Row(type: "OFFER_REDEEMED", subtype: "RESUBSCRIBE", expected: ["subscription.started"],
+        Row(
+            type: "OFFER_REDEEMED", subtype: "RESUBSCRIBE", expected: ["subscription.started"],
             check: { if case .subscriptionStarted(let s) = $0 { s.isResubscribe } else { false } }),
-        Row(type: "OFFER_REDEEMED", subtype: "UPGRADE", next: "yearly", expected: ["subscription.renewal_preference_changed"],
+        Row(
+            type: "OFFER_REDEEMED", subtype: "UPGRADE", next: "yearly", expected: ["subscription.renewal_preference_changed"],
             check: { Self.kind($0) == .upgrade }),
-        Row(type: "OFFER_REDEEMED", subtype: "DOWNGRADE", next: "weekly", expected: ["subscription.renewal_preference_changed"],
+        Row(
+            type: "OFFER_REDEEMED", subtype: "DOWNGRADE", next: "weekly", expected: ["subscription.renewal_preference_changed"],
             check: { Self.kind($0) == .downgrade }),
         Row(type: "DID_RENEW", expected: ["subscription.renewed"]),
         Row(type: "DID_RENEW", subtype: "BILLING_RECOVERY", expected: ["subscription.billing_recovered"]),
-        Row(type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", next: "yearly", expected: ["subscription.renewal_preference_changed"],
+        Row(
+            type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE", next: "yearly", expected: ["subscription.renewal_preference_changed"],
             check: { Self.kind($0) == .upgrade }),
-        Row(type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", next: "weekly", expected: ["subscription.renewal_preference_changed"],
+        Row(
+            type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", next: "weekly", expected: ["subscription.renewal_preference_changed"],
             check: { Self.kind($0) == .downgrade }),
         // No subtype: back to the current product is a withdrawn downgrade, another product a deferred crossgrade.
-        Row(type: "DID_CHANGE_RENEWAL_PREF", next: "monthly", expected: ["subscription.renewal_preference_changed"],
+        Row(
+            type: "DID_CHANGE_RENEWAL_PREF", next: "monthly", expected: ["subscription.renewal_preference_changed"],
             check: { Self.kind($0) == .downgradeCancelled }),
-        Row(type: "DID_CHANGE_RENEWAL_PREF", next: "monthly_plus", expected: ["subscription.renewal_preference_changed"],
+        Row(
+            type: "DID_CHANGE_RENEWAL_PREF", next: "monthly_plus", expected: ["subscription.renewal_preference_changed"],
             check: {
                 if case .renewalPreferenceChanged(let c) = $0 { c.kind == .crossgrade && c.autoRenewProductID == "monthly_plus" } else { false }
             }),
-        Row(type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED", expected: ["subscription.auto_renew_changed"],
+        Row(
+            type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_ENABLED", expected: ["subscription.auto_renew_changed"],
             check: { if case .autoRenewChanged(let c) = $0 { c.enabled } else { false } }),
-        Row(type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", expected: ["subscription.auto_renew_changed"],
+        Row(
+            type: "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", expected: ["subscription.auto_renew_changed"],
             check: { if case .autoRenewChanged(let c) = $0 { !c.enabled } else { false } }),
-        Row(type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", expected: ["subscription.billing_failed"],
+        Row(
+            type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", expected: ["subscription.billing_failed"],
             check: { if case .billingFailed(let f) = $0 { f.gracePeriodExpiresAt != nil && f.expiresDate != nil } else { false } }),
-        Row(type: "DID_FAIL_TO_RENEW", expected: ["subscription.billing_failed"],
+        Row(
+            type: "DID_FAIL_TO_RENEW", expected: ["subscription.billing_failed"],
             check: { if case .billingFailed(let f) = $0 { f.gracePeriodExpiresAt == nil } else { false } }),
         Row(type: "GRACE_PERIOD_EXPIRED", expected: ["subscription.grace_period_expired"]),
         Row(type: "EXPIRED", subtype: "VOLUNTARY", expected: ["subscription.expired"], check: { Self.reason($0) == .voluntary }),
         Row(type: "EXPIRED", subtype: "BILLING_RETRY", expected: ["subscription.expired"], check: { Self.reason($0) == .billingError }),
-        Row(type: "EXPIRED", subtype: "PRICE_INCREASE", expected: ["subscription.expired"],
+        Row(
+            type: "EXPIRED", subtype: "PRICE_INCREASE", expected: ["subscription.expired"],
             check: { Self.reason($0) == .priceIncreaseDeclined }),
-        Row(type: "EXPIRED", subtype: "PRODUCT_NOT_FOR_SALE", expected: ["subscription.expired"],
+        Row(
+            type: "EXPIRED", subtype: "PRODUCT_NOT_FOR_SALE", expected: ["subscription.expired"],
             check: { Self.reason($0) == .productUnavailable }),
-        Row(type: "PRICE_INCREASE", subtype: "PENDING", expected: ["subscription.price_increase"],
+        Row(
+            type: "PRICE_INCREASE", subtype: "PENDING", expected: ["subscription.price_increase"],
             check: { if case .priceIncrease(let p) = $0 { p.consent == .pending } else { false } }),
-        Row(type: "PRICE_INCREASE", subtype: "ACCEPTED", expected: ["subscription.price_increase"],
+        Row(
+            type: "PRICE_INCREASE", subtype: "ACCEPTED", expected: ["subscription.price_increase"],
             check: { if case .priceIncrease(let p) = $0 { p.consent == .accepted } else { false } }),
         Row(type: "REFUND", revoked: true, expected: ["transaction.refunded"]),
         Row(type: "REFUND_DECLINED", expected: ["transaction.refund_declined"]),
@@ -86,10 +103,11 @@ struct SignedNotificationMatrixTests {
         Row(type: "MIGRATION", expected: []),
         Row(type: "PRICE_CHANGE", expected: []),
         Row(type: "RENEWAL_EXTENSION", subtype: "FAILURE", expected: []),
-        Row(type: "RENEWAL_EXTENSION", subtype: "SUMMARY",
-            summary: #"{"requestIdentifier":"req-42","environment":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","productId":"monthly","# +
-                #""storefrontCountryCodes":["USA","CAN"],"failedCount":3,"succeededCount":1200}"#,
-            expected: []),
+        Row(
+            type: "RENEWAL_EXTENSION", subtype: "SUMMARY",
+            summary: #"{"requestIdentifier":"req-42","environment":"Sandbox","appAppleId":1234,"bundleId":"com.example.app","productId":"monthly","#
+                + #""storefrontCountryCodes":["USA","CAN"],"failedCount":3,"succeededCount":1200}"#,
+            expected: [])
     ]
 
     static func kind(_ event: LedgerEvent) -> RenewalChangeKind? {
@@ -146,9 +164,11 @@ struct SignedNotificationMatrixTests {
             #expect(check(event), "\(event)")
         }
         if row.summary != nil {
-            #expect(record.renewalExtensionSummary == RenewalExtensionSummary(
-                requestIdentifier: "req-42", productID: "monthly", storefrontCountryCodes: ["USA", "CAN"],
-                succeededCount: 1200, failedCount: 3))
+            #expect(
+                record.renewalExtensionSummary
+                    == RenewalExtensionSummary(
+                        requestIdentifier: "req-42", productID: "monthly", storefrontCountryCodes: ["USA", "CAN"],
+                        succeededCount: 1200, failedCount: 3))
         } else {
             #expect(record.renewalExtensionSummary == nil)
         }

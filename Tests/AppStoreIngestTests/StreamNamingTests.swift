@@ -14,15 +14,18 @@ struct StreamNamingTests {
         let appends = StreamNaming.appends(for: [restore])
         #expect(appends.map(\.stream) == ["otx:o1", "otx:o2"])  // the repeated id appends once
         #expect(appends.map(\.idempotencyKey) == ["link:u1:o1:\(at.microsecondsSinceEpoch)", "link:u1:o2:\(at.microsecondsSinceEpoch)"])
-        #expect(appends.map(\.event) == [
-            .linked(TransactionLink(appUserID: "u1", originalTransactionIDs: ["o1"], linkedAt: at, source: .restore)),
-            .linked(TransactionLink(appUserID: "u1", originalTransactionIDs: ["o2"], linkedAt: at, source: .restore)),
-        ])
+        #expect(
+            appends.map(\.event) == [
+                .linked(TransactionLink(appUserID: "u1", originalTransactionIDs: ["o1"], linkedAt: at, source: .restore)),
+                .linked(TransactionLink(appUserID: "u1", originalTransactionIDs: ["o2"], linkedAt: at, source: .restore))
+            ])
         #expect(StreamNaming.appends(for: [restore]).map(\.idempotencyKey) == appends.map(\.idempotencyKey))  // deterministic
         #expect(!appends.map(\.idempotencyKey).contains(restore.idempotencyKey))
 
-        let transfer = LedgerEvent.transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["o1", "o3"], transferredAt: at,
-            policy: .transfer))
+        let transfer = LedgerEvent.transferred(
+            Transfer(
+                fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["o1", "o3"], transferredAt: at,
+                policy: .transfer))
         let moved = StreamNaming.appends(for: [transfer])
         #expect(moved.map(\.stream) == ["otx:o1", "otx:o3"])
         #expect(moved.map(\.event.originalTransactionIDs) == [["o1"], ["o3"]])

@@ -27,8 +27,12 @@ import Testing
         #expect(held.count == 61)
         #expect(summary.purchases == 8)  // 1000, 1100…1104, 2000, 2100
         #expect(summary.transactionsSeen == 61)
-        #expect(summary.failures == [.init(transactionID: "999999", code: "appstore_api", appleErrorCode: 4_040_010,
-                                            message: "the App Store Server API answered 404 with error 4040010: Transaction id not found.")])
+        #expect(
+            summary.failures == [
+                .init(
+                    transactionID: "999999", code: "appstore_api", appleErrorCode: 4_040_010,
+                    message: "the App Store Server API answered 404 with error 4040010: Transaction id not found.")
+            ])
         // Every transaction Apple holds is in the log once, under its own key, and nothing else is a transaction.
         let events = try await world.events()
         #expect(Set(events.keys.filter { $0.hasPrefix("tx:") }) == Set(held.map { "tx:\($0.transactionID)" }))

@@ -25,9 +25,9 @@ enum SettingsFile {
         let config = TestScratch.path("appstore-api-\(UUID().uuidString).json")
         let extra = consumption.map { #", "consumption_information": "# + $0 } ?? ""
         try """
-            {"apps": {"\(world.app.id)": {"key_id": "\(SyncWorld.keyID)", "issuer_id": "\(SyncWorld.issuerID)",
-              "private_key_file": "\(keyFile)", "environment": "sandbox", "base_url": "\(world.fake.baseURL)"\(extra)}}}
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        {"apps": {"\(world.app.id)": {"key_id": "\(SyncWorld.keyID)", "issuer_id": "\(SyncWorld.issuerID)",
+          "private_key_file": "\(keyFile)", "environment": "sandbox", "base_url": "\(world.fake.baseURL)"\(extra)}}}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         return config
     }
 
@@ -90,10 +90,13 @@ enum SettingsFile {
 @Suite(.timeLimit(.minutes(5))) struct BackfillRouteTests {
     @Test func theAPIBackfillsForTheSecretKeyOrTheAdminAndRefusesBadRequests() async throws {
         let world = try await SyncWorld.make()
-        let clients = AppStoreClients(settings: try AppStoreAPISettings.load(path: try SettingsFile.write(world: world)),
-                                      retryPolicy: SyncWorld.retryPolicy, logger: world.logger)
-        let api = try await LedgerAPI.make(pool: world.pool, configuration: .init(
-            adminToken: "admin-token", roots: TrustRoots(certificates: world.signer.roots), appStore: clients), logger: world.logger)
+        let clients = AppStoreClients(
+            settings: try AppStoreAPISettings.load(path: try SettingsFile.write(world: world)),
+            retryPolicy: SyncWorld.retryPolicy, logger: world.logger)
+        let api = try await LedgerAPI.make(
+            pool: world.pool,
+            configuration: .init(
+                adminToken: "admin-token", roots: TrustRoots(certificates: world.signer.roots), appStore: clients), logger: world.logger)
         let (_, secret) = try await world.tenancy.createKey(app: world.app.id, kind: .secret, name: nil)
         let other = try await world.tenancy.createApp(.init(accountID: world.app.accountID, name: "Other", bundleID: "com.other"))
         let (_, otherSecret) = try await world.tenancy.createKey(app: other.id, kind: .secret, name: nil)
@@ -101,17 +104,22 @@ enum SettingsFile {
         let app = world.app.id
         try await Application(router: router).test(.router) { client in
             func post(_ path: String, _ body: String, _ credential: String) async throws -> (HTTPResponse.Status, String) {
-                try await client.execute(uri: path, method: .post, headers: [.authorization: "Bearer \(credential)"],
-                                         body: ByteBuffer(string: body)) { ($0.status, String(buffer: $0.body)) }
+                try await client.execute(
+                    uri: path, method: .post, headers: [.authorization: "Bearer \(credential)"],
+                    body: ByteBuffer(string: body)
+                ) { ($0.status, String(buffer: $0.body)) }
             }
             let (status, text) = try await post("/v1/apps/\(app)/appstore/backfill", #"{"transaction_ids": ["2000"]}"#, secret)
             #expect(status == .ok && text.contains(#""purchases":2"#) && text.contains(#""transactions_seen":11"#))
-            let (again, againText) = try await post("/v1/admin/apps/\(app)/appstore/backfill", #"{"transaction_ids": ["2000", "2000"]}"#,
-                                                    "admin-token")
+            let (again, againText) = try await post(
+                "/v1/admin/apps/\(app)/appstore/backfill", #"{"transaction_ids": ["2000", "2000"]}"#,
+                "admin-token")
             #expect(again == .ok && againText.contains(#""events_recorded":0"#))
             let tooMany = #"{"transaction_ids": ["# + (1...101).map { #""\#($0)""# }.joined(separator: ",") + "]}"
-            for bad in [#"{}"#, #"{"transaction_ids": []}"#, #"{"transaction_ids": ["12a"]}"#, #"{"transaction_ids": [1]}"#,
-                        #"{"transaction_ids": ["1"], "more": 1}"#, tooMany] {
+            for bad in [
+                #"{}"#, #"{"transaction_ids": []}"#, #"{"transaction_ids": ["12a"]}"#, #"{"transaction_ids": [1]}"#,
+                #"{"transaction_ids": ["1"], "more": 1}"#, tooMany
+            ] {
                 #expect(try await post("/v1/apps/\(app)/appstore/backfill", bad, secret).0 == .badRequest)
             }
             let (refused, _) = try await post("/v1/apps/\(app)/appstore/backfill", #"{"transaction_ids": ["1"]}"#, otherSecret)

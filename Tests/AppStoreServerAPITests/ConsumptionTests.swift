@@ -27,10 +27,12 @@ import UTCTime
         static func make(consumption: String = #"{"opted_in": true}"#) async throws -> Answering {
             let world = try await SyncWorld.make()
             let settings = try SettingsFile.write(world: world, consumption: consumption)
-            let clients = AppStoreClients(settings: try AppStoreAPISettings.load(path: settings), retryPolicy: SyncWorld.retryPolicy,
-                                          logger: world.logger)
-            let api = try await LedgerAPI.make(pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
-                                               logger: world.logger)
+            let clients = AppStoreClients(
+                settings: try AppStoreAPISettings.load(path: settings), retryPolicy: SyncWorld.retryPolicy,
+                logger: world.logger)
+            let api = try await LedgerAPI.make(
+                pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
+                logger: world.logger)
             return Answering(world: world, service: AppStoreService(api: api, clients: clients, logger: world.logger), settings: settings)
         }
 
@@ -38,20 +40,23 @@ import UTCTime
 
         /// Apple asks about the purchase `transactionJSON` describes, signed `signed` (epoch ms; default an hour ago).
         func request(_ transactionJSON: String, signed: Int64 = now() - 3_600_000, uuid: String = UUID().uuidString.lowercased()) async throws {
-            let payload = try world.signer.notification(type: "CONSUMPTION_REQUEST", uuid: uuid, signed: signed, transactionJSON: transactionJSON,
-                                                        bundleID: SyncWorld.bundleID)
+            let payload = try world.signer.notification(
+                type: "CONSUMPTION_REQUEST", uuid: uuid, signed: signed, transactionJSON: transactionJSON,
+                bundleID: SyncWorld.bundleID)
             _ = try await world.recorder.notification(app: world.app, signedPayload: payload, metadata: EventMetadata(source: "test"))
         }
 
         func consent(_ consented: Bool, user: String = SyncWorld.userA) async throws {
-            _ = try await world.recorder.consumptionConsent(app: world.app, user: user, consented: consented, source: .app,
-                                                            metadata: EventMetadata(source: "test"))
+            _ = try await world.recorder.consumptionConsent(
+                app: world.app, user: user, consented: consented, source: .app,
+                metadata: EventMetadata(source: "test"))
         }
 
         /// The consumption answers the fake received: path → body.
         var received: [String: String] {
-            Dictionary(world.fake.calls.filter { $0.path.contains("/transactions/consumption/") }.map { ("\($0.method) \($0.path)", $0.body) },
-                       uniquingKeysWith: { _, last in last })
+            Dictionary(
+                world.fake.calls.filter { $0.path.contains("/transactions/consumption/") }.map { ("\($0.method) \($0.path)", $0.body) },
+                uniquingKeysWith: { _, last in last })
         }
 
         /// The decision events of the app, by idempotency key, decoded.
@@ -82,25 +87,29 @@ import UTCTime
         // Customer A's coins 1102 (then consumed) and 1103, and a monthly-like subscription 3000 a third through its period
         // when Apple asks.
         _ = try await world.backfill.run(app: world.app, client: try world.client(), transactionIDs: ["1102", "1103"])
-        _ = try await world.recorder.consume(app: world.app, originalTransactionID: "1102", by: SyncWorld.userA,
-                                             metadata: EventMetadata(source: "test"))
+        _ = try await world.recorder.consume(
+            app: world.app, originalTransactionID: "1102", by: SyncWorld.userA,
+            metadata: EventMetadata(source: "test"))
         let asked = Self.now() - 3_600_000
         let start = asked - 10 * SyncWorld.day
         let subscription = AppStorePayloads.transaction(
             id: "3000", original: "3000", purchase: "\(start)", originalPurchase: start, expires: start + 30 * SyncWorld.day,
             token: SyncWorld.userA, signed: start + 1000, bundleID: SyncWorld.bundleID)
-        _ = try await world.recorder.notification(app: world.app, signedPayload: try world.signer.notification(
-            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: start + 2000, transactionJSON: subscription, bundleID: SyncWorld.bundleID),
+        _ = try await world.recorder.notification(
+            app: world.app,
+            signedPayload: try world.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: start + 2000, transactionJSON: subscription, bundleID: SyncWorld.bundleID),
             metadata: EventMetadata(source: "test"))
         try await answering.consent(true)
         try await answering.request(Self.coins(1102), signed: asked)
         try await answering.request(subscription, signed: asked)
 
         #expect(try await answering.pass() == ConsumptionAnswers.Summary(sent: 2))
-        #expect(answering.received == [
-            "PUT \(Self.path)1102": Self.body(100_000, "DELIVERED", "DECLINE"),        // fully consumed and delivered
-            "PUT \(Self.path)3000": Self.body(33_333, "DELIVERED", "GRANT_PRORATED"),  // a third of the period used
-        ])
+        #expect(
+            answering.received == [
+                "PUT \(Self.path)1102": Self.body(100_000, "DELIVERED", "DECLINE"),  // fully consumed and delivered
+                "PUT \(Self.path)3000": Self.body(33_333, "DELIVERED", "GRANT_PRORATED")  // a third of the period used
+            ])
         #expect(world.fake.calls.allSatisfy { !$0.path.hasPrefix("/inApps/v1/transactions/consumption") })
         #expect(try await answering.pass() == ConsumptionAnswers.Summary())  // answered once
 
@@ -135,17 +144,27 @@ import UTCTime
         let world = answering.world
         _ = try await world.backfill.run(app: world.app, client: try world.client(), transactionIDs: ["1100", "1101", "1104", "1102"])
         for id in ["1100", "1101"] {
-            _ = try await world.recorder.consume(app: world.app, originalTransactionID: id, by: SyncWorld.userA,
-                                                 metadata: EventMetadata(source: "test"))
+            _ = try await world.recorder.consume(
+                app: world.app, originalTransactionID: id, by: SyncWorld.userA,
+                metadata: EventMetadata(source: "test"))
         }
         try await answering.consent(true)
         let cases: [(RefundPolicy, id: Int, expected: String)] = [
-            (.alwaysGrant, 1100, #"{"consumptionPercentage":100000,"customerConsented":true,"deliveryStatus":"DELIVERED","#
-                + #""refundPreference":"GRANT_FULL","sampleContentProvided":true}"#),
-            (.noPreference, 1101, #"{"consumptionPercentage":100000,"customerConsented":true,"deliveryStatus":"DELIVERED","#
-                + #""sampleContentProvided":true}"#),
-            (.alwaysDecline, 1104, #"{"consumptionPercentage":0,"customerConsented":true,"deliveryStatus":"UNDELIVERED_OTHER","#
-                + #""refundPreference":"DECLINE","sampleContentProvided":true}"#),
+            (
+                .alwaysGrant, 1100,
+                #"{"consumptionPercentage":100000,"customerConsented":true,"deliveryStatus":"DELIVERED","#
+                    + #""refundPreference":"GRANT_FULL","sampleContentProvided":true}"#
+            ),
+            (
+                .noPreference, 1101,
+                #"{"consumptionPercentage":100000,"customerConsented":true,"deliveryStatus":"DELIVERED","#
+                    + #""sampleContentProvided":true}"#
+            ),
+            (
+                .alwaysDecline, 1104,
+                #"{"consumptionPercentage":0,"customerConsented":true,"deliveryStatus":"UNDELIVERED_OTHER","#
+                    + #""refundPreference":"DECLINE","sampleContentProvided":true}"#
+            )
         ]
         for (policy, id, expected) in cases {
             #expect(try await world.tenancy.setRefundPolicy(app: world.app.id, policy)?.refundPolicy == policy)
@@ -180,8 +199,11 @@ import UTCTime
         #expect(try await answering.pass() == ConsumptionAnswers.Summary(withheld: 3))
         #expect(try await answering.pass() == ConsumptionAnswers.Summary())  // each reason once per request
         var decisions = try await answering.decisions()
-        #expect(decisions.keys.sorted() == ["consumption_withheld:1102:no_consent_recorded", "consumption_withheld:2000:no_user",
-                                            "consumption_withheld:9999:unknown_purchase"])
+        #expect(
+            decisions.keys.sorted() == [
+                "consumption_withheld:1102:no_consent_recorded", "consumption_withheld:2000:no_user",
+                "consumption_withheld:9999:unknown_purchase"
+            ])
         guard case .consumptionAnswerWithheld(let withheld)? = decisions["consumption_withheld:1102:no_consent_recorded"] else {
             Issue.record("no withheld event for 1102")
             return
@@ -210,11 +232,12 @@ import UTCTime
         let history = try await UserQueries(pool: world.pool).timeline(app: world.app.id, user: SyncWorld.userA, after: 0, limit: 1000)
             .filter { $0.type.contains("consumption") }.map { "\($0.streamID) \($0.type)" }
         let consent = "user:\(SyncWorld.userA) user.consumption_consent_recorded"
-        #expect(history == [
-            "otx:1102 transaction.consumption_requested", "otx:9999 transaction.consumption_requested",
-            "otx:1102 transaction.consumption_answer_withheld", "otx:9999 transaction.consumption_answer_withheld", consent, consent,
-            "otx:1102 transaction.consumption_answer_withheld", consent, "otx:1102 transaction.consumption_information_sent",
-        ])
+        #expect(
+            history == [
+                "otx:1102 transaction.consumption_requested", "otx:9999 transaction.consumption_requested",
+                "otx:1102 transaction.consumption_answer_withheld", "otx:9999 transaction.consumption_answer_withheld", consent, consent,
+                "otx:1102 transaction.consumption_answer_withheld", consent, "otx:1102 transaction.consumption_information_sent"
+            ])
 
         // A request older than Apple's 12 hours is left alone.
         try await answering.request(Self.coins(1104), signed: Self.now() - 13 * 3_600_000)
@@ -225,18 +248,21 @@ import UTCTime
     }
 
     @Test func theBodyIsApplesV2ConsumptionRequest() throws {
-        let answer = ConsumptionAnswer(consumptionPercentage: nil, deliveryStatus: .undeliveredServerOutage, refundPreference: nil,
-                                       sampleContentProvided: true)
+        let answer = ConsumptionAnswer(
+            consumptionPercentage: nil, deliveryStatus: .undeliveredServerOutage, refundPreference: nil,
+            sampleContentProvided: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(ConsumptionAnswers.body(answer)), as: UTF8.self)
         #expect(json == #"{"customerConsented":true,"deliveryStatus":"UNDELIVERED_SERVER_OUTAGE","sampleContentProvided":true}"#)
         // Only a 4xx that says the answer is wrong is final; a wrong key, a rate limit or Apple's "try again" is retried.
         #expect(ConsumptionAnswers.isFinalRefusal(.rejected(status: 400, errorCode: 4_000_000, errorMessage: nil))?.status == 400)
-        for transient: AppStoreServerAPIError in [.rejected(status: 401, errorCode: nil, errorMessage: nil),
-                                                  .rejected(status: 429, errorCode: 4_290_000, errorMessage: nil),
-                                                  .rejected(status: 404, errorCode: 4_040_002, errorMessage: nil),
-                                                  .rejected(status: 503, errorCode: nil, errorMessage: nil), .transport("reset")] {
+        for transient: AppStoreServerAPIError in [
+            .rejected(status: 401, errorCode: nil, errorMessage: nil),
+            .rejected(status: 429, errorCode: 4_290_000, errorMessage: nil),
+            .rejected(status: 404, errorCode: 4_040_002, errorMessage: nil),
+            .rejected(status: 503, errorCode: nil, errorMessage: nil), .transport("reset")
+        ] {
             #expect(ConsumptionAnswers.isFinalRefusal(transient) == nil, "\(transient)")
         }
     }

@@ -8,21 +8,27 @@ import UTCTime
 /// The pure parts of the client: the token, the retry decision, the settings file, the reconciliation schedule.
 @Suite struct AppStoreJWTTests {
     static let privateKey = P256.Signing.PrivateKey()
-    static let key = AppStoreAPIKey(keyID: "2X9R4HXF34", issuerID: "57246542-96fe-1a63-e053-0824d011072a", bundleID: "com.example.app",
-                                    privateKey: privateKey)
+    static let key = AppStoreAPIKey(
+        keyID: "2X9R4HXF34", issuerID: "57246542-96fe-1a63-e053-0824d011072a", bundleID: "com.example.app",
+        privateKey: privateKey)
 
     @Test func theTokenCarriesAppleClaimsAndVerifiesWithThePublicKey() throws {
         let issued = Instant(microsecondsSinceEpoch: 1_767_225_600_750_000)
         let token = try AppStoreJWT.token(for: Self.key, issuedAt: issued)
         let (header, claims) = try #require(AppStoreJWT.verified(token, publicKey: Self.key.publicKey))
         #expect(header == AppStoreJWT.Header(alg: "ES256", kid: "2X9R4HXF34", typ: "JWT"))
-        #expect(claims == AppStoreJWT.Claims(iss: "57246542-96fe-1a63-e053-0824d011072a", iat: 1_767_225_600, exp: 1_767_225_900,
-                                             aud: "appstoreconnect-v1", bid: "com.example.app"))
+        #expect(
+            claims
+                == AppStoreJWT.Claims(
+                    iss: "57246542-96fe-1a63-e053-0824d011072a", iat: 1_767_225_600, exp: 1_767_225_900,
+                    aud: "appstoreconnect-v1", bid: "com.example.app"))
         // Another key's public half does not verify it, nor does a token with one changed claim.
         #expect(AppStoreJWT.verified(token, publicKey: P256.Signing.PrivateKey().publicKey) == nil)
         let parts = token.split(separator: ".").map(String.init)
-        let forged = try AppStoreJWT.token(for: AppStoreAPIKey(keyID: "2X9R4HXF34", issuerID: "x", bundleID: "com.other",
-                                                               privateKey: P256.Signing.PrivateKey()), issuedAt: issued)
+        let forged = try AppStoreJWT.token(
+            for: AppStoreAPIKey(
+                keyID: "2X9R4HXF34", issuerID: "x", bundleID: "com.other",
+                privateKey: P256.Signing.PrivateKey()), issuedAt: issued)
         let spliced = [parts[0], forged.split(separator: ".").map(String.init)[1], parts[2]].joined(separator: ".")
         #expect(AppStoreJWT.verified(spliced, publicKey: Self.key.publicKey) == nil)
     }
@@ -87,7 +93,8 @@ import UTCTime
     func parse(_ json: String) throws(AppStoreAPIKeyError) -> AppStoreAPISettings { try AppStoreAPISettings.parse(Data(json.utf8)) }
 
     @Test func aCompleteFileIsRead() throws {
-        let settings = try parse("""
+        let settings = try parse(
+            """
             {"apps": {"app_1": {"key_id": "K1", "issuer_id": "I1", "private_key_file": "/keys/AuthKey_K1.p8", "environment": "sandbox",
               "consumption_information": {"opted_in": true, "sample_content_provided": true}},
              "app_2": {"key_id": "K2", "issuer_id": "I2", "private_key_env": "KEY2", "environment": "production",
@@ -104,26 +111,39 @@ import UTCTime
     @Test(arguments: [
         (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "environment": "sandbox"}}}"#, "exactly one of private_key_file"),
         (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "prod"}}}"#, "\"production\" or \"sandbox\""),
-        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "private_key": "x"}}}"#,
-         "unknown member \"private_key\""),
+        (
+            #"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "private_key": "x"}}}"#,
+            "unknown member \"private_key\""
+        ),
         (#"{"apps": {"a": {"issuer_id": "I", "private_key_env": "V", "environment": "sandbox"}}}"#, "apps.a.key_id"),
-        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "base_url": "http://example.com"}}}"#,
-         "must be https"),
+        (
+            #"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+                + #""base_url": "http://example.com"}}}"#,
+            "must be https"
+        ),
         // The retired V1 body's members say what replaced them.
-        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
-            + #""consumption_information": {"opted_in": true, "customer_consented": true}}}}"#,
-         "customer_consented belonged to the retired V1 consumption body; remove it: consent is now recorded per user"),
-        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
-            + #""consumption_information": {"refund_preference": 2}}}}"#,
-         "the refund preference now comes from the app's refund_policy"),
-        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
-            + #""consumption_information": {"opted_in": true, "sample_content": true}}}}"#,
-         "unknown member \"sample_content\""),
-        (#"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
-            + #""consumption_information": {"opted_in": 1}}}}"#,
-         "opted_in must be true or false"),
+        (
+            #"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+                + #""consumption_information": {"opted_in": true, "customer_consented": true}}}}"#,
+            "customer_consented belonged to the retired V1 consumption body; remove it: consent is now recorded per user"
+        ),
+        (
+            #"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+                + #""consumption_information": {"refund_preference": 2}}}}"#,
+            "the refund preference now comes from the app's refund_policy"
+        ),
+        (
+            #"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+                + #""consumption_information": {"opted_in": true, "sample_content": true}}}}"#,
+            "unknown member \"sample_content\""
+        ),
+        (
+            #"{"apps": {"a": {"key_id": "K", "issuer_id": "I", "private_key_env": "V", "environment": "sandbox", "#
+                + #""consumption_information": {"opted_in": 1}}}}"#,
+            "opted_in must be true or false"
+        ),
         (#"{"applications": {}}"#, "unknown member \"applications\""),
-        ("[]", "must be a JSON object"),
+        ("[]", "must be a JSON object")
     ])
     func aBadFileSaysWhatToFix(json: String, expected: String) {
         #expect {
@@ -138,8 +158,9 @@ import UTCTime
         let fromEnv = AppStoreAPISettings.AppSettings(keyID: "K", issuerID: "I", privateKey: .environment("APPSTORE_KEY"), environment: .sandbox)
         #expect(try fromEnv.key(bundleID: "com.b", environment: ["APPSTORE_KEY": pem]).bundleID == "com.b")
         #expect { try fromEnv.key(bundleID: "com.b", environment: [:]) } throws: { "\($0)".contains("APPSTORE_KEY") }
-        let missing = AppStoreAPISettings.AppSettings(keyID: "K", issuerID: "I", privateKey: .file("/nonexistent/AuthKey_K.p8"),
-                                                      environment: .sandbox)
+        let missing = AppStoreAPISettings.AppSettings(
+            keyID: "K", issuerID: "I", privateKey: .file("/nonexistent/AuthKey_K.p8"),
+            environment: .sandbox)
         #expect { try missing.key(bundleID: "com.b") } throws: { "\($0)".contains("/nonexistent/AuthKey_K.p8 cannot be read") }
     }
 }
@@ -164,8 +185,9 @@ import UTCTime
         #expect(schedule.periodStart(lastSuccessStartedAt: nil, now: now) == now.adding(.seconds(-7 * 86_400)))
         #expect(schedule.periodStart(lastSuccessStartedAt: now.adding(.seconds(-86_400)), now: now) == now.adding(.seconds(-2 * 86_400)))
         // Down for a year: as far back as Apple keeps.
-        #expect(schedule.periodStart(lastSuccessStartedAt: now.adding(.seconds(-365 * 86_400)), now: now)
-            == now.adding(.seconds(-180 * 86_400 + 60)))
+        #expect(
+            schedule.periodStart(lastSuccessStartedAt: now.adding(.seconds(-365 * 86_400)), now: now)
+                == now.adding(.seconds(-180 * 86_400 + 60)))
     }
 
     @Test func reconcilingFromBeforeApplesLimitIsRefusedClearly() {

@@ -73,8 +73,9 @@ import UTCTime
         // Two instances of `serve` on one database.
         var made: [AppStoreService] = []
         for _ in 0..<2 {
-            let api = try await LedgerAPI.make(pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
-                                               logger: world.logger)
+            let api = try await LedgerAPI.make(
+                pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
+                logger: world.logger)
             made.append(AppStoreService(api: api, clients: clients, logger: world.logger))
         }
         let instances = made
@@ -102,11 +103,16 @@ import UTCTime
             world.fake.addNotification(signedDate: notification.signed, signedPayload: notification.payload)
         }
         let now = Mutex(start)
-        let api = try await LedgerAPI.make(pool: world.pool, configuration: .init(
-            roots: .init(certificates: world.signer.roots), clock: LedgerClock { now.withLock { $0 } }), logger: world.logger)
+        let api = try await LedgerAPI.make(
+            pool: world.pool,
+            configuration: .init(
+                roots: .init(certificates: world.signer.roots), clock: LedgerClock { now.withLock { $0 } }), logger: world.logger)
         func service(_ config: String) throws -> AppStoreService {
-            AppStoreService(api: api, clients: AppStoreClients(settings: try AppStoreAPISettings.load(path: config),
-                                                               retryPolicy: SyncWorld.retryPolicy, logger: world.logger), logger: world.logger)
+            AppStoreService(
+                api: api,
+                clients: AppStoreClients(
+                    settings: try AppStoreAPISettings.load(path: config),
+                    retryPolicy: SyncWorld.retryPolicy, logger: world.logger), logger: world.logger)
         }
         let refused = try service(try SettingsFile.write(world: world, privateKey: P256.Signing.PrivateKey()))
         await #expect(throws: AppStoreSyncError.self) { try await refused.check(appID: world.app.id) }
@@ -124,8 +130,10 @@ import UTCTime
     @Test func theCommandRefusesAPeriodAppleNoLongerKeeps() async throws {
         let world = try await SyncWorld.make()
         let config = try SettingsFile.write(world: world)
-        let code = try await ledger(["appstore", "reconcile", "--database-url", world.url, "--config", config, "--app", world.app.id,
-                                     "--since", "2020-01-01T00:00:00Z"])
+        let code = try await ledger([
+            "appstore", "reconcile", "--database-url", world.url, "--config", config, "--app", world.app.id,
+            "--since", "2020-01-01T00:00:00Z"
+        ])
         #expect(code == 2)
         #expect(world.fake.calls.isEmpty)
         await world.close()

@@ -27,8 +27,9 @@ struct SyncWorld: Sendable {
     static let keyID = "2X9R4HXF34"
     static let issuerID = "57246542-96fe-1a63-e053-0824d011072a"
     /// Retries fast (the fake's Retry-After of one second is honoured as it is: that bound is above it).
-    static let retryPolicy = AppStoreRetryPolicy(maximumAttempts: 10, base: .milliseconds(5), maximumBackoff: .milliseconds(50),
-                                                 maximumRetryAfter: .seconds(2))
+    static let retryPolicy = AppStoreRetryPolicy(
+        maximumAttempts: 10, base: .milliseconds(5), maximumBackoff: .milliseconds(50),
+        maximumRetryAfter: .seconds(2))
 
     let url: String
     let pool: PostgresPool
@@ -40,14 +41,18 @@ struct SyncWorld: Sendable {
     let recorder: LedgerRecorder
     let logger = Logger(label: "test.appstore-sync")
 
-    static func make(bundleID: String = bundleID, signer: AppStoreTestSigner? = nil, failureRate: Double = 0, seed: UInt64 = 42,
-                     pageSize: Int = 7, database: String? = nil) async throws -> SyncWorld {
+    static func make(
+        bundleID: String = bundleID, signer: AppStoreTestSigner? = nil, failureRate: Double = 0, seed: UInt64 = 42,
+        pageSize: Int = 7, database: String? = nil
+    ) async throws -> SyncWorld {
         let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "appstore") }
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let tenancy = TenancyStore(pool: pool)
         let account = try await tenancy.createAccount(name: "Acme")
-        let app = try await tenancy.createApp(.init(accountID: account.id, name: "Notes", bundleID: bundleID, appleAppID: 1234,
-                                                    appAccountTokenPolicy: .tokenIsAppUserID))
+        let app = try await tenancy.createApp(
+            .init(
+                accountID: account.id, name: "Notes", bundleID: bundleID, appleAppID: 1234,
+                appAccountTokenPolicy: .tokenIsAppUserID))
         let signer = try signer ?? AppStoreTestSigner()
         let privateKey = P256.Signing.PrivateKey()
         let fake = FakeAppStoreServer(
@@ -55,15 +60,19 @@ struct SyncWorld: Sendable {
             signer: signer, pageSize: pageSize, failureRate: failureRate, seed: seed)
         try fake.addCustomer(customerA)
         try fake.addCustomer(customerB)
-        try fake.setStatus(originalTransactionID: "1000", transactionJSON: subscription(1000, 44, token: userA),
-                           renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "1000", signed: $0) })
-        try fake.setStatus(originalTransactionID: "2100", transactionJSON: subscription(2100, 9, token: nil),
-                           renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "2100", autoRenew: 0, signed: $0) })
+        try fake.setStatus(
+            originalTransactionID: "1000", transactionJSON: subscription(1000, 44, token: userA),
+            renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "1000", signed: $0) })
+        try fake.setStatus(
+            originalTransactionID: "2100", transactionJSON: subscription(2100, 9, token: nil),
+            renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "2100", autoRenew: 0, signed: $0) })
         try await fake.start()
-        let recorder = LedgerRecorder(store: EventStore(pool: pool), tenancy: tenancy, roots: TrustRoots(certificates: signer.roots),
-                                      clock: .system)
-        return SyncWorld(url: url, pool: pool, tenancy: tenancy, app: app, signer: signer, privateKey: privateKey, fake: fake,
-                         recorder: recorder)
+        let recorder = LedgerRecorder(
+            store: EventStore(pool: pool), tenancy: tenancy, roots: TrustRoots(certificates: signer.roots),
+            clock: .system)
+        return SyncWorld(
+            url: url, pool: pool, tenancy: tenancy, app: app, signer: signer, privateKey: privateKey, fake: fake,
+            recorder: recorder)
     }
 
     /// Applies every recorded event to the read models, as `serve`'s projection worker does.
@@ -84,8 +93,9 @@ struct SyncWorld: Sendable {
 
     /// A client with the app's key (or `key`), its bundle id (or `bundleID`), at the fake.
     func client(privateKey: P256.Signing.PrivateKey? = nil, bundleID: String? = nil) throws -> AppStoreServerAPIClient {
-        let key = AppStoreAPIKey(keyID: Self.keyID, issuerID: Self.issuerID, bundleID: bundleID ?? app.bundleID,
-                                 privateKey: privateKey ?? self.privateKey)
+        let key = AppStoreAPIKey(
+            keyID: Self.keyID, issuerID: Self.issuerID, bundleID: bundleID ?? app.bundleID,
+            privateKey: privateKey ?? self.privateKey)
         return try AppStoreServerAPIClient(key: key, baseURL: fake.baseURL, retryPolicy: Self.retryPolicy, logger: logger)
     }
 
@@ -104,25 +114,33 @@ struct SyncWorld: Sendable {
 
     static func oneTime(_ id: Int, product: String, type: String, token: String?, at index: Int) -> String {
         let purchase = jan1 + Int64(index) * day + 500
-        return AppStorePayloads.transaction(id: "\(id)", original: "\(id)", product: product, type: type, purchase: "\(purchase)",
-                                            originalPurchase: purchase, expires: nil, token: token, signed: purchase + 1000, bundleID: bundleID)
+        return AppStorePayloads.transaction(
+            id: "\(id)", original: "\(id)", product: product, type: type, purchase: "\(purchase)",
+            originalPurchase: purchase, expires: nil, token: token, signed: purchase + 1000, bundleID: bundleID)
     }
 
     static var customerA: [(transactionID: String, originalTransactionID: String, json: String)] {
         let renewals = (0...44).map { (transactionID: "\(1000 + $0)", originalTransactionID: "1000", json: subscription(1000, $0, token: userA)) }
         let coins = (0..<5).map {
-            (transactionID: "\(1100 + $0)", originalTransactionID: "\(1100 + $0)",
-             json: oneTime(1100 + $0, product: "coins", type: "Consumable", token: userA, at: $0 * 3))
+            (
+                transactionID: "\(1100 + $0)", originalTransactionID: "\(1100 + $0)",
+                json: oneTime(1100 + $0, product: "coins", type: "Consumable", token: userA, at: $0 * 3)
+            )
         }
         return renewals + coins
     }
 
     static var customerB: [(transactionID: String, originalTransactionID: String, json: String)] {
-        let lifetime = [(transactionID: "2000", originalTransactionID: "2000",
-                         json: oneTime(2000, product: "lifetime", type: "Non-Consumable", token: nil, at: 2))]
-        return lifetime + (0...9).map {
-            (transactionID: "\(2100 + $0)", originalTransactionID: "2100", json: subscription(2100, $0, token: nil, revoked: $0 == 5))
-        }
+        let lifetime = [
+            (
+                transactionID: "2000", originalTransactionID: "2000",
+                json: oneTime(2000, product: "lifetime", type: "Non-Consumable", token: nil, at: 2)
+            )
+        ]
+        return lifetime
+            + (0...9).map {
+                (transactionID: "\(2100 + $0)", originalTransactionID: "2100", json: subscription(2100, $0, token: nil, revoked: $0 == 5))
+            }
     }
 
     /// Apple's notification of transaction `1000 + index` of customer A: SUBSCRIBED for the first, DID_RENEW after.
@@ -150,13 +168,16 @@ struct SyncWorld: Sendable {
 
     /// Every event of the app: idempotency key → (type, payload, metadata source).
     func events() async throws -> [String: (type: String, payload: String, source: String?)] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT idempotency_key, event_type, payload::text, metadata->>'source' FROM ledger.events WHERE app_id = \(app.id)
             """)
         var events: [String: (type: String, payload: String, source: String?)] = [:]
         for row in rows {
-            events[try row.decode(String.self, at: 0)] = (try row.decode(String.self, at: 1), try row.decode(String.self, at: 2),
-                                                           try row.decode(String?.self, at: 3))
+            events[try row.decode(String.self, at: 0)] = (
+                try row.decode(String.self, at: 1), try row.decode(String.self, at: 2),
+                try row.decode(String?.self, at: 3)
+            )
         }
         return events
     }

@@ -24,7 +24,7 @@ import Testing
             (#"{"environment":"Sandbox","signedDate":1735689600000}"#, .renewalInfo),
             (#"{"environment":"Sandbox","autoRenewStatus":1,"productId":"p","originalTransactionId":"1"}"#, .renewalInfo),
             (#"{"notificationType":"TEST","data":{"bundleId":"com.example.app","environment":"Sandbox"}}"#, .notification),
-            (#"{"bundleId":"com.example.app","receiptType":"Sandbox","applicationVersion":"1"}"#, .appTransaction),
+            (#"{"bundleId":"com.example.app","receiptType":"Sandbox","applicationVersion":"1"}"#, .appTransaction)
         ]
         for (payload, expected) in cases {
             let jws = try JWSSigner.sign(payload, pki: pki)
@@ -78,9 +78,10 @@ import Testing
     }
 
     @Test func everyErrorCodeIsStable() {
-        #expect(AppStoreVerificationError.Code.allCases.map(\.rawValue) == [
-            "malformed", "unsupported_algorithm", "invalid_signature", "untrusted_chain", "missing_apple_oid",
-            "certificate_expired", "wrong_bundle_id", "wrong_app_apple_id", "wrong_environment",
-        ])
+        #expect(
+            AppStoreVerificationError.Code.allCases.map(\.rawValue) == [
+                "malformed", "unsupported_algorithm", "invalid_signature", "untrusted_chain", "missing_apple_oid",
+                "certificate_expired", "wrong_bundle_id", "wrong_app_apple_id", "wrong_environment"
+            ])
     }
 }

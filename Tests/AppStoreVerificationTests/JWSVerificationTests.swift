@@ -213,8 +213,9 @@ import X509
     }
 
     @Test func appTransactionsUseReceiptCreationDate() async throws {
-        let payload = #"{"bundleId":"com.example.app","receiptType":"Sandbox","receiptCreationDate":1735689600000,"appAppleId":5,"# +
-            #""originalPurchaseDate":-62135769600000}"#
+        let payload =
+            #"{"bundleId":"com.example.app","receiptType":"Sandbox","receiptCreationDate":1735689600000,"appAppleId":5,"#
+            + #""originalPurchaseDate":-62135769600000}"#
         let appTransaction = try await verifier.verifyAppTransaction(try JWSSigner.sign(payload, pki: pki))
         #expect(appTransaction.receiptType == .sandbox)
         #expect(appTransaction.originalPurchaseDate?.wholeMilliseconds == -62_135_769_600_000)

@@ -23,8 +23,10 @@ import X509
         )
     }
 
-    func receipt(_ payload: [UInt8] = ReceiptBuilder.payload(inApp: [ReceiptBuilder.purchase()]),
-        options: ReceiptBuilder.Options = .init()) throws -> [UInt8] {
+    func receipt(
+        _ payload: [UInt8] = ReceiptBuilder.payload(inApp: [ReceiptBuilder.purchase()]),
+        options: ReceiptBuilder.Options = .init()
+    ) throws -> [UInt8] {
         try ReceiptBuilder.sign(payload, signer: pki.leaf, key: pki.leafKey, chain: pki.chain, options: options)
     }
 
@@ -133,11 +135,14 @@ import X509
         let bytes = try receipt()
         let base64 = Data(bytes).base64EncodedString()
         var messages: Set<String> = []
-        for input in ["", "  \n", Data(base64.utf8).base64EncodedString(), "eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln", "!!!not base64!!!",
-                      Data([1, 2, 3, 4, 5, 6, 7, 8, 9]).base64EncodedString()] {
-            messages.insert(await expectError(.malformed) { () throws(AppStoreVerificationError) in
-                _ = try await verifier.verifyReceipt(base64: input)
-            })
+        for input in [
+            "", "  \n", Data(base64.utf8).base64EncodedString(), "eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln", "!!!not base64!!!",
+            Data([1, 2, 3, 4, 5, 6, 7, 8, 9]).base64EncodedString()
+        ] {
+            messages.insert(
+                await expectError(.malformed) { () throws(AppStoreVerificationError) in
+                    _ = try await verifier.verifyReceipt(base64: input)
+                })
         }
         #expect(messages.count == 5)  // both empty inputs share a message; every other mistake has its own
         #expect(messages.contains { $0.contains("base64-encoded twice") })

@@ -60,7 +60,7 @@ import X509
     @Test func shippedRootsAreApples() throws {
         let expected: Set<String> = [
             "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179",  // Apple Root CA - G3
-            "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024",  // Apple Inc. Root CA
+            "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"  // Apple Inc. Root CA
         ]
         func fingerprints(_ roots: [Certificate]) throws -> Set<String> {
             Set(try roots.map { try SHA256.hash(data: TestPKI.der($0)).map { String(format: "%02x", $0) }.joined() })

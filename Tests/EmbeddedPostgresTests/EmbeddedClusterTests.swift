@@ -10,16 +10,20 @@ import Testing
     @Test func restartOnTheSameFolderKeepsTheEvents() async throws {
         let directory = NSTemporaryDirectory() + "ledger-embedded-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
-                                      options: .init(unsafeFastWrites: true))
+        let cluster = EmbeddedCluster(
+            directory: directory, installation: try PostgresInstallation.locate(),
+            options: .init(unsafeFastWrites: true))
         let first = try cluster.start()
         #expect(first.startedHere)
         try first.ensureDatabase("ledger")
-        let pool = try await LedgerDatabase.open(connectionString: first.connectionString(database: "ledger"), poolSize: 1,
-                                                 migrations: try SchemaLocation.migrations())
-        let appended = try await EventStore(pool: pool).append(app: "app", stream: "s", events: [
-            NewEvent(type: "kept", payload: #"{"survives": "restarts"}"#, idempotencyKey: "k1", occurredAt: LedgerClock.system.now()),
-        ])
+        let pool = try await LedgerDatabase.open(
+            connectionString: first.connectionString(database: "ledger"), poolSize: 1,
+            migrations: try SchemaLocation.migrations())
+        let appended = try await EventStore(pool: pool).append(
+            app: "app", stream: "s",
+            events: [
+                NewEvent(type: "kept", payload: #"{"survives": "restarts"}"#, idempotencyKey: "k1", occurredAt: LedgerClock.system.now())
+            ])
         await pool.shutdown()
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: first.connectionString(database: "ledger")))
 
@@ -35,8 +39,9 @@ import Testing
         defer { try? cluster.stop() }
         #expect(second.startedHere)
         #expect(second.password == first.password)
-        let reopened = try await LedgerDatabase.open(connectionString: second.connectionString(database: "ledger"), poolSize: 1,
-                                                     migrations: try SchemaLocation.migrations())
+        let reopened = try await LedgerDatabase.open(
+            connectionString: second.connectionString(database: "ledger"), poolSize: 1,
+            migrations: try SchemaLocation.migrations())
         let events = try await EventStore(pool: reopened).readStream(app: "app", stream: "s")
         #expect(events.map(\.position) == appended.positions)
         #expect(events.first?.payload == #"{"survives": "restarts"}"#)

@@ -27,8 +27,10 @@ import Testing
 
     /// Every string, escaped by runs of bytes, reads back as itself.
     @Test func quotedStringsReadBackAsThemselves() throws {
-        let pieces = ["a", "\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{1F}", "\u{2028}", "\u{2029}", "\u{E2}",
-                      "é", "✓", "😀", "\u{2027}", " ", "/"]
+        let pieces = [
+            "a", "\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{1F}", "\u{2028}", "\u{2029}", "\u{E2}",
+            "é", "✓", "😀", "\u{2027}", " ", "/"
+        ]
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<500 {
             let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()

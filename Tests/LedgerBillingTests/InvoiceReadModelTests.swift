@@ -21,7 +21,7 @@ import UTCTime
         }
     }
 
-    static let january = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000) // 2026-01-01
+    static let january = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)  // 2026-01-01
     static func day(_ n: Int) -> Instant { Instant(microsecondsSinceEpoch: january.microsecondsSinceEpoch + Int64(n) * 86_400_000_000) }
     static let months = (1...4).map { CalendarMonth(year: 2026, month: $0) }
 
@@ -45,11 +45,17 @@ import UTCTime
                 (coin.originalTransactionID, coin.transactionID) = ("a\(app)-c\(month)-\(events.count)", "a\(app)-c\(month)-\(events.count)")
                 events.append(.purchaseConsumable(Purchase(transaction: coin)))
             case 4:
-                events.append(.linked(TransactionLink(appUserID: "u\(Int.random(in: 0..<6, using: &random))", originalTransactionIDs: [otx],
-                                                      linkedAt: day, source: .upload)))
+                events.append(
+                    .linked(
+                        TransactionLink(
+                            appUserID: "u\(Int.random(in: 0..<6, using: &random))", originalTransactionIDs: [otx],
+                            linkedAt: day, source: .upload)))
             default:
-                events.append(.transferred(Transfer(fromUserID: "u0", toUserID: "u\(Int.random(in: 0..<6, using: &random))",
-                                                    originalTransactionIDs: [otx], transferredAt: day, policy: .transfer)))
+                events.append(
+                    .transferred(
+                        Transfer(
+                            fromUserID: "u0", toUserID: "u\(Int.random(in: 0..<6, using: &random))",
+                            originalTransactionIDs: [otx], transferredAt: day, policy: .transfer)))
             }
         }
         return events
@@ -70,7 +76,7 @@ import UTCTime
             }
         }
         func record(_ events: [LedgerEvent], app: String) async throws {
-            var seen: Set<String> = [] // the same fact twice in one append is refused; across appends it is a no-op
+            var seen: Set<String> = []  // the same fact twice in one append is refused; across appends it is a no-op
             let appends = events.flatMap(\.perOriginalTransaction).filter { seen.insert($0.idempotencyKey).inserted }.map {
                 (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey)
             }

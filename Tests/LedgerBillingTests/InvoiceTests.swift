@@ -11,16 +11,18 @@ import UTCTime
 
 /// Paying users recorded as real events in the log, in bulk (`SyntheticPayingUsers`): `users` subscriptions started on `day`, one per
 /// user `prefix0…`, by the same SQL path the service's appends take (the hash trigger included).
-func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, users: Int, day: Instant,
-                       environment: StoreEnvironment = .production) async throws {
+func recordPayingUsers(
+    _ fixture: StoreFixture, app: String, prefix: String, users: Int, day: Instant,
+    environment: StoreEnvironment = .production
+) async throws {
     try await SyntheticPayingUsers.insert(on: fixture.superuser, app: app, prefix: prefix, users: users, day: day, environment: environment)
 }
 
 @Suite struct InvoiceTests {
     static let march = CalendarMonth(year: 2026, month: 3)
     static let april = CalendarMonth(year: 2026, month: 4)
-    static let march10 = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
-    static let april10 = Instant(microsecondsSinceEpoch: 1_775_779_200_000_000) // 2026-04-10
+    static let march10 = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000)  // 2026-03-10
+    static let april10 = Instant(microsecondsSinceEpoch: 1_775_779_200_000_000)  // 2026-04-10
 
     @Test func theSeedTableIsTheDefaultPlan() throws {
         let expected: [(Int, Int64)] = [(0, 0), (100, 0), (101, 1), (1_000, 900), (1_001, 902), (10_000, 18_900), (50_000, 138_900)]
@@ -29,11 +31,26 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
         #expect(bands.map(\.users) == [100, 900, 1])
         #expect(bands.map(\.amountMinor) == [0, 900, 2])
         #expect(throws: PricePlan.Problem.self) {
-            try PricePlan(id: "gap", currency: "USD", tiers: [.init(from: 1, to: 10, unitPriceMinor: 0), .init(from: 12, to: nil,
-                unitPriceMinor: 1)]).validate()
+            try PricePlan(
+                id: "gap", currency: "USD",
+                tiers: [
+                    .init(from: 1, to: 10, unitPriceMinor: 0),
+                    .init(
+                        from: 12, to: nil,
+                        unitPriceMinor: 1)
+                ]
+            ).validate()
         }
-        #expect(throws: PricePlan.Problem.self) { try PricePlan(id: "x", currency: "usd", tiers: [.init(from: 1, to: nil,
-            unitPriceMinor: 1)]).validate() }
+        #expect(throws: PricePlan.Problem.self) {
+            try PricePlan(
+                id: "x", currency: "usd",
+                tiers: [
+                    .init(
+                        from: 1, to: nil,
+                        unitPriceMinor: 1)
+                ]
+            ).validate()
+        }
     }
 
     /// The seed's figures, from real events in PostgreSQL: one account per figure.
@@ -74,24 +91,35 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
         let other = try await tenancy.createApp(.init(accountID: account.id, name: "B", bundleID: "com.b"))
         let recorder = EventRecorder(store: fixture.store)
         func facts(_ id: String, user: String, environment: StoreEnvironment = .production, day: Instant = Self.march10) -> TransactionFacts {
-            TransactionFacts(appUserID: user, productID: "p", transactionID: id, originalTransactionID: id, environment: environment,
-                             purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
+            TransactionFacts(
+                appUserID: user, productID: "p", transactionID: id, originalTransactionID: id, environment: environment,
+                purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
         }
         func record(_ app: String, _ events: [LedgerEvent]) async throws {
-            _ = try await recorder.record(app: app, events.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0,
-                $0.idempotencyKey) },
-                                          occurredAt: { _ in Self.march10 }, metadata: EventMetadata(source: "test"))
+            _ = try await recorder.record(
+                app: app,
+                events.map {
+                    (
+                        LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0,
+                        $0.idempotencyKey
+                    )
+                },
+                occurredAt: { _ in Self.march10 }, metadata: EventMetadata(source: "test"))
         }
-        try await record(app.id, [
-            .subscriptionStarted(SubscriptionStarted(transaction: facts("s1", user: "sandboxer", environment: .sandbox))),
-            .purchaseConsumable(Purchase(transaction: facts("x1", user: "xcoder", environment: .xcode))),
-            .subscriptionStarted(SubscriptionStarted(transaction: facts("r1", user: "refunded"))),
-            .refunded(Refund(subscription: SubscriptionRef(productID: "p", originalTransactionID: "r1", signedDate: Self.march10.adding(days: 2)),
-                             transactionID: "r1", refundDate: Self.march10.adding(days: 2))),
-            .subscriptionStarted(SubscriptionStarted(transaction: facts("d1", user: "double"))),
-            .purchaseConsumable(Purchase(transaction: facts("d2", user: "double"))),
-            .subscriptionStarted(SubscriptionStarted(transaction: facts("a1", user: "april", day: Self.april10))),
-        ])
+        try await record(
+            app.id,
+            [
+                .subscriptionStarted(SubscriptionStarted(transaction: facts("s1", user: "sandboxer", environment: .sandbox))),
+                .purchaseConsumable(Purchase(transaction: facts("x1", user: "xcoder", environment: .xcode))),
+                .subscriptionStarted(SubscriptionStarted(transaction: facts("r1", user: "refunded"))),
+                .refunded(
+                    Refund(
+                        subscription: SubscriptionRef(productID: "p", originalTransactionID: "r1", signedDate: Self.march10.adding(days: 2)),
+                        transactionID: "r1", refundDate: Self.march10.adding(days: 2))),
+                .subscriptionStarted(SubscriptionStarted(transaction: facts("d1", user: "double"))),
+                .purchaseConsumable(Purchase(transaction: facts("d2", user: "double"))),
+                .subscriptionStarted(SubscriptionStarted(transaction: facts("a1", user: "april", day: Self.april10)))
+            ])
         try await record(other.id, [.purchaseConsumable(Purchase(transaction: facts("o1", user: "double")))])
         let draft = try await InvoiceStore(pool: fixture.store.pool).draft(account: account.id, month: Self.march)
         #expect(draft.apps.map(\.payingUsers) == (app.id < other.id ? [2, 1] : [1, 2]), "\(draft.apps)")
@@ -189,7 +217,7 @@ func recordPayingUsers(_ fixture: StoreFixture, app: String, prefix: String, use
         let account = try await tenancy.createAccount(name: "Acme")
         let app = try await tenancy.createApp(.init(accountID: account.id, name: "A", bundleID: "com.a"))
         try await recordPayingUsers(fixture, app: app.id, prefix: "m", users: 3, day: Self.march10)
-        let april1 = Instant(microsecondsSinceEpoch: 1_775_001_600_000_000) // 2026-04-01T00:00:00Z, when March ends
+        let april1 = Instant(microsecondsSinceEpoch: 1_775_001_600_000_000)  // 2026-04-01T00:00:00Z, when March ends
         let lastMicrosecondOfMarch = InvoiceStore(pool: fixture.store.pool, clock: Self.stopped(at: april1.adding(microseconds: -1)))
         let future = CalendarMonth(year: 2031, month: 5)
 

@@ -43,9 +43,10 @@ struct CommandTestFailure: Error, CustomStringConvertible {
 /// Imports `n` events of one stream (`k1`…`kn`) into the database at `url`.
 func importEvents(_ n: Int, into url: String) async throws {
     let input = file("events.jsonl")
-    try (1...n).map { #"{"app_id": "a", "stream": "s", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "occurred_at": "# +
-        #""2026-10-01T00:00:00Z"}"# }
-        .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+    try (1...n).map {
+        #"{"app_id": "a", "stream": "s", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "occurred_at": "#
+            + #""2026-10-01T00:00:00Z"}"#
+    }
+    .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
     _ = try await ledger(["events", "import", "--database-url", url, input])
 }
-

@@ -37,7 +37,7 @@ import Testing
                 logger[metadataKey: "request_id"] = "r-1"
                 logger[metadataKey: "request_id"] = nil
                 logger.notice("removed")
-            },
+            }
         ]
         for body in cases {
             let written = line(body, deferred: true)
@@ -49,12 +49,13 @@ import Testing
     }
 
     @Test func levelsBelowTheHandlersAreNotWritten() {
-        let written = line({ logger in
-            logger.logLevel = .warning
-            logger[metadataKey: "request_id"] = "r-1"
-            logger.info("quiet")
-            logger.warning("loud")
-        }, deferred: true)
+        let written = line(
+            { logger in
+                logger.logLevel = .warning
+                logger[metadataKey: "request_id"] = "r-1"
+                logger.info("quiet")
+                logger.warning("loud")
+            }, deferred: true)
         #expect(!written.contains("quiet"))
         #expect(written.contains("loud"))
     }

@@ -26,7 +26,7 @@ import Testing
         #expect(try await ledger(["events", "export", "--database-url", source, "--output", exported]) == 0)
         let exportedText = try String(contentsOfFile: exported, encoding: .utf8)
         #expect(exportedText.split(separator: "\n").count == 2_000)
-        #expect(exportedText.contains(#""price": 0.10"#)) // exact digits survive
+        #expect(exportedText.contains(#""price": 0.10"#))  // exact digits survive
 
         // Restore into an empty database: a re-export is byte-for-byte the same file, and the chain verifies.
         let target = try await TestDatabase.makeDatabase()
@@ -48,9 +48,9 @@ import Testing
         let url = try await TestDatabase.makeDatabase()
         let input = file("bad.jsonl")
         try """
-            {"app_id": "a", "stream": "s", "type": "t", "data": {}, "idempotency_key": "k1", "occurred_at": "2026-10-01T00:00:00Z"}
-            {"app_id": "a", "stream": "s", "type": "t", "data": {}, "idempotency_key": "k2", "occurred_at": "yesterday"}
-            """.write(toFile: input, atomically: true, encoding: .utf8)
+        {"app_id": "a", "stream": "s", "type": "t", "data": {}, "idempotency_key": "k1", "occurred_at": "2026-10-01T00:00:00Z"}
+        {"app_id": "a", "stream": "s", "type": "t", "data": {}, "idempotency_key": "k2", "occurred_at": "yesterday"}
+        """.write(toFile: input, atomically: true, encoding: .utf8)
         await #expect {
             _ = try await ledger(["events", "import", "--database-url", url, input])
         } throws: { error in

@@ -6,9 +6,10 @@ import Testing
 /// survives that wrapping and cuts a sentence in two, so texts break lines only between paragraphs and list items.
 @Suite struct HelpTextTests {
     static func commands(_ root: any ParsableCommand.Type, path: String = "ledger") -> [(String, any ParsableCommand.Type)] {
-        [(path, root)] + root.configuration.subcommands.flatMap { sub in
-            commands(sub, path: path + " " + (sub.configuration.commandName ?? "\(sub)"))
-        }
+        [(path, root)]
+            + root.configuration.subcommands.flatMap { sub in
+                commands(sub, path: path + " " + (sub.configuration.commandName ?? "\(sub)"))
+            }
     }
 
     @Test func noHelpTextBreaksALineInsideASentence() {

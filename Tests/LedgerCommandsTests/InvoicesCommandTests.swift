@@ -10,12 +10,14 @@ import UTCTime
 @Suite struct InvoicesCommandTests {
     @Test func finalizeShowAsOfAndExportFromTheCommandLine() async throws {
         let (url, pool, app) = try await migratedDatabaseWithOneApp()
-        let day = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
-        let facts = TransactionFacts(appUserID: "USERX", productID: "monthly", transactionID: "OTIDX", originalTransactionID: "OTIDX",
-                                     purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
+        let day = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000)  // 2026-03-10
+        let facts = TransactionFacts(
+            appUserID: "USERX", productID: "monthly", transactionID: "OTIDX", originalTransactionID: "OTIDX",
+            purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
         let encoded = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
         let owner = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
-        try owner.query("""
+        try owner.query(
+            """
             INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, idempotency_key, occurred_at)
             SELECT \(app.id), 'otx:o' || i, 1, \(encoded.type), \(encoded.schemaVersion),
                    replace(replace(\(encoded.payload), 'OTIDX', 'o' || i), 'USERX', 'u' || i)::jsonb, 'tx:o' || i, now()
@@ -54,14 +56,16 @@ import UTCTime
 
         #expect(try await ledger(["verify", "--database-url", url]) == 0)
         // An edit by a superuser who bypasses the immutability trigger is found by the reproduction.
-        try owner.execute("""
+        try owner.execute(
+            """
             SET session_replication_role = replica;
             UPDATE ledger.invoices SET content = replace(content, '"totalMinor":902', '"totalMinor":2');
             """)
         #expect(try await ledger(["invoices", "show", "--as-of", "--account", app.accountID] + base) == 1)
         #expect(try await ledger(["verify", "--database-url", url, "--skip-invoice-replay"]) == 1)
         // Even with the hash recomputed to match, the log no longer gives that content.
-        try owner.execute("""
+        try owner.execute(
+            """
             SET session_replication_role = replica;
             UPDATE ledger.invoices SET content_hash = sha256(convert_to(content, 'UTF8'));
             """)
@@ -99,8 +103,9 @@ import UTCTime
             }
         }
         let owner = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
-        #expect(try owner.query("SELECT (SELECT count(*) FROM ledger.invoices) + (SELECT count(*) FROM ledger.invoice_numbers)")
-            .first?.decode(Int64.self, at: 0) == 0)
+        #expect(
+            try owner.query("SELECT (SELECT count(*) FROM ledger.invoices) + (SELECT count(*) FROM ledger.invoice_numbers)")
+                .first?.decode(Int64.self, at: 0) == 0)
         #expect(try await ledger(["invoices", "draft", "--account", app.accountID, "--month", running.description, "--database-url", url]) == 0)
     }
 }

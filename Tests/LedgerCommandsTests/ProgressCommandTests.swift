@@ -19,9 +19,11 @@ import Testing
         let url = try await TestDatabase.makeDatabase()
         let input = file("progress.jsonl")
         // More than one export / verify page (5,000 events), so those show a step before the end.
-        try (1...6_000).map { #"{"app_id": "a", "stream": "s\#($0 % 7)", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "# +
-            #""occurred_at": "2026-10-01T00:00:00Z"}"# }
-            .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        try (1...6_000).map {
+            #"{"app_id": "a", "stream": "s\#($0 % 7)", "type": "t", "data": {"n": \#($0)}, "idempotency_key": "k\#($0)", "#
+                + #""occurred_at": "2026-10-01T00:00:00Z"}"#
+        }
+        .joined(separator: "\n").write(toFile: input, atomically: true, encoding: .utf8)
 
         let imported = try await LedgerBinary.runSeparatingOutput(["events", "import", "--database-url", url, input], environment: Self.everyStep)
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -45,8 +47,9 @@ import Testing
         let verified = try await LedgerBinary.runSeparatingOutput(["verify", "--database-url", url], environment: Self.everyStep)
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.hasPrefix("OK: 6000 events in 7 streams"))
-        #expect(Self.progressLines(verified.stderr, "verify").last?.hasPrefix("verify: done, 6000 of 6000 events (100%) in ") == true,
-                "\(verified.stderr)")
+        #expect(
+            Self.progressLines(verified.stderr, "verify").last?.hasPrefix("verify: done, 6000 of 6000 events (100%) in ") == true,
+            "\(verified.stderr)")
 
         let replayed = try await LedgerBinary.runSeparatingOutput(["replay", "--database-url", url], environment: Self.everyStep)
         #expect(replayed.status == 0, "\(replayed.stderr)")
@@ -55,8 +58,9 @@ import Testing
         // The final line counts what every projection read: the sum of the counts on standard output.
         let sum = rebuilt.compactMap { $0.split(separator: " ").dropLast().last.flatMap { Int($0) } }.reduce(0, +)
         #expect(sum == 6_000 * rebuilt.count)
-        #expect(Self.progressLines(replayed.stderr, "replay").last?.hasPrefix("replay: done, \(sum) of \(sum) events (100%) in ") == true,
-                "\(replayed.stderr)")
+        #expect(
+            Self.progressLines(replayed.stderr, "replay").last?.hasPrefix("replay: done, \(sum) of \(sum) events (100%) in ") == true,
+            "\(replayed.stderr)")
     }
 
     @Test func finalizeAllReportsAccountsOnStandardError() async throws {
@@ -65,15 +69,17 @@ import Testing
         for name in ["A", "B", "C"] { _ = try await TenancyStore(pool: pool).createAccount(name: name) }
         await pool.shutdown()
 
-        let finalized = try await LedgerBinary.runSeparatingOutput(["invoices", "finalize", "--all", "--month", "2026-03", "--database-url", url],
-                                                                   environment: Self.everyStep)
+        let finalized = try await LedgerBinary.runSeparatingOutput(
+            ["invoices", "finalize", "--all", "--month", "2026-03", "--database-url", url],
+            environment: Self.everyStep)
         #expect(finalized.status == 0, "\(finalized.stderr)")
         #expect(finalized.stdout.split(separator: "\n").count == 3)
         #expect(finalized.stdout.split(separator: "\n").allSatisfy { $0.contains(" finalized inv_") }, "\(finalized.stdout)")
         let lines = Self.progressLines(finalized.stderr, "finalize")
-        #expect(lines.dropLast().map { $0.prefix(while: { $0 != "," && $0 != "(" }) }
-                == ["finalize: 0 of 3 accounts ", "finalize: 3 of 3 accounts "], // a step per chunk of (up to 100) accounts
-                "\(finalized.stderr)")
+        #expect(
+            lines.dropLast().map { $0.prefix(while: { $0 != "," && $0 != "(" }) }
+                == ["finalize: 0 of 3 accounts ", "finalize: 3 of 3 accounts "],  // a step per chunk of (up to 100) accounts
+            "\(finalized.stderr)")
         #expect(lines.last?.hasPrefix("finalize: done, 3 of 3 accounts (100%) in ") == true)
     }
 }

@@ -11,12 +11,15 @@ import UTCTime
     func domainEventsFile() throws -> String {
         let day0 = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)
         let day30 = Instant(microsecondsSinceEpoch: day0.microsecondsSinceEpoch + 30 * 86_400_000_000)
-        let started = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: TransactionFacts(
-            appUserID: "u1", productID: "monthly", transactionID: "t1", originalTransactionID: "o1",
-            purchaseDate: day0, expiresDate: day30, signedDate: day0), isResubscribe: false))
-        let expired = LedgerEvent.subscriptionExpired(Expiry(
-            subscription: SubscriptionRef(appUserID: "u1", productID: "monthly", originalTransactionID: "o1", signedDate: day30),
-            reason: .voluntary, expiresDate: day30))
+        let started = LedgerEvent.subscriptionStarted(
+            SubscriptionStarted(
+                transaction: TransactionFacts(
+                    appUserID: "u1", productID: "monthly", transactionID: "t1", originalTransactionID: "o1",
+                    purchaseDate: day0, expiresDate: day30, signedDate: day0), isResubscribe: false))
+        let expired = LedgerEvent.subscriptionExpired(
+            Expiry(
+                subscription: SubscriptionRef(appUserID: "u1", productID: "monthly", originalTransactionID: "o1", signedDate: day30),
+                reason: .voluntary, expiresDate: day30))
         let lines = [started, expired].map { event in
             let encoded = event.encoded()
             return #"{"app_id": "a", "stream": "o1", "type": "\#(encoded.type)", "schema_version": \#(encoded.schemaVersion), "#
@@ -42,8 +45,11 @@ import UTCTime
         #expect(try await ledger(["replay", "--database-url", url, "--projection", "subscription_status"]) == 0)
         #expect(try await ledger(["replay", "--database-url", url, "--check"]) == 0)
 
-        #expect(try await ledger(["replay", "--database-url", url, "--as-of", "2026-01-01T00:00:00Z", "--app", "a", "--key", "o1",
-                                  "--projection", "subscription_status"]) == 0)
+        #expect(
+            try await ledger([
+                "replay", "--database-url", url, "--as-of", "2026-01-01T00:00:00Z", "--app", "a", "--key", "o1",
+                "--projection", "subscription_status"
+            ]) == 0)
         #expect(try await ledger(["replay", "--database-url", url, "--as-of", "2026-01-01T00:00:00Z", "--app", "a", "--user", "u1"]) == 0)
         await #expect(throws: (any Error).self) {
             _ = try await ledger(["replay", "--database-url", url, "--projection", "no_such_projection"])

@@ -10,7 +10,7 @@ import Testing
         (["--projection-batch-size", "10001"], "projection batch size"),
         (["--request-timeout", "0"], "request timeout"),
         (["--max-body-bytes", "10"], "body limit"),
-        (["--digest-interval=-5"], "digest interval"),
+        (["--digest-interval=-5"], "digest interval")
     ])
     func badSettingsAreRefusedWithTheirName(arguments: [String], named: String) async throws {
         // An address nothing listens on: the refusal must come before any connection attempt.
@@ -31,7 +31,7 @@ import Testing
     /// One arena per two cores (at least one), and glibc takes the setting.
     @Test func serveCapsTheArenas() {
         #if canImport(Glibc)
-        #expect(MallocArenas.limit(environment: [:]) == Int32(max(1, ProcessInfo.processInfo.activeProcessorCount / 2)))
+            #expect(MallocArenas.limit(environment: [:]) == Int32(max(1, ProcessInfo.processInfo.activeProcessorCount / 2)))
         #endif
     }
 }

@@ -10,7 +10,8 @@ import Testing
         try await importEvents(5, into: url)
         #expect(try await ledger(["verify", "--database-url", url]) == 0)
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
-        try connection.execute("""
+        try connection.execute(
+            """
             SET session_replication_role = replica;
             UPDATE ledger.events SET payload = '{"n": 42}' WHERE stream_version = 3;
             """)

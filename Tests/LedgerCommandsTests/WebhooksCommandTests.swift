@@ -12,9 +12,11 @@ import Testing
     /// The operator's view: endpoints, deliveries, one delivery, and redelivery of one or a range.
     @Test func listInspectAndRedeliverFromTheCommandLine() async throws {
         let (url, pool, app) = try await migratedDatabaseWithOneApp()
-        let endpoint = try await WebhookStore(pool: pool).createEndpoint(app: app.id, url: "https://hooks.example.com/x", description: nil,
-                                                                        eventTypes: [], environments: ["production"])
-        _ = try await pool.query("""
+        let endpoint = try await WebhookStore(pool: pool).createEndpoint(
+            app: app.id, url: "https://hooks.example.com/x", description: nil,
+            eventTypes: [], environments: ["production"])
+        _ = try await pool.query(
+            """
             INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key, sequence,
                 payload, status, attempts)
             SELECT \(app.id), \(endpoint.endpointID), 'msg_' || i, i, 'subscription.renewed', 'u', 'user:u', i, '{}', 'given_up', 3

@@ -17,7 +17,7 @@ import Testing
         let waiting = Task { await signal.wait(timeout: .seconds(3600)) }
         while !signal.isWaiting { await Task.yield() }
         signal.fire()
-        await waiting.value // its timer is finished too
+        await waiting.value  // its timer is finished too
         #expect(!signal.isPending, "the cancelled timeout set the flag: the next wait would return at once")
         #expect(!signal.isWaiting)
     }

@@ -17,22 +17,28 @@ struct ConsumeTests {
         let event = try ConsumptionRules.consume(log.purchase("c1"), originalTransactionID: "c1", by: "u1", at: day(4)).get()
         log.append(event)
         #expect(UnconsumedPurchases.list(log.user("u1")).map(\.transactionID) == ["c2"])
-        #expect(ConsumptionRules.consume(log.purchase("c1"), originalTransactionID: "c1", by: "u1", at: day(5))
-            == .failure(.alreadyConsumed(originalTransactionID: "c1", consumedAt: day(4))))
+        #expect(
+            ConsumptionRules.consume(log.purchase("c1"), originalTransactionID: "c1", by: "u1", at: day(5))
+                == .failure(.alreadyConsumed(originalTransactionID: "c1", consumedAt: day(4))))
     }
 
     @Test func consumeErrors() {
         var log = history()
         log.append(.refunded(Refund(subscription: ref("c2", product: "coins", signed: day(5)), transactionID: "c2", refundDate: day(5))))
-        #expect(ConsumptionRules.consume(log.purchase("c2"), originalTransactionID: "c2", by: "u1", at: day(6))
-            == .failure(.refunded(originalTransactionID: "c2")))
-        #expect(ConsumptionRules.consume(log.purchase("n1"), originalTransactionID: "n1", by: "u1", at: day(6))
-            == .failure(.notConsumable(originalTransactionID: "n1", productType: .nonConsumable)))
-        #expect(ConsumptionRules.consume(log.purchase("c1"), originalTransactionID: "c1", by: "u2", at: day(6))
-            == .failure(.belongsToAnotherUser(originalTransactionID: "c1")))
-        #expect(ConsumptionRules.consume(log.purchase("zz"), originalTransactionID: "zz", by: "u1", at: day(6))
-            == .failure(.unknownPurchase(originalTransactionID: "zz")))
-        #expect(ConsumptionRules.consume(nil, originalTransactionID: "zz", by: "u1", at: day(6))
-            == .failure(.unknownPurchase(originalTransactionID: "zz")))
+        #expect(
+            ConsumptionRules.consume(log.purchase("c2"), originalTransactionID: "c2", by: "u1", at: day(6))
+                == .failure(.refunded(originalTransactionID: "c2")))
+        #expect(
+            ConsumptionRules.consume(log.purchase("n1"), originalTransactionID: "n1", by: "u1", at: day(6))
+                == .failure(.notConsumable(originalTransactionID: "n1", productType: .nonConsumable)))
+        #expect(
+            ConsumptionRules.consume(log.purchase("c1"), originalTransactionID: "c1", by: "u2", at: day(6))
+                == .failure(.belongsToAnotherUser(originalTransactionID: "c1")))
+        #expect(
+            ConsumptionRules.consume(log.purchase("zz"), originalTransactionID: "zz", by: "u1", at: day(6))
+                == .failure(.unknownPurchase(originalTransactionID: "zz")))
+        #expect(
+            ConsumptionRules.consume(nil, originalTransactionID: "zz", by: "u1", at: day(6))
+                == .failure(.unknownPurchase(originalTransactionID: "zz")))
     }
 }

@@ -27,31 +27,41 @@ struct EventCodecTests {
     }
 
     @Test func payloadKeysAreSortedAndTimesAreIntegers() {
-        let event = LedgerEvent.autoRenewChanged(AutoRenewChange(subscription: ref("o1", signed: Instant(epochMilliseconds: 1_700_000_000_123)),
-            enabled: true))
-        #expect(event.encoded().payload == #"{"enabled":true,"subscription":{"environment":"Production","originalTransactionID":"o1","# +
-            #""productID":"monthly","signedDate":1700000000123000,"subscriptionGroupID":"g1"}}"#)
+        let event = LedgerEvent.autoRenewChanged(
+            AutoRenewChange(
+                subscription: ref("o1", signed: Instant(epochMilliseconds: 1_700_000_000_123)),
+                enabled: true))
+        #expect(
+            event.encoded().payload == #"{"enabled":true,"subscription":{"environment":"Production","originalTransactionID":"o1","#
+                + #""productID":"monthly","signedDate":1700000000123000,"subscriptionGroupID":"g1"}}"#)
     }
 
     /// `identity.transferred` version 1, as written by the first release: one transaction per event.
     @Test func transferSchemaVersion1IsUpcast() throws {
         let v1 = #"{"fromUserID":"old","toUserID":"new","originalTransactionID":"o9","transferredAt":1767225600000000}"#
         let event = try LedgerEvent.decode(type: "identity.transferred", schemaVersion: 1, payload: v1)
-        #expect(event == .transferred(Transfer(
-            fromUserID: "old", toUserID: "new", originalTransactionIDs: ["o9"], transferredAt: epoch2026, policy: .transfer)))
+        #expect(
+            event
+                == .transferred(
+                    Transfer(
+                        fromUserID: "old", toUserID: "new", originalTransactionIDs: ["o9"], transferredAt: epoch2026, policy: .transfer)))
         #expect(event.encoded().schemaVersion == 2)
     }
 
     /// `transaction.consumption_information_sent` version 1, as written for the retired V1 endpoint: its body is kept as it
     /// was, and the fields it never had (the v2 body, inputs, Apple's status) stay empty.
     @Test func consumptionInformationSentSchemaVersion1IsUpcast() throws {
-        let v1 = #"{"consumptionStatus":3,"customerConsented":true,"deliveryStatus":0,"environment":"Sandbox","originalTransactionID":"o1","#
+        let v1 =
+            #"{"consumptionStatus":3,"customerConsented":true,"deliveryStatus":0,"environment":"Sandbox","originalTransactionID":"o1","#
             + #""platform":1,"productID":"coins","requestSignedDate":1767225600000000,"sentAt":1767229200000000,"transactionID":"t1"}"#
         let event = try LedgerEvent.decode(type: "transaction.consumption_information_sent", schemaVersion: 1, payload: v1)
-        #expect(event == .consumptionInformationSent(ConsumptionInformationSent(
-            originalTransactionID: "o1", transactionID: "t1", productID: "coins", environment: .sandbox, requestSignedDate: epoch2026,
-            sentAt: Instant(microsecondsSinceEpoch: 1_767_229_200_000_000), answer: nil, inputs: nil, appleStatus: nil,
-            v1Body: ConsumptionInformationV1Body(consumptionStatus: 3, deliveryStatus: 0, platform: 1, customerConsented: true))))
+        #expect(
+            event
+                == .consumptionInformationSent(
+                    ConsumptionInformationSent(
+                        originalTransactionID: "o1", transactionID: "t1", productID: "coins", environment: .sandbox, requestSignedDate: epoch2026,
+                        sentAt: Instant(microsecondsSinceEpoch: 1_767_229_200_000_000), answer: nil, inputs: nil, appleStatus: nil,
+                        v1Body: ConsumptionInformationV1Body(consumptionStatus: 3, deliveryStatus: 0, platform: 1, customerConsented: true))))
         #expect(event.encoded().schemaVersion == 2)
         #expect(event.idempotencyKey == "consumption_information:t1")
         #expect(throws: EventDecodingError.unsupportedVersion(type: "transaction.consumption_information_sent", schemaVersion: 3)) {

@@ -33,8 +33,9 @@ struct Log {
     /// Appends `event`; `recorded` defaults to one hour after the previous event (or day 0).
     mutating func append(_ event: LedgerEvent, recorded: Instant? = nil) {
         let at = recorded ?? (events.last?.recordedAt.adding(microseconds: 3_600_000_000) ?? day(0))
-        events.append(DomainEvent(
-            appID: appID, position: Int64(events.count + 1), occurredAt: at, recordedAt: at, event: event))
+        events.append(
+            DomainEvent(
+                appID: appID, position: Int64(events.count + 1), occurredAt: at, recordedAt: at, event: event))
     }
 
     mutating func append(_ list: [LedgerEvent]) {

@@ -5,8 +5,10 @@ import Testing
 struct NotificationMappingTests {
     static let t = tx("t1", otx: "o1", user: nil, purchased: day(1), expires: day(31), signed: day(1, hours: 1))
 
-    func typed(_ type: String, _ subtype: String? = nil, productType: ProductType? = nil, renewal: RenewalInfo? = nil,
-        transaction: TransactionFacts? = t) -> [LedgerEvent] {
+    func typed(
+        _ type: String, _ subtype: String? = nil, productType: ProductType? = nil, renewal: RenewalInfo? = nil,
+        transaction: TransactionFacts? = t
+    ) -> [LedgerEvent] {
         let n = DecodedNotification(
             notificationType: type, subtype: subtype, notificationUUID: "uuid-\(type)-\(subtype ?? "")", signedDate: day(2),
             environment: .production, rawJSON: "{}", transaction: transaction, productType: productType,
@@ -33,27 +35,55 @@ struct NotificationMappingTests {
 
     @Test func renewalPreferenceAndStatus() {
         let info = RenewalInfo(autoRenewProductID: "lite")
-        #expect(typed("DID_CHANGE_RENEWAL_PREF", "UPGRADE", renewal: info) == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r,
-            kind: .upgrade, autoRenewProductID: "lite", transaction: Self.t))])
-        #expect(typed("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", renewal: info) == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r,
-            kind: .downgrade, autoRenewProductID: "lite"))])
-        #expect(typed("DID_CHANGE_RENEWAL_PREF") == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .downgradeCancelled,
-            autoRenewProductID: "monthly"))])
+        #expect(
+            typed("DID_CHANGE_RENEWAL_PREF", "UPGRADE", renewal: info) == [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: r,
+                        kind: .upgrade, autoRenewProductID: "lite", transaction: Self.t))
+            ])
+        #expect(
+            typed("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", renewal: info) == [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: r,
+                        kind: .downgrade, autoRenewProductID: "lite"))
+            ])
+        #expect(
+            typed("DID_CHANGE_RENEWAL_PREF") == [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: r, kind: .downgradeCancelled,
+                        autoRenewProductID: "monthly"))
+            ])
         // No subtype and another next product: a crossgrade to a product of another duration, at the next renewal.
-        #expect(typed("DID_CHANGE_RENEWAL_PREF", renewal: info) == [.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r,
-            kind: .crossgrade, autoRenewProductID: "lite"))])
+        #expect(
+            typed("DID_CHANGE_RENEWAL_PREF", renewal: info) == [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: r,
+                        kind: .crossgrade, autoRenewProductID: "lite"))
+            ])
         #expect(typed("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED") == [.autoRenewChanged(AutoRenewChange(subscription: r, enabled: false))])
         #expect(typed("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED") == [.autoRenewChanged(AutoRenewChange(subscription: r, enabled: true))])
     }
 
     @Test func billingAndExpiry() {
-        #expect(typed("DID_FAIL_TO_RENEW", "GRACE_PERIOD",
-            renewal: RenewalInfo(gracePeriodExpiresAt: day(40))) == [.billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: day(40),
-            expiresDate: day(31)))])
+        #expect(
+            typed(
+                "DID_FAIL_TO_RENEW", "GRACE_PERIOD",
+                renewal: RenewalInfo(gracePeriodExpiresAt: day(40))) == [
+                    .billingFailed(
+                        BillingFailure(
+                            subscription: r, gracePeriodExpiresAt: day(40),
+                            expiresDate: day(31)))
+                ])
         #expect(typed("DID_FAIL_TO_RENEW") == [.billingFailed(BillingFailure(subscription: r, expiresDate: day(31)))])
         #expect(typed("GRACE_PERIOD_EXPIRED") == [.gracePeriodExpired(GracePeriodExpired(subscription: r, expiresDate: day(31)))])
-        for (subtype, reason) in [("VOLUNTARY", ExpiryReason.voluntary), ("BILLING_RETRY", .billingError), ("PRICE_INCREASE", .priceIncreaseDeclined),
-            ("PRODUCT_NOT_FOR_SALE", .productUnavailable), ("NEW_REASON", .other("NEW_REASON"))] {
+        for (subtype, reason) in [
+            ("VOLUNTARY", ExpiryReason.voluntary), ("BILLING_RETRY", .billingError), ("PRICE_INCREASE", .priceIncreaseDeclined),
+            ("PRODUCT_NOT_FOR_SALE", .productUnavailable), ("NEW_REASON", .other("NEW_REASON"))
+        ] {
             #expect(typed("EXPIRED", subtype) == [.subscriptionExpired(Expiry(subscription: r, reason: reason, expiresDate: day(31)))])
         }
         #expect(typed("PRICE_INCREASE", "PENDING") == [.priceIncrease(PriceIncrease(subscription: r, consent: .pending))])
@@ -75,8 +105,10 @@ struct NotificationMappingTests {
         #expect(typed("ONE_TIME_CHARGE", productType: .nonRenewing) == [.purchaseNonRenewing(Purchase(transaction: Self.t))])
     }
 
-    @Test(arguments: ["TEST", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE", "RESCIND_CONSENT", "EXTERNAL_PURCHASE_TOKEN", "RENEWAL_EXTENSION",
-        "SOMETHING_APPLE_ADDS_IN_2027"])
+    @Test(arguments: [
+        "TEST", "METADATA_UPDATE", "MIGRATION", "PRICE_CHANGE", "RESCIND_CONSENT", "EXTERNAL_PURCHASE_TOKEN", "RENEWAL_EXTENSION",
+        "SOMETHING_APPLE_ADDS_IN_2027"
+    ])
     func keptVerbatimOnly(_ type: String) {
         #expect(typed(type).isEmpty)
         #expect(typed(type, "SUMMARY", transaction: nil).isEmpty)

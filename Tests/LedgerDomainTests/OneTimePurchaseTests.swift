@@ -5,8 +5,12 @@ import Testing
 struct OneTimePurchaseTests {
     @Test func consumableIsUnconsumedUntilConsumed() {
         var log = Log()
-        log.append(.purchaseConsumable(Purchase(transaction: tx("c1", product: "coins100", user: "u1", group: nil, purchased: day(1),
-            payload: "level-3"))))
+        log.append(
+            .purchaseConsumable(
+                Purchase(
+                    transaction: tx(
+                        "c1", product: "coins100", user: "u1", group: nil, purchased: day(1),
+                        payload: "level-3"))))
         let user = log.user("u1")
         #expect(UnconsumedPurchases.list(user).map(\.transactionID) == ["c1"])
         #expect(UnconsumedPurchases.list(user).first?.developerPayload == "level-3")
@@ -25,8 +29,12 @@ struct OneTimePurchaseTests {
 
     @Test func nonRenewingExpiresAtItsDate() {
         var log = Log()
-        log.append(.purchaseNonRenewing(Purchase(transaction: tx("r1", product: "season", user: "u1", group: nil, purchased: day(1),
-            expires: day(91)))))
+        log.append(
+            .purchaseNonRenewing(
+                Purchase(
+                    transaction: tx(
+                        "r1", product: "season", user: "u1", group: nil, purchased: day(1),
+                        expires: day(91)))))
         let user = log.user("u1")
         #expect(ProductsStatus.compute(user, at: day(90)) == ["season": .active])
         #expect(ProductsStatus.compute(user, at: day(91)) == ["season": .inactive])
@@ -46,9 +54,11 @@ struct OneTimePurchaseTests {
 
     @Test func externalCardPurchaseGrantsAccess() {
         var log = Log()
-        log.append(.externalPurchase(ExternalPurchase(
-            appUserID: "u1", productID: "web-pro", productType: .nonRenewing, paymentID: "pay_1", provider: "paylike",
-            purchasedAt: day(1), expiresDate: day(31), price: Money(milliunits: 4_990_000, currency: "EUR"))))
+        log.append(
+            .externalPurchase(
+                ExternalPurchase(
+                    appUserID: "u1", productID: "web-pro", productType: .nonRenewing, paymentID: "pay_1", provider: "paylike",
+                    purchasedAt: day(1), expiresDate: day(31), price: Money(milliunits: 4_990_000, currency: "EUR"))))
         let user = log.user("u1")
         #expect(ProductsStatus.compute(user, at: day(5)) == ["web-pro": .active])
         #expect(user.purchases.first?.details?.source == .external(provider: "paylike"))

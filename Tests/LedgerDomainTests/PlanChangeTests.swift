@@ -5,16 +5,22 @@ import Testing
 struct PlanChangeTests {
     func started() -> Log {
         var log = Log()
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", product: "basic", user: "u1", purchased: day(0),
-            expires: day(30)))))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx(
+                        "t0", otx: "s1", product: "basic", user: "u1", purchased: day(0),
+                        expires: day(30)))))
         return log
     }
 
     @Test func upgradeTakesEffectImmediately() {
         var log = started()
-        log.append(.renewalPreferenceChanged(RenewalPreferenceChange(
-            subscription: ref("s1", product: "basic", signed: day(10)), kind: .upgrade, autoRenewProductID: "premium",
-            transaction: tx("t1", otx: "s1", product: "premium", purchased: day(10), expires: day(40)))))
+        log.append(
+            .renewalPreferenceChanged(
+                RenewalPreferenceChange(
+                    subscription: ref("s1", product: "basic", signed: day(10)), kind: .upgrade, autoRenewProductID: "premium",
+                    transaction: tx("t1", otx: "s1", product: "premium", purchased: day(10), expires: day(40)))))
         let s = log.status("s1")
         #expect(s.productID == "premium")
         #expect(s.latestTransactionID == "t1")
@@ -25,8 +31,10 @@ struct PlanChangeTests {
 
     @Test func downgradeAtNextRenewal() {
         var log = started()
-        log.append(.renewalPreferenceChanged(RenewalPreferenceChange(
-            subscription: ref("s1", product: "basic", signed: day(10)), kind: .downgrade, autoRenewProductID: "lite")))
+        log.append(
+            .renewalPreferenceChanged(
+                RenewalPreferenceChange(
+                    subscription: ref("s1", product: "basic", signed: day(10)), kind: .downgrade, autoRenewProductID: "lite")))
         var s = log.status("s1")
         #expect(s.productID == "basic")
         #expect(s.nextProductID == "lite")
@@ -39,17 +47,23 @@ struct PlanChangeTests {
 
     @Test func cancelledDowngradeClearsPendingProduct() {
         var log = started()
-        log.append(.renewalPreferenceChanged(RenewalPreferenceChange(
-            subscription: ref("s1", product: "basic", signed: day(10)), kind: .downgrade, autoRenewProductID: "lite")))
-        log.append(.renewalPreferenceChanged(RenewalPreferenceChange(
-            subscription: ref("s1", product: "basic", signed: day(12)), kind: .downgradeCancelled, autoRenewProductID: "basic")))
+        log.append(
+            .renewalPreferenceChanged(
+                RenewalPreferenceChange(
+                    subscription: ref("s1", product: "basic", signed: day(10)), kind: .downgrade, autoRenewProductID: "lite")))
+        log.append(
+            .renewalPreferenceChanged(
+                RenewalPreferenceChange(
+                    subscription: ref("s1", product: "basic", signed: day(12)), kind: .downgradeCancelled, autoRenewProductID: "basic")))
         #expect(log.status("s1").nextProductID == nil)
     }
 
     @Test func crossgradeAtNextRenewal() {
         var log = started()
-        log.append(.renewalPreferenceChanged(RenewalPreferenceChange(
-            subscription: ref("s1", product: "basic", signed: day(10)), kind: .crossgrade, autoRenewProductID: "basic-family")))
+        log.append(
+            .renewalPreferenceChanged(
+                RenewalPreferenceChange(
+                    subscription: ref("s1", product: "basic", signed: day(10)), kind: .crossgrade, autoRenewProductID: "basic-family")))
         #expect(log.status("s1").nextProductID == "basic-family")
         log.append(.subscriptionRenewed(Renewal(transaction: tx("t1", otx: "s1", product: "basic-family", purchased: day(30), expires: day(60)))))
         #expect(log.status("s1").productID == "basic-family")

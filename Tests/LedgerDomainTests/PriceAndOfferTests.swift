@@ -5,8 +5,12 @@ import Testing
 struct PriceAndOfferTests {
     func started(offer: Offer? = nil) -> Log {
         var log = Log()
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", user: "u1", purchased: day(0), expires: day(30),
-            offer: offer))))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx(
+                        "t0", otx: "s1", user: "u1", purchased: day(0), expires: day(30),
+                        offer: offer))))
         return log
     }
 
@@ -53,9 +57,11 @@ struct PriceAndOfferTests {
         let log = started(offer: code)
         #expect(log.status("s1").offerInEffect?.type == .offerCode)
         var winBack = log
-        winBack.append(.subscriptionStarted(SubscriptionStarted(
-            transaction: tx("t9", otx: "s1", purchased: day(200), expires: day(230), offer: Offer(type: .winBack, identifier: "wb1")),
-            isResubscribe: true)))
+        winBack.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx("t9", otx: "s1", purchased: day(200), expires: day(230), offer: Offer(type: .winBack, identifier: "wb1")),
+                    isResubscribe: true)))
         #expect(winBack.status("s1").offerInEffect?.type == .winBack)
     }
 }
@@ -64,8 +70,12 @@ struct PriceAndOfferTests {
 struct IntroOfferEligibilityByGroupTests {
     @Test func catalogGroupsCountTheUsersHistoryUnderTheAppsOwnNames() {
         var log = Log()
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("t0", otx: "s1", user: "u1", group: "21000001",
-                                                                             purchased: day(0), expires: day(30)))))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx(
+                        "t0", otx: "s1", user: "u1", group: "21000001",
+                        purchased: day(0), expires: day(30)))))
         let groups = ["monthly": "main", "annual": "other"]
         let byGroup = IntroOfferEligibility.byGroup(log.user("u1"), catalogGroups: groups)
         #expect(byGroup.map(\.group) == ["21000001", "main", "other"])

@@ -15,16 +15,23 @@ func randomEvent(_ seed: Int) -> LedgerEvent {
     let r = ref(otx, product: product, signed: day(n, hours: 2))
     let one = ["c0", "c1"][(seed / kinds) % 2]
     switch kind {
-    case 0: return .subscriptionStarted(SubscriptionStarted(transaction: { var x = t; x.appUserID = user; return x }()))
+    case 0:
+        return .subscriptionStarted(
+            SubscriptionStarted(
+                transaction: {
+                    var x = t; x.appUserID = user; return x
+                }()))
     case 1, 2: return .subscriptionRenewed(Renewal(transaction: t))
     case 3: return .billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: n % 2 == 0 ? day(n + 6) : nil))
     case 4: return .gracePeriodExpired(GracePeriodExpired(subscription: r))
     case 5: return .billingRecovered(Renewal(transaction: t))
     case 6: return .subscriptionExpired(Expiry(subscription: r, reason: n % 2 == 0 ? .voluntary : .billingError))
     case 7: return .autoRenewChanged(AutoRenewChange(subscription: r, enabled: n % 3 == 0))
-    case 8: return .renewalPreferenceChanged(RenewalPreferenceChange(
-        subscription: r, kind: [.upgrade, .downgrade, .crossgrade, .downgradeCancelled][Int(n % 4)], autoRenewProductID: "lite",
-        transaction: n % 4 == 0 ? t : nil))
+    case 8:
+        return .renewalPreferenceChanged(
+            RenewalPreferenceChange(
+                subscription: r, kind: [.upgrade, .downgrade, .crossgrade, .downgradeCancelled][Int(n % 4)], autoRenewProductID: "lite",
+                transaction: n % 4 == 0 ? t : nil))
     case 9: return .priceIncrease(PriceIncrease(subscription: r, consent: n % 2 == 0 ? .pending : .accepted))
     case 10: return .renewalExtended(RenewalExtension(subscription: r, newExpiresDate: day(n + 40)))
     case 11: return .refunded(Refund(subscription: r, transactionID: n % 2 == 0 ? txID : one, refundDate: day(n)))
@@ -32,11 +39,21 @@ func randomEvent(_ seed: Int) -> LedgerEvent {
     case 13: return .revoked(Revocation(subscription: r, transactionID: txID, revocationDate: day(n)))
     case 14: return .linked(TransactionLink(appUserID: user, originalTransactionIDs: [otx, one], linkedAt: day(n), source: .upload))
     case 15: return .transferred(Transfer(fromUserID: "u0", toUserID: user, originalTransactionIDs: [otx], transferredAt: day(n), policy: .transfer))
-    case 16: return .purchaseConsumable(Purchase(transaction: tx(one, product: "coins", user: user, group: nil, purchased: day(n), signed: day(n,
-        hours: 3))))
+    case 16:
+        return .purchaseConsumable(
+            Purchase(
+                transaction: tx(
+                    one, product: "coins", user: user, group: nil, purchased: day(n),
+                    signed: day(
+                        n,
+                        hours: 3))))
     case 17: return .consumed(Consumption(appUserID: user, productID: "coins", transactionID: one, originalTransactionID: one, consumedAt: day(n)))
-    case 18: return .purchaseNonConsumable(Purchase(transaction: tx("n-" + one, product: "lifetime", user: user, group: nil,
-        env: n % 2 == 0 ? .production : .sandbox, purchased: day(n))))
+    case 18:
+        return .purchaseNonConsumable(
+            Purchase(
+                transaction: tx(
+                    "n-" + one, product: "lifetime", user: user, group: nil,
+                    env: n % 2 == 0 ? .production : .sandbox, purchased: day(n))))
     default: return .appStoreNotification(AppStoreNotification(notificationType: "TEST", notificationUUID: "\(seed)", rawJSON: "{}"))
     }
 }

@@ -5,8 +5,10 @@ import Testing
 struct RefundRevokeExtensionTests {
     func started(family: Bool = false) -> Log {
         var log = Log()
-        log.append(.subscriptionStarted(SubscriptionStarted(
-            transaction: tx("t0", otx: "s1", user: "u1", purchased: day(0), expires: day(30), family: family))))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx("t0", otx: "s1", user: "u1", purchased: day(0), expires: day(30), family: family))))
         return log
     }
 

@@ -7,10 +7,18 @@ struct RestoreTests {
     func history() -> Log {
         var log = Log()
         log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s1", user: "u1", purchased: day(0), expires: day(30)))))
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s2", product: "yearly", user: "u1", group: "g2", purchased: day(-400),
-            expires: day(-35)))))
-        log.append(.subscriptionStarted(SubscriptionStarted(transaction: tx("s3", product: "extra", group: "g3", purchased: day(1),
-            expires: day(31)))))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx(
+                        "s2", product: "yearly", user: "u1", group: "g2", purchased: day(-400),
+                        expires: day(-35)))))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx(
+                        "s3", product: "extra", group: "g3", purchased: day(1),
+                        expires: day(31)))))
         return log
     }
 
@@ -23,10 +31,11 @@ struct RestoreTests {
     @Test func transferMovesEverythingAndLinksUnowned() throws {
         var log = history()
         let events = try restore(log, ["s1", "s3"], .transfer).get()
-        #expect(events == [
-            .linked(TransactionLink(appUserID: "u2", originalTransactionIDs: ["s3"], linkedAt: day(10), source: .restore)),
-            .transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["s1"], transferredAt: day(10), policy: .transfer)),
-        ])
+        #expect(
+            events == [
+                .linked(TransactionLink(appUserID: "u2", originalTransactionIDs: ["s3"], linkedAt: day(10), source: .restore)),
+                .transferred(Transfer(fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["s1"], transferredAt: day(10), policy: .transfer))
+            ])
         log.append(events)
         #expect(ProductsStatus.compute(log.user("u2"), at: day(11)) == ["monthly": .active, "extra": .active])
         #expect(ProductsStatus.compute(log.user("u1"), at: day(11)) == ["yearly": .inactive])
@@ -34,16 +43,23 @@ struct RestoreTests {
 
     @Test func transferIfNoActiveRefusesWhenOldOwnerIsActive() {
         let log = history()
-        #expect(restore(log, ["s1"], .transferIfNoActive) == .failure(RestoreRefusal(
-            policy: .transferIfNoActive, conflicts: [.init(originalTransactionID: "s1", ownerUserID: "u1")])))
+        #expect(
+            restore(log, ["s1"], .transferIfNoActive)
+                == .failure(
+                    RestoreRefusal(
+                        policy: .transferIfNoActive, conflicts: [.init(originalTransactionID: "s1", ownerUserID: "u1")])))
     }
 
     @Test func transferIfNoActiveTransfersWhenOldOwnerHasNothingActive() throws {
         var log = history()
         log.append(.subscriptionExpired(Expiry(subscription: ref("s1", signed: day(5)), reason: .voluntary)))
         let events = try restore(log, ["s1", "s2"], .transferIfNoActive).get()
-        #expect(events == [.transferred(Transfer(
-            fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["s1", "s2"], transferredAt: day(10), policy: .transferIfNoActive))])
+        #expect(
+            events == [
+                .transferred(
+                    Transfer(
+                        fromUserID: "u1", toUserID: "u2", originalTransactionIDs: ["s1", "s2"], transferredAt: day(10), policy: .transferIfNoActive))
+            ])
     }
 
     @Test func keepAndRefuseRefusesAndLinksNothing() {
@@ -68,8 +84,12 @@ struct RestoreTests {
 
     @Test func lateLinkAttachesEarlierNotifications() {
         var log = history()
-        log.append(.subscriptionRenewed(Renewal(transaction: tx("s3b", otx: "s3", product: "extra", group: "g3", purchased: day(31),
-            expires: day(61)))))
+        log.append(
+            .subscriptionRenewed(
+                Renewal(
+                    transaction: tx(
+                        "s3b", otx: "s3", product: "extra", group: "g3", purchased: day(31),
+                        expires: day(61)))))
         log.append(.linked(TransactionLink(appUserID: "u3", originalTransactionIDs: ["s3"], linkedAt: day(40), source: .appAccountToken)))
         #expect(ActivatedSubscriptions.list(log.user("u3"), at: day(41)).map(\.latestTransactionID) == ["s3b"])
     }

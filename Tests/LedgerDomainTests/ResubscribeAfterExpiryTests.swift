@@ -19,10 +19,11 @@ struct ResubscribeAfterExpiryTests {
             .billingRecovered(Renewal(transaction: tx("t2", otx: "s1", purchased: day(61), expires: day(90)))),
             .autoRenewChanged(AutoRenewChange(subscription: ref("s1", signed: day(70)), enabled: false)),
             .subscriptionExpired(Expiry(subscription: ref("s1", signed: expiredSigned), reason: .voluntary, expiresDate: day(90))),
-            .subscriptionStarted(SubscriptionStarted(
-                transaction: tx("t3", otx: "s1", user: "u1", purchased: resubscribed, expires: resubscribed.adding(days: 30)),
-                isResubscribe: true)),
-            .autoRenewChanged(AutoRenewChange(subscription: ref("s1", signed: resubscribed), enabled: true)),
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx("t3", otx: "s1", user: "u1", purchased: resubscribed, expires: resubscribed.adding(days: 30)),
+                    isResubscribe: true)),
+            .autoRenewChanged(AutoRenewChange(subscription: ref("s1", signed: resubscribed), enabled: true))
         ]
     }
 
@@ -33,7 +34,7 @@ struct ResubscribeAfterExpiryTests {
         // The notice signed long after the purchase (a redelivery).
         (day(105), day(100)),
         // The notice signed before the purchase (the ordinary case).
-        (day(91), day(100)),
+        (day(91), day(100))
     ])
     func resubscriptionIsActiveUntilItsNewExpiry(expiredSigned: Instant, resubscribed: Instant) {
         let events = history(expiredSigned: expiredSigned, resubscribed: resubscribed)

@@ -66,8 +66,10 @@ struct SubscriptionLifecycleTests {
         log.append(.subscriptionExpired(Expiry(subscription: ref("s1", signed: day(90)), reason: .voluntary, expiresDate: day(90))))
         #expect(log.status("s1").state == .expired(.voluntary))
         #expect(!log.user("u1").hasActive(at: day(91)))
-        log.append(.subscriptionStarted(SubscriptionStarted(
-            transaction: tx("t3", otx: "s1", purchased: day(120), expires: day(150)), isResubscribe: true)))
+        log.append(
+            .subscriptionStarted(
+                SubscriptionStarted(
+                    transaction: tx("t3", otx: "s1", purchased: day(120), expires: day(150)), isResubscribe: true)))
         let s = log.status("s1")
         #expect(s.state == .active)
         #expect(s.autoRenew?.value == true)

@@ -17,8 +17,10 @@ import UTCTime
     }
 
     /// Mostly plain text (the fast path), some that JSON must escape (the general path).
-    static let texts = ["a", "user-1", "é日本", "", "0", "emoji 🎉", "com.example.pro", "1000000123", "P1M", "USD", "x y", "-",
-                        "with \"quotes\"", "back\\slash", "tab\there"]
+    static let texts = [
+        "a", "user-1", "é日本", "", "0", "emoji 🎉", "com.example.pro", "1000000123", "P1M", "USD", "x y", "-",
+        "with \"quotes\"", "back\\slash", "tab\there"
+    ]
 
     static func facts(_ random: inout SplitMix) -> TransactionFacts {
         func maybe<T>(_ value: @autoclosure () -> T) -> T? { Bool.random(using: &random) ? value() : nil }
@@ -33,13 +35,17 @@ import UTCTime
             environment: [.production, .sandbox, StoreEnvironment(rawValue: text())].randomElement(using: &random)!,
             purchaseDate: instant(), originalPurchaseDate: maybe(instant()), expiresDate: maybe(instant()), signedDate: instant(),
             price: maybe(money()),
-            offer: maybe(Offer(type: OfferType.allCases.randomElement(using: &random)!, identifier: maybe(text()), paymentMode: maybe(text()),
-                               period: maybe(text()))),
+            offer: maybe(
+                Offer(
+                    type: OfferType.allCases.randomElement(using: &random)!, identifier: maybe(text()), paymentMode: maybe(text()),
+                    period: maybe(text()))),
             familyShared: Bool.random(using: &random), developerPayload: maybe(text()), quantity: Int.random(in: -3...1_000, using: &random),
             storefront: maybe(text()), webOrderLineItemID: maybe(text()), appTransactionID: maybe(text()), billingPlanType: maybe(text()),
-            commitment: maybe(Commitment(billingPeriodNumber: maybe(Int.random(in: 0...12, using: &random)),
-                                         totalBillingPeriods: maybe(Int.random(in: 0...12, using: &random)), expiresAt: maybe(instant()),
-                                         priceAfter: maybe(money()))))
+            commitment: maybe(
+                Commitment(
+                    billingPeriodNumber: maybe(Int.random(in: 0...12, using: &random)),
+                    totalBillingPeriods: maybe(Int.random(in: 0...12, using: &random)), expiresAt: maybe(instant()),
+                    priceAfter: maybe(money()))))
     }
 
     static func event(_ random: inout SplitMix) -> LedgerEvent {
@@ -90,19 +96,19 @@ import UTCTime
                 #expect(try LedgerEvent.decode(type: encoded.type, schemaVersion: 1, payload: payload) == event)
             }
         }
-        #expect(fast > 50) // many payloads take the fast path (those with escapes do not)
+        #expect(fast > 50)  // many payloads take the fast path (those with escapes do not)
     }
 
     @Test func leavesWhatItDoesNotUnderstandToTheGeneralDecoder() throws {
         let base = #"{"transaction":{"productID":"p","transactionID":"t","originalTransactionID":"o","purchaseDate":1}"#
         #expect(LedgerEvent.readCommon(type: "subscription.renewed", payload: base + "}") != nil)
         for payload in [
-            base + #","unknown":1}"#,                                       // a key it does not know
-            #"{"transaction":{"productID":"p\u0041","transactionID":"t","originalTransactionID":"o","purchaseDate":1}}"#, // an escape
-            #"{"transaction":{"productID":"p","transactionID":"t","originalTransactionID":"o","purchaseDate":1.0}}"#,   // a fraction
+            base + #","unknown":1}"#,  // a key it does not know
+            #"{"transaction":{"productID":"p\u0041","transactionID":"t","originalTransactionID":"o","purchaseDate":1}}"#,  // an escape
+            #"{"transaction":{"productID":"p","transactionID":"t","originalTransactionID":"o","purchaseDate":1.0}}"#,  // a fraction
             #"{"transaction":{"productID":"p","transactionID":"t","originalTransactionID":"o","purchaseDate":99999999999999999999}}"#,
-            #"{"transaction":{"productID":"p","transactionID":"t","originalTransactionID":"o"}}"#, // a required key missing
-            base + "} trailing", base,
+            #"{"transaction":{"productID":"p","transactionID":"t","originalTransactionID":"o"}}"#,  // a required key missing
+            base + "} trailing", base
         ] {
             #expect(LedgerEvent.readCommon(type: "subscription.renewed", payload: payload) == nil, "\(payload)")
         }

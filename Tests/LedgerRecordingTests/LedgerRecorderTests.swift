@@ -25,13 +25,16 @@ import UTCTime
     }
 
     static func world(policy: TransferPolicy = .keepAndRefuse) async throws -> World {
-        let pool = try await LedgerDatabase.open(connectionString: try await TestDatabase.makeDatabase(prefix: "recording"),
-                                                 migrations: try SchemaLocation.migrations())
+        let pool = try await LedgerDatabase.open(
+            connectionString: try await TestDatabase.makeDatabase(prefix: "recording"),
+            migrations: try SchemaLocation.migrations())
         let store = EventStore(pool: pool)
         let tenancy = TenancyStore(pool: pool)
         let account = try await tenancy.createAccount(name: "Acme")
-        let app = try await tenancy.createApp(.init(accountID: account.id, name: "Notes", bundleID: "com.example.app",
-                                                    appleAppID: 1234, transferPolicy: policy))
+        let app = try await tenancy.createApp(
+            .init(
+                accountID: account.id, name: "Notes", bundleID: "com.example.app",
+                appleAppID: 1234, transferPolicy: policy))
         let signer = try AppStoreTestSigner()
         let clock = LedgerClock { Instant(epochMilliseconds: jan1 + 5 * day) }
         let recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: TrustRoots(certificates: signer.roots), clock: clock)
@@ -42,8 +45,9 @@ import UTCTime
 
     @Test func aNotificationIsRecordedOnceAndItsForgeryIsUnverifiable() async throws {
         let w = try await Self.world()
-        let signed = try w.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
-                                               transactionJSON: AppStorePayloads.transaction(id: "10", original: "10", signed: Self.jan1 + 1000))
+        let signed = try w.signer.notification(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
+            transactionJSON: AppStorePayloads.transaction(id: "10", original: "10", signed: Self.jan1 + 1000))
         let (uuid, first) = try await w.recorder.notification(app: w.app, signedPayload: signed, metadata: Self.metadata)
         #expect(!uuid.isEmpty)
         #expect(first.recorded == 2 && first.alreadyKnown == 0 && first.positions.count == 2)
@@ -87,8 +91,13 @@ import UTCTime
         await #expect(throws: RecordingError.notConsumed(.unknownPurchase(originalTransactionID: "31"))) {
             try await w.recorder.consume(app: w.app, originalTransactionID: "31", by: "alice", metadata: Self.metadata)
         }
-        let coins = [(transaction: try w.signer.sign(AppStorePayloads.transaction(
-            id: "40", original: "40", product: "coins", type: "Consumable", expires: nil)), renewalInfo: String?.none)]
+        let coins = [
+            (
+                transaction: try w.signer.sign(
+                    AppStorePayloads.transaction(
+                        id: "40", original: "40", product: "coins", type: "Consumable", expires: nil)), renewalInfo: String?.none
+            )
+        ]
         _ = try await w.recorder.transactions(app: w.app, user: "alice", coins, link: true, metadata: Self.metadata)
         let consumed = try await w.recorder.consume(app: w.app, originalTransactionID: "40", by: "alice", metadata: Self.metadata)
         #expect(consumed.consumedAt == Instant(epochMilliseconds: Self.jan1 + 5 * Self.day))  // the recorder's clock

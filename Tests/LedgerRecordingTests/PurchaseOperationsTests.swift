@@ -11,18 +11,23 @@ import UTCTime
 
     /// Records a purchase of `product` (a consumable unless stated) owned by `user`, in its own stream.
     static func recordPurchase(_ otid: String, user: String, consumable: Bool = true, store: EventStore) async throws {
-        let facts = TransactionFacts(appUserID: user, productID: consumable ? "coins" : "premium", transactionID: otid,
-                                     originalTransactionID: otid, purchaseDate: now, signedDate: now, developerPayload: "level 3")
-        try await append(consumable ? .purchaseConsumable(Purchase(transaction: facts)) : .purchaseNonConsumable(Purchase(transaction: facts)),
-                         otid: otid, store: store)
+        let facts = TransactionFacts(
+            appUserID: user, productID: consumable ? "coins" : "premium", transactionID: otid,
+            originalTransactionID: otid, purchaseDate: now, signedDate: now, developerPayload: "level 3")
+        try await append(
+            consumable ? .purchaseConsumable(Purchase(transaction: facts)) : .purchaseNonConsumable(Purchase(transaction: facts)),
+            otid: otid, store: store)
     }
 
     static func append(_ event: LedgerEvent, otid: String, store: EventStore) async throws {
         let encoded = event.encoded()
-        _ = try await store.append(app: "app", stream: LedgerStreams.purchase(originalTransactionID: otid), events: [
-            NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                     idempotencyKey: event.idempotencyKey, occurredAt: LedgerClock.system.now()),
-        ])
+        _ = try await store.append(
+            app: "app", stream: LedgerStreams.purchase(originalTransactionID: otid),
+            events: [
+                NewEvent(
+                    type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
+                    idempotencyKey: event.idempotencyKey, occurredAt: LedgerClock.system.now())
+            ])
     }
 
     @Test func consumeOnceThenEveryRefusalSaysWhy() async throws {
@@ -32,8 +37,9 @@ import UTCTime
         try await Self.recordPurchase("n1", user: "u1", consumable: false, store: fixture.store)
         try await Self.recordPurchase("r1", user: "u1", store: fixture.store)
         let ref = SubscriptionRef(appUserID: "u1", productID: "coins", originalTransactionID: "r1", signedDate: Self.now)
-        try await Self.append(.refunded(Refund(subscription: ref, transactionID: "r1", refundDate: Self.now, reason: "0")),
-                              otid: "r1", store: fixture.store)
+        try await Self.append(
+            .refunded(Refund(subscription: ref, transactionID: "r1", refundDate: Self.now, reason: "0")),
+            otid: "r1", store: fixture.store)
 
         try await operations.consume(app: "app", originalTransactionID: "c1", by: "u1", at: Self.now)
         #expect(try await operations.record(app: "app", originalTransactionID: "c1").0.consumedAt == Self.now)

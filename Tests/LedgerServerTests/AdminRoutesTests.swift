@@ -9,9 +9,11 @@ import Testing
             #expect(account.status == .created)
             let accountID = try #require(account.string("id"))
             #expect(accountID.hasPrefix("acct_"))
-            let app = try await api.send(.post, "/v1/admin/apps", headers: APIClient.admin, json: """
-                {"name":"Acme Pro","account_id":"\(accountID)","bundle_id":"com.acme.pro","transfer_policy":"keep_and_refuse","allow_xcode":true}
-                """)
+            let app = try await api.send(
+                .post, "/v1/admin/apps", headers: APIClient.admin,
+                json: """
+                    {"name":"Acme Pro","account_id":"\(accountID)","bundle_id":"com.acme.pro","transfer_policy":"keep_and_refuse","allow_xcode":true}
+                    """)
             #expect(app.status == .created)
             let appID = try #require(app.string("id"))
             #expect(app.string("transfer_policy") == "keep_and_refuse")
@@ -23,7 +25,8 @@ import Testing
             #expect(fetched.array("apps").map { $0["id"] as? String } == [appID])
             #expect(try await api.send(.get, "/v1/admin/apps/\(appID)", headers: APIClient.admin).string("bundle_id") == "com.acme.pro")
 
-            let key = try await api.send(.post, "/v1/admin/apps/\(appID)/keys", headers: APIClient.admin,
+            let key = try await api.send(
+                .post, "/v1/admin/apps/\(appID)/keys", headers: APIClient.admin,
                 json: #"{"kind":"secret","name":"backend"}"#)
             #expect(key.status == .created)
             let secret = try #require(key.string("key"))
@@ -60,7 +63,7 @@ import Testing
                 (.get, "/v1/admin/apps/\(tenant.appID)", nil),
                 (.post, "/v1/admin/apps/\(tenant.appID)/keys", #"{"kind":"public"}"#),
                 (.get, "/v1/admin/apps/\(tenant.appID)/keys", nil),
-                (.delete, "/v1/admin/apps/\(tenant.appID)/keys/key_x", nil),
+                (.delete, "/v1/admin/apps/\(tenant.appID)/keys/key_x", nil)
             ]
             for (method, uri, body) in endpoints {
                 for headers in [[:], APIClient.bearer("wrong"), tenant.secret, tenant.publicHeaders] as [HTTPFields] {
@@ -82,13 +85,17 @@ import Testing
                 ("/v1/admin/accounts", #"{"nam"#, .badRequest, "invalid_json", "not valid JSON"),
                 ("/v1/admin/accounts", #"{}"#, .badRequest, "invalid_json", "`name` is required"),
                 ("/v1/admin/apps", #"{"name":"a","account_id":"acct_nope","bundle_id":"b"}"#, .badRequest, "invalid_request", "no account"),
-                ("/v1/admin/apps", #"{"name":"a","account_id":"\#(tenant.accountID)","bundle_id":"b","transfer_policy":"steal"}"#,
-                 .badRequest, "invalid_request", "transfer_policy"),
-                ("/v1/admin/apps", #"{"name":"a","account_id":"\#(tenant.accountID)","bundle_id":"b","apple_app_id":-1}"#,
-                 .badRequest, "invalid_request", "apple_app_id"),
+                (
+                    "/v1/admin/apps", #"{"name":"a","account_id":"\#(tenant.accountID)","bundle_id":"b","transfer_policy":"steal"}"#,
+                    .badRequest, "invalid_request", "transfer_policy"
+                ),
+                (
+                    "/v1/admin/apps", #"{"name":"a","account_id":"\#(tenant.accountID)","bundle_id":"b","apple_app_id":-1}"#,
+                    .badRequest, "invalid_request", "apple_app_id"
+                ),
                 ("/v1/admin/apps/\(tenant.appID)/keys", #"{"kind":"root"}"#, .badRequest, "invalid_request", "kind"),
                 ("/v1/admin/apps/app_nope/keys", #"{"kind":"public"}"#, .notFound, "not_found", "app_nope"),
-                ("/v1/admin/accounts", "'; DROP TABLE ledger.events; --", .badRequest, "invalid_json", "JSON"),
+                ("/v1/admin/accounts", "'; DROP TABLE ledger.events; --", .badRequest, "invalid_json", "JSON")
             ]
             for (uri, body, status, code, hint) in cases {
                 let response = try await api.send(.post, uri, headers: APIClient.admin, json: body)

@@ -16,31 +16,40 @@ import Testing
         .deletingLastPathComponent()
 
     @Test(.timeLimit(.minutes(10))) func aBrowserSignsInReadsATimelineAsOfAnEventAndFinalizesAnInvoice() async throws {
-        let harness = try await APIHarness.make(now: ConsoleTests.february2) // January, the month it finalizes, has ended
+        let harness = try await APIHarness.make(now: ConsoleTests.february2)  // January, the month it finalizes, has ended
         try await harness.application.test(.live) { client in
             let api = APIClient(client: client, harness: harness)
             let tenant = try await api.tenant()
             // A seeded history: coins bought and consumed, a lifetime unlock, another user's purchase.
-            for (user, payment, product, type) in [("alice", "pay-1", "coins", "consumable"), ("alice", "pay-2", "lifetime", "non_consumable"),
-                                                   ("bob", "pay-3", "coins", "consumable")] {
-                let bought = try await api.send(.post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
-                                                json: ConsoleTests.purchase(payment, product: product, type: type))
+            for (user, payment, product, type) in [
+                ("alice", "pay-1", "coins", "consumable"), ("alice", "pay-2", "lifetime", "non_consumable"),
+                ("bob", "pay-3", "coins", "consumable")
+            ] {
+                let bought = try await api.send(
+                    .post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
+                    json: ConsoleTests.purchase(payment, product: product, type: type))
                 #expect(bought.status == .created, "\(bought.text)")
             }
             try await harness.project()
             #expect(try await api.send(.post, "/v1/users/alice/purchases/pay-1/consume", headers: tenant.secret).status == .ok)
             try await harness.project()
-            #expect(try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
-                                       json: #"{"id":"flat","currency":"USD","tiers":[{"from":1,"unit_price_minor":100}]}"#).status == .created)
-            #expect(try await api.send(.put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
-                                       json: #"{"plan_id":"flat","from_month":"2026-01"}"#).status == .ok)
+            #expect(
+                try await api.send(
+                    .post, "/v1/admin/plans", headers: APIClient.admin,
+                    json: #"{"id":"flat","currency":"USD","tiers":[{"from":1,"unit_price_minor":100}]}"#
+                ).status == .created)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
+                    json: #"{"plan_id":"flat","from_month":"2026-01"}"#
+                ).status == .ok)
 
             let port = try #require(client.port)
             let screenshots = TestScratch.path("console-browser")
             try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
             var environment = [
                 "LEDGER_ADMIN_TOKEN=\(APIHarness.adminToken)", "CONSOLE_APP_ID=\(tenant.appID)", "CONSOLE_QUERY=pay-2",
-                "CONSOLE_USER=alice", "CONSOLE_ACCOUNT=\(tenant.accountID)", "CONSOLE_MONTH=2026-01", "SCREENSHOTS=\(screenshots)",
+                "CONSOLE_USER=alice", "CONSOLE_ACCOUNT=\(tenant.accountID)", "CONSOLE_MONTH=2026-01", "SCREENSHOTS=\(screenshots)"
             ]
             if let docs = ProcessInfo.processInfo.environment["LEDGER_CONSOLE_DOCS"] { environment.append("DOCS=\(docs)") }
             if let venv = ProcessInfo.processInfo.environment["CONSOLE_BROWSER_VENV"] { environment.append("CONSOLE_BROWSER_VENV=\(venv)") }

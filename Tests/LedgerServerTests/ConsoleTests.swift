@@ -40,8 +40,10 @@ import UTCTime
         response.headers[values: .setCookie].first { $0.hasPrefix(name + "=") }
     }
 
-    static func signIn(_ api: APIClient, actor: String = "Ada", token: String = APIHarness.adminToken,
-                       headers extra: HTTPFields = [:]) async throws -> (APIResponse, Session?) {
+    static func signIn(
+        _ api: APIClient, actor: String = "Ada", token: String = APIHarness.adminToken,
+        headers extra: HTTPFields = [:]
+    ) async throws -> (APIResponse, Session?) {
         let page = try await api.send(.get, "/console/sign-in", headers: extra)
         #expect(page.status == .ok)
         let nonceCookie = try #require(cookie(page, "ledger_console_signin")).split(separator: ";")[0]
@@ -49,8 +51,9 @@ import UTCTime
         var headers = extra
         headers[.contentType] = "application/x-www-form-urlencoded"
         headers[.cookie] = String(nonceCookie)
-        let answer = try await api.send(.post, "/console/sign-in", headers: headers,
-                                        bytes: form([("csrf", nonce), ("actor", actor), ("token", token)]))
+        let answer = try await api.send(
+            .post, "/console/sign-in", headers: headers,
+            bytes: form([("csrf", nonce), ("actor", actor), ("token", token)]))
         guard answer.status == .seeOther, let set = cookie(answer, "ledger_console") else { return (answer, nil) }
         let sessionCookie = String(set.split(separator: ";")[0])
         let customers = try await api.send(.get, "/console/customers", headers: [.cookie: sessionCookie])
@@ -61,8 +64,8 @@ import UTCTime
     static let february2 = Instant(secondsSinceEpoch: 1_769_990_400)
 
     static func purchase(_ id: String, product: String = "coins", type: String = "consumable", day: String = "2026-01-03T10:00:00Z") -> String {
-        #"{"payment_id":"\#(id)","provider":"paylike","product_id":"\#(product)","product_type":"\#(type)","price":{"amount_milliunits":4990,"# +
-            #""currency":"USD"},"purchased_at":"\#(day)","environment":"production"}"#
+        #"{"payment_id":"\#(id)","provider":"paylike","product_id":"\#(product)","product_type":"\#(type)","price":{"amount_milliunits":4990,"#
+            + #""currency":"USD"},"purchased_at":"\#(day)","environment":"production"}"#
     }
 
     @Test func signInGivesAStrictHttpOnlySessionThatSignsOut() async throws {
@@ -111,8 +114,9 @@ import UTCTime
                 #expect(refused.text.contains("CSRF"))
             }
             // A sign-in form posted without its own nonce cookie (another site's form) is refused too.
-            let forged = try await Self.post(api, "/console/sign-in", cookie: nil,
-                                             [("csrf", "abc"), ("actor", "Mallory"), ("token", APIHarness.adminToken)])
+            let forged = try await Self.post(
+                api, "/console/sign-in", cookie: nil,
+                [("csrf", "abc"), ("actor", "Mallory"), ("token", APIHarness.adminToken)])
             #expect(forged.status == .forbidden)
             let confirm = try await Self.post(api, "/console/finance/finalize", cookie: session.cookie, fields + [("csrf", session.csrf)])
             #expect(confirm.status == .ok && confirm.text.contains("Yes, finalize"), "\(confirm.text)")
@@ -138,8 +142,11 @@ import UTCTime
             let tenant = try await api.tenant()
             let hostile = "<script>alert(1)</script>"
             let path = hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            #expect(try await api.send(.post, "/v1/users/\(path)/external-purchases", headers: tenant.secret,
-                                       json: Self.purchase("pay-'><img src=x>")).status == .created)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/\(path)/external-purchases", headers: tenant.secret,
+                    json: Self.purchase("pay-'><img src=x>")
+                ).status == .created)
             try await harness.project()
             let session = try #require(try await Self.signIn(api, actor: "<b>Ada</b>").1)
             let found = try await api.send(.get, "/console/customers?app=\(tenant.appID)&q=\(path)", headers: session.headers)
@@ -162,19 +169,28 @@ import UTCTime
     }
 
     @Test func everyPageAnswersAndWritesAreRecordedWithWhoDidThem() async throws {
-        let harness = try await APIHarness.make(now: Self.february2) // January, the month it finalizes, has ended
+        let harness = try await APIHarness.make(now: Self.february2)  // January, the month it finalizes, has ended
         try await harness.test { api in
             let tenant = try await api.tenant()
-            #expect(try await api.send(.post, "/v1/users/alice/external-purchases", headers: tenant.secret,
-                                       json: Self.purchase("pay-1")).status == .created)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/alice/external-purchases", headers: tenant.secret,
+                    json: Self.purchase("pay-1")
+                ).status == .created)
             try await harness.project()
             let consumed = try await api.send(.post, "/v1/users/alice/purchases/pay-1/consume", headers: tenant.secret)
             #expect(consumed.status == .ok, "\(consumed.text)")
             try await harness.project()
-            #expect(try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
-                                       json: #"{"id":"flat","currency":"USD","tiers":[{"from":1,"unit_price_minor":100}]}"#).status == .created)
-            #expect(try await api.send(.put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
-                                       json: #"{"plan_id":"flat","from_month":"2026-01"}"#).status == .ok)
+            #expect(
+                try await api.send(
+                    .post, "/v1/admin/plans", headers: APIClient.admin,
+                    json: #"{"id":"flat","currency":"USD","tiers":[{"from":1,"unit_price_minor":100}]}"#
+                ).status == .created)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
+                    json: #"{"plan_id":"flat","from_month":"2026-01"}"#
+                ).status == .ok)
             let session = try #require(try await Self.signIn(api).1)
             let h = session.headers
 
@@ -238,12 +254,14 @@ import UTCTime
         let harness = try await APIHarness.make()
         try await harness.test { api in
             let tenant = try await api.tenant()
-            let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
-                                             json: #"{"url":"http://127.0.0.1:9/hook"}"#)
+            let created = try await api.send(
+                .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                json: #"{"url":"http://127.0.0.1:9/hook"}"#)
             #expect(created.status == .created, "\(created.text)")
             let endpoint = try #require(created.string("endpoint_id"))
             // A delivery that gave up, as the dispatcher leaves one (its fan-out and sending are WebhookTests' subject).
-            _ = try await harness.pool.query("""
+            _ = try await harness.pool.query(
+                """
                 INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key,
                                                        sequence, payload, status, attempts)
                 VALUES (\(tenant.appID), \(endpoint), 'msg_console', 1, 'purchase.external', 'carol', 'carol', 1, '{}', 'given_up', 8)
@@ -259,8 +277,11 @@ import UTCTime
             #expect(try await Self.post(api, redeliver, cookie: session.cookie, [("csrf", "forged")]).status == .forbidden)
             let answer = try await Self.post(api, redeliver, cookie: session.cookie, [("csrf", session.csrf)])
             #expect(answer.status == .seeOther)
-            #expect(try await Self.post(api, "\(path)/deliveries/msg_nope/redeliver", cookie: session.cookie,
-                                        [("csrf", session.csrf)]).status == .notFound)
+            #expect(
+                try await Self.post(
+                    api, "\(path)/deliveries/msg_nope/redeliver", cookie: session.cookie,
+                    [("csrf", session.csrf)]
+                ).status == .notFound)
             let operations = try await api.send(.get, "/console/operations", headers: session.headers)
             #expect(operations.text.contains("<td>Ada</td><td>webhook.redeliver</td><td>\(delivery)</td>"))
             let status = try await harness.pool.query("SELECT status FROM ledger.webhook_deliveries WHERE delivery_id = 'msg_console'")
@@ -275,13 +296,15 @@ import UTCTime
         try await harness.test { api in
             let tenant = try await api.tenant()
             let day = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)
-            let facts = TransactionFacts(appUserID: "many", productID: "monthly", transactionID: "TXID", originalTransactionID: "many-otx",
-                                         environment: .production, purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
+            let facts = TransactionFacts(
+                appUserID: "many", productID: "monthly", transactionID: "TXID", originalTransactionID: "many-otx",
+                environment: .production, purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
             let started = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
             let renewed = LedgerEvent.subscriptionRenewed(Renewal(transaction: facts)).encoded()
             let stream = LedgerStreams.purchase(originalTransactionID: "many-otx")
             for chunk in stride(from: 1, through: 10_000, by: 1_000) {
-                _ = try await harness.pool.query("""
+                _ = try await harness.pool.query(
+                    """
                     INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, idempotency_key,
                                                occurred_at)
                     SELECT \(tenant.appID), \(stream), v, CASE WHEN v = 1 THEN \(started.type) ELSE \(renewed.type) END, 1,
@@ -311,8 +334,9 @@ import UTCTime
         let sandbox = try s.sign(AppStorePayloads.transaction(id: "9002", original: "9002", product: "coins", type: "Consumable", expires: nil))
         try await harness.test { api in
             let tenant = try await api.tenant()
-            let upload = try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
-                                            json: UserRoutesTests.upload([production, sandbox], renewal: renewal))
+            let upload = try await api.send(
+                .post, "/v1/users/alice/transactions", headers: tenant.secret,
+                json: UserRoutesTests.upload([production, sandbox], renewal: renewal))
             #expect(upload.status == .ok, "\(upload.text)")
             try await harness.project()
             let session = try #require(try await Self.signIn(api).1)
@@ -340,7 +364,7 @@ import UTCTime
     /// The console refuses to finalize a month that has not ended by the service clock, at the confirmation step
     /// already, and finalizes it from the first minute after it ends.
     @Test func aMonthThatHasNotEndedIsNotFinalizedFromTheConsole() async throws {
-        let harness = try await APIHarness.make(now: Self.february2.adding(.seconds(-86_400 - 60))) // 2026-01-31T23:59:00Z
+        let harness = try await APIHarness.make(now: Self.february2.adding(.seconds(-86_400 - 60)))  // 2026-01-31T23:59:00Z
         try await harness.test { api in
             let tenant = try await api.tenant()
             let session = try #require(try await Self.signIn(api).1)
@@ -367,18 +391,25 @@ import UTCTime
         let harness = try await APIHarness.make(now: Instant(microsecondsSinceEpoch: 1_795_704_871_500_000))
         try await harness.test { api in
             let tenant = try await api.tenant()
-            #expect(try await api.send(.post, "/v1/users/alice/external-purchases", headers: tenant.secret,
-                                       json: Self.purchase("pay-1", day: "2026-10-03T10:00:05.123456Z")).status == .created)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/alice/external-purchases", headers: tenant.secret,
+                    json: Self.purchase("pay-1", day: "2026-10-03T10:00:05.123456Z")
+                ).status == .created)
             try await harness.project()
             let session = try #require(try await Self.signIn(api).1)
             let operations = try await api.send(.get, "/console/operations", headers: session.headers)
             // The sign-in, recorded at the service clock's now.
-            #expect(operations.text.contains(#"<td><time datetime="2026-11-26T14:54:31.500000Z" title="2026-11-26T14:54:31.500000Z">"# +
-                                             "2026-11-26 14:54:31 UTC</time></td><td>Ada</td><td>sign_in</td>"), "\(operations.text)")
+            #expect(
+                operations.text.contains(
+                    #"<td><time datetime="2026-11-26T14:54:31.500000Z" title="2026-11-26T14:54:31.500000Z">"#
+                        + "2026-11-26 14:54:31 UTC</time></td><td>Ada</td><td>sign_in</td>"), "\(operations.text)")
             #expect(operations.text.contains("time{white-space:nowrap}"))
             let customer = try await api.send(.get, "/console/customers/\(tenant.appID)/alice", headers: session.headers)
-            #expect(customer.text.contains(#"<time datetime="2026-10-03T10:00:05.123456Z" title="2026-10-03T10:00:05.123456Z">"# +
-                                           "2026-10-03 10:00:05 UTC</time>"), "\(customer.text)")
+            #expect(
+                customer.text.contains(
+                    #"<time datetime="2026-10-03T10:00:05.123456Z" title="2026-10-03T10:00:05.123456Z">"# + "2026-10-03 10:00:05 UTC</time>"),
+                "\(customer.text)")
             for page in [operations.text, customer.text] {
                 // No time shown with its fraction: only inside the attributes.
                 #expect(!page.contains(".500000Z<") && !page.contains(".123456Z<"))

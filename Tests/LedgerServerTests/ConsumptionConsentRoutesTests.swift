@@ -13,8 +13,9 @@ import Testing
         try await harness.test { api in
             let tenant = try await api.tenant()
             let (_, cookie) = try await api.uploadReceipt(tenant, user: "alice", receipt: receipt)
-            let fromApp = try await api.send(.post, "/v1/users/alice/consumption-consent", headers: tenant.publicHeaders.with(cookie: cookie),
-                                             json: #"{"consented":true}"#)
+            let fromApp = try await api.send(
+                .post, "/v1/users/alice/consumption-consent", headers: tenant.publicHeaders.with(cookie: cookie),
+                json: #"{"consented":true}"#)
             #expect(fromApp.status == .ok, "\(fromApp.text)")
             #expect(fromApp.json["consented"] as? Bool == true && fromApp.string("source") == "app" && fromApp.string("app_user_id") == "alice")
             let withdrawn = try await api.send(.post, "/v1/users/alice/consumption-consent", headers: tenant.secret, json: #"{"consented":false}"#)
@@ -32,8 +33,9 @@ import Testing
             #expect(try await api.send(.get, "/v1/users/bob/events", headers: tenant.secret).array("events").count == 1)
 
             // The public key reaches only its cookie's user, and a body that says nothing useful is refused with what to fix.
-            let other = try await api.send(.post, "/v1/users/bob/consumption-consent", headers: tenant.publicHeaders.with(cookie: cookie),
-                                           json: #"{"consented":true}"#)
+            let other = try await api.send(
+                .post, "/v1/users/bob/consumption-consent", headers: tenant.publicHeaders.with(cookie: cookie),
+                json: #"{"consented":true}"#)
             #expect(other.status == .forbidden)
             for body in [#"{}"#, #"{"consented":"yes"}"#, #"{"consented":true,"when":"now"}"#, #"{"consented":null}"#] {
                 let refused = try await api.send(.post, "/v1/users/alice/consumption-consent", headers: tenant.secret, json: body)
@@ -48,22 +50,32 @@ import Testing
             let tenant = try await api.tenant()
             let app = try await api.send(.get, "/v1/admin/apps/\(tenant.appID)", headers: APIClient.admin)
             #expect(app.string("refund_policy") == "by_consumption")  // the default
-            let changed = try await api.send(.put, "/v1/admin/apps/\(tenant.appID)/refund-policy", headers: APIClient.admin,
-                                             json: #"{"refund_policy":"always_grant"}"#)
+            let changed = try await api.send(
+                .put, "/v1/admin/apps/\(tenant.appID)/refund-policy", headers: APIClient.admin,
+                json: #"{"refund_policy":"always_grant"}"#)
             #expect(changed.status == .ok && changed.string("refund_policy") == "always_grant", "\(changed.text)")
             #expect(try await api.send(.get, "/v1/admin/apps/\(tenant.appID)", headers: APIClient.admin).string("refund_policy") == "always_grant")
 
-            let wrong = try await api.send(.put, "/v1/admin/apps/\(tenant.appID)/refund-policy", headers: APIClient.admin,
-                                           json: #"{"refund_policy":"generous"}"#)
+            let wrong = try await api.send(
+                .put, "/v1/admin/apps/\(tenant.appID)/refund-policy", headers: APIClient.admin,
+                json: #"{"refund_policy":"generous"}"#)
             #expect(wrong.status == .badRequest && wrong.text.contains("by_consumption, always_grant, always_decline, no_preference"))
-            #expect(try await api.send(.put, "/v1/admin/apps/app_none/refund-policy", headers: APIClient.admin,
-                                       json: #"{"refund_policy":"always_grant"}"#).status == .notFound)
-            #expect(try await api.send(.put, "/v1/admin/apps/\(tenant.appID)/refund-policy", headers: tenant.secret,
-                                       json: #"{"refund_policy":"always_grant"}"#).status == .unauthorized)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/apps/app_none/refund-policy", headers: APIClient.admin,
+                    json: #"{"refund_policy":"always_grant"}"#
+                ).status == .notFound)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/apps/\(tenant.appID)/refund-policy", headers: tenant.secret,
+                    json: #"{"refund_policy":"always_grant"}"#
+                ).status == .unauthorized)
 
-            let created = try await api.send(.post, "/v1/admin/apps", headers: APIClient.admin, json: """
-                {"name":"Other","account_id":"\(tenant.accountID)","bundle_id":"com.example.other","refund_policy":"no_preference"}
-                """)
+            let created = try await api.send(
+                .post, "/v1/admin/apps", headers: APIClient.admin,
+                json: """
+                    {"name":"Other","account_id":"\(tenant.accountID)","bundle_id":"com.example.other","refund_policy":"no_preference"}
+                    """)
             #expect(created.status == .created && created.string("refund_policy") == "no_preference", "\(created.text)")
         }
     }

@@ -13,8 +13,8 @@ import Testing
             let tenant = try await api.tenant()
             let before = try await harness.pool.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0)
             let purchase = { (payload: String) in
-                #"{"payment_id":"p1","provider":"x","product_id":"y","product_type":"consumable","price":{"amount_milliunits":1,"currency":"USD"},"# +
-                    #""purchased_at":"2026-01-02T00:00:00Z","developer_payload":"\#(payload)"}"#
+                #"{"payment_id":"p1","provider":"x","product_id":"y","product_type":"consumable","price":{"amount_milliunits":1,"currency":"USD"},"#
+                    + #""purchased_at":"2026-01-02T00:00:00Z","developer_payload":"\#(payload)"}"#
             }
             let cases: [(HTTPRequest.Method, String, HTTPFields, String?)] = [
                 (.get, "/v1/admin/accounts/%00", APIClient.admin, nil),
@@ -30,7 +30,7 @@ import Testing
                 (.post, "/v1/users/u/transactions", tenant.secret, #"{"transactions":"' OR 1=1; DROP TABLE ledger.events; --"}"#),
                 (.put, "/v1/apps/\(tenant.appID)/products/%00", tenant.secret, #"{"type":"consumable"}"#),
                 (.put, "/v1/apps/\(tenant.appID)/products/x", tenant.secret, #"{"type":"consumable","entitlements":["\u0001"]}"#),
-                (.post, "/uploadReceipt", tenant.publicHeaders, #"{"user-id":"\u0000","data":"AAAA"}"#),
+                (.post, "/uploadReceipt", tenant.publicHeaders, #"{"user-id":"\u0000","data":"AAAA"}"#)
             ]
             for (method, uri, headers, body) in cases {
                 let response = try await api.send(method, uri, headers: headers, json: body)

@@ -11,8 +11,8 @@ import UTCTime
     static let afterMarch = Instant(secondsSinceEpoch: 1_775_088_000)
 
     static func purchase(_ id: String, day: String = "2026-03-05T10:00:00Z", environment: String = "production") -> String {
-        #"{"payment_id":"\#(id)","provider":"paylike","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":4990,"# +
-            #""currency":"USD"},"purchased_at":"\#(day)","environment":"\#(environment)"}"#
+        #"{"payment_id":"\#(id)","provider":"paylike","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":4990,"#
+            + #""currency":"USD"},"purchased_at":"\#(day)","environment":"\#(environment)"}"#
     }
 
     /// A plan priced in yen renders whole yen, one in dinars three decimals, in every export.
@@ -22,17 +22,27 @@ import UTCTime
         try await harness.test { api in
             let tenant = try await api.tenant()
             for user in ["u1", "u2", "u3"] {
-                #expect(try await api.send(.post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
-                    json: Self.purchase("pay-\(user)")).status == .created)
+                #expect(
+                    try await api.send(
+                        .post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
+                        json: Self.purchase("pay-\(user)")
+                    ).status == .created)
             }
             let planID = "flat-\(currency.lowercased())"
-            #expect(try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
-                                       json: #"{"id":"\#(planID)","currency":"\#(currency)","tiers":[{"from":1,"unit_price_minor":1234}]}"#)
-                        .status == .created)
-            #expect(try await api.send(.put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
-                                       json: #"{"plan_id":"\#(planID)","from_month":"2026-03"}"#).status == .ok)
-            let finalized = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin,
-                                               json: #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#)
+            #expect(
+                try await api.send(
+                    .post, "/v1/admin/plans", headers: APIClient.admin,
+                    json: #"{"id":"\#(planID)","currency":"\#(currency)","tiers":[{"from":1,"unit_price_minor":1234}]}"#
+                )
+                .status == .created)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
+                    json: #"{"plan_id":"\#(planID)","from_month":"2026-03"}"#
+                ).status == .ok)
+            let finalized = try await api.send(
+                .post, "/v1/admin/invoices", headers: APIClient.admin,
+                json: #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#)
             let invoice = try #require(finalized.array("results").first?["invoice"] as? [String: Any], "\(finalized.text)")
             let id = try #require(invoice["id"] as? String)
             #expect(invoice["total"] as? String == total)
@@ -49,21 +59,37 @@ import UTCTime
         try await harness.test { api in
             let tenant = try await api.tenant()
             for user in ["u1", "u2", "u3"] {
-                #expect(try await api.send(.post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
-                    json: Self.purchase("pay-\(user)")).status == .created)
+                #expect(
+                    try await api.send(
+                        .post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
+                        json: Self.purchase("pay-\(user)")
+                    ).status == .created)
             }
-            _ = try await api.send(.post, "/v1/users/u4/external-purchases", headers: tenant.secret, json: Self.purchase("pay-test",
-                environment: "test"))
+            _ = try await api.send(
+                .post, "/v1/users/u4/external-purchases", headers: tenant.secret,
+                json: Self.purchase(
+                    "pay-test",
+                    environment: "test"))
             // A plan that charges from the first user, from March on.
-            let plan = try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
-                                          json: #"{"id":"flat5","currency":"USD","tiers":[{"from":1,"unit_price_minor":5}]}"#)
+            let plan = try await api.send(
+                .post, "/v1/admin/plans", headers: APIClient.admin,
+                json: #"{"id":"flat5","currency":"USD","tiers":[{"from":1,"unit_price_minor":5}]}"#)
             #expect(plan.status == .created, "\(plan.text)")
-            #expect(try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
-                                       json: #"{"id":"flat5","currency":"USD","tiers":[{"from":1,"unit_price_minor":5}]}"#).status == .conflict)
-            #expect(try await api.send(.post, "/v1/admin/plans", headers: APIClient.admin,
-                                       json: #"{"id":"gappy","currency":"USD","tiers":[{"from":2,"unit_price_minor":5}]}"#).status == .badRequest)
-            #expect(try await api.send(.put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
-                                       json: #"{"plan_id":"flat5","from_month":"2026-03"}"#).status == .ok)
+            #expect(
+                try await api.send(
+                    .post, "/v1/admin/plans", headers: APIClient.admin,
+                    json: #"{"id":"flat5","currency":"USD","tiers":[{"from":1,"unit_price_minor":5}]}"#
+                ).status == .conflict)
+            #expect(
+                try await api.send(
+                    .post, "/v1/admin/plans", headers: APIClient.admin,
+                    json: #"{"id":"gappy","currency":"USD","tiers":[{"from":2,"unit_price_minor":5}]}"#
+                ).status == .badRequest)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
+                    json: #"{"plan_id":"flat5","from_month":"2026-03"}"#
+                ).status == .ok)
 
             let draft = try await api.send(.get, "/v1/admin/invoice-drafts?account_id=\(tenant.accountID)&month=2026-03", headers: APIClient.admin)
             #expect(draft.json["paying_users"] as? Int == 3, "\(draft.text)")
@@ -71,19 +97,24 @@ import UTCTime
 
             let finalized = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin, json: #"{"month":"2026-03"}"#)
             #expect(finalized.status == .ok)
-            let result = try #require(finalized.array("results").first {
-                ($0["invoice"] as? [String: Any])?["account_id"] as? String == tenant.accountID
-            })
+            let result = try #require(
+                finalized.array("results").first {
+                    ($0["invoice"] as? [String: Any])?["account_id"] as? String == tenant.accountID
+                })
             #expect(result["created"] as? Bool == true)
             let invoice = try #require(result["invoice"] as? [String: Any])
             let id = try #require(invoice["id"] as? String)
             #expect(invoice["number"] as? String == "2026-000001")
-            let again = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin,
+            let again = try await api.send(
+                .post, "/v1/admin/invoices", headers: APIClient.admin,
                 json: #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#)
             #expect((again.array("results").first?["created"] as? Bool) == false)
             // The plan cannot change retroactively for an invoiced month.
-            #expect(try await api.send(.put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
-                                       json: #"{"plan_id":"standard","from_month":"2026-03"}"#).status == .conflict)
+            #expect(
+                try await api.send(
+                    .put, "/v1/admin/accounts/\(tenant.accountID)/plan", headers: APIClient.admin,
+                    json: #"{"plan_id":"standard","from_month":"2026-03"}"#
+                ).status == .conflict)
 
             let csv = try await api.send(.get, "/v1/admin/invoices/\(id)?format=csv", headers: APIClient.admin)
             #expect(csv.headers[.contentType]?.hasPrefix("text/csv") == true)
@@ -98,15 +129,21 @@ import UTCTime
             let replacement = try #require(voided.json["replacement"] as? [String: Any])
             #expect(replacement["replaces"] as? String == id)
             #expect(replacement["number"] as? String == "2026-000002")
-            #expect(try await api.send(.post, "/v1/admin/invoices/\(id)/void", headers: APIClient.admin,
-                json: #"{"reason":"again"}"#).status == .conflict)
+            #expect(
+                try await api.send(
+                    .post, "/v1/admin/invoices/\(id)/void", headers: APIClient.admin,
+                    json: #"{"reason":"again"}"#
+                ).status == .conflict)
             let listed = try await api.send(.get, "/v1/admin/invoices?account_id=\(tenant.accountID)", headers: APIClient.admin)
             #expect(listed.array("invoices").compactMap { $0["status"] as? String } == ["finalized", "voided"])
 
             // Finance endpoints are the admin's only.
             for (method, uri) in [(HTTPRequest.Method.get, "/v1/admin/invoices"), (.get, "/v1/admin/invoices/\(id)"), (.post, "/v1/admin/invoices")] {
-                #expect(try await api.send(method, uri, headers: tenant.secret,
-                    json: method == .post ? #"{"month":"2026-03"}"# : nil).status == .unauthorized)
+                #expect(
+                    try await api.send(
+                        method, uri, headers: tenant.secret,
+                        json: method == .post ? #"{"month":"2026-03"}"# : nil
+                    ).status == .unauthorized)
             }
             #expect(try await api.send(.get, "/v1/admin/invoices/inv_nope", headers: APIClient.admin).status == .notFound)
             #expect(try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin, json: #"{"month":"2026-13"}"#).status == .badRequest)
@@ -117,12 +154,15 @@ import UTCTime
     /// all), with a 409 that says when it can be done, and numbers nothing; the running month's draft still answers.
     /// The first minute after the month ends, it finalizes as the year's first invoice.
     @Test func finalizingAMonthThatHasNotEndedIsRefusedAndNumbersNothing() async throws {
-        let lastMinuteOfMarch = Instant(secondsSinceEpoch: 1_775_001_600 - 60) // 2026-03-31T23:59:00Z
+        let lastMinuteOfMarch = Instant(secondsSinceEpoch: 1_775_001_600 - 60)  // 2026-03-31T23:59:00Z
         let harness = try await APIHarness.make(now: lastMinuteOfMarch)
         try await harness.test { api in
             let tenant = try await api.tenant()
-            #expect(try await api.send(.post, "/v1/users/u1/external-purchases", headers: tenant.secret,
-                json: Self.purchase("pay-u1")).status == .created)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/u1/external-purchases", headers: tenant.secret,
+                    json: Self.purchase("pay-u1")
+                ).status == .created)
             for month in ["2031-05", "2026-03"] {
                 for body in [#"{"month":"\#(month)"}"#, #"{"month":"\#(month)","account_id":"\#(tenant.accountID)"}"#] {
                     let refused = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin, json: body)
@@ -137,9 +177,10 @@ import UTCTime
             #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.admin).array("invoices").isEmpty)
             #expect(try await harness.pool.query("SELECT year FROM ledger.invoice_numbers").isEmpty)
 
-            harness.clock.advance(seconds: 60) // 2026-04-01T00:00:00Z: March has ended.
-            let finalized = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin,
-                                               json: #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#)
+            harness.clock.advance(seconds: 60)  // 2026-04-01T00:00:00Z: March has ended.
+            let finalized = try await api.send(
+                .post, "/v1/admin/invoices", headers: APIClient.admin,
+                json: #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#)
             #expect(finalized.status == .ok, "\(finalized.text)")
             let invoice = try #require(finalized.array("results").first?["invoice"] as? [String: Any])
             #expect(invoice["number"] as? String == "2026-000001")
@@ -166,23 +207,29 @@ import UTCTime
         try await harness.test { api in
             let tenant = try await api.tenant()
             for user in ["u1", "u2"] {
-                #expect(try await api.send(.post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
-                    json: Self.purchase("pay-\(user)")).status == .created)
+                #expect(
+                    try await api.send(
+                        .post, "/v1/users/\(user)/external-purchases", headers: tenant.secret,
+                        json: Self.purchase("pay-\(user)")
+                    ).status == .created)
             }
             // A finalized month, then a late user of it: the next month's invoice has an adjustment line.
             _ = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin, json: #"{"month":"2026-02"}"#)
             let month = #"{"month":"2026-03","account_id":"\#(tenant.accountID)"}"#
             let finalized = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin, json: month)
             let id = try #require((finalized.array("results").first?["invoice"] as? [String: Any])?["id"] as? String, "\(finalized.text)")
-            #expect(try await api.send(.post, "/v1/users/u3/external-purchases", headers: tenant.secret,
-                json: Self.purchase("pay-u3", day: "2026-02-05T10:00:00Z")).status == .created)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/u3/external-purchases", headers: tenant.secret,
+                    json: Self.purchase("pay-u3", day: "2026-02-05T10:00:00Z")
+                ).status == .created)
             let session = try #require(try await ConsoleTests.signIn(api).1)
             var answers = [
                 finalized.text,
                 try await api.send(.get, "/v1/admin/invoices/\(id)", headers: APIClient.admin).text,
                 try await api.send(.get, "/v1/admin/invoices?account_id=\(tenant.accountID)", headers: APIClient.admin).text,
                 try await api.send(.get, "/v1/admin/invoice-drafts?account_id=\(tenant.accountID)&month=2026-03", headers: APIClient.admin).text,
-                try await api.send(.get, "/console/finance/invoices/\(id)/download?format=json", headers: session.headers).text,
+                try await api.send(.get, "/console/finance/invoices/\(id)/download?format=json", headers: session.headers).text
             ]
             // The void's replacement, counted now, bills the late February user as an adjustment line.
             let voided = try await api.send(.post, "/v1/admin/invoices/\(id)/void", headers: APIClient.admin, json: #"{"reason":"test"}"#)
@@ -192,8 +239,10 @@ import UTCTime
             let wire = try answers.flatMap { Self.keys(try Self.json($0)) }
             let camel = Set(wire.filter { $0.contains { $0.isUppercase } })
             #expect(camel.isEmpty, "camelCase members on the wire: \(camel.sorted())")
-            for member in ["account_id", "plan_id", "paying_users", "app_id", "unit_price_minor", "flat_fee_minor", "amount_minor",
-                           "subtotal_minor", "adjustments_minor", "total_minor", "users", "month"] {
+            for member in [
+                "account_id", "plan_id", "paying_users", "app_id", "unit_price_minor", "flat_fee_minor", "amount_minor",
+                "subtotal_minor", "adjustments_minor", "total_minor", "users", "month"
+            ] {
                 #expect(wire.contains(member), "\(member) is missing")
             }
 

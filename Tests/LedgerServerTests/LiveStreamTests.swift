@@ -95,8 +95,10 @@ import Testing
     }
 
     static func notification(_ harness: APIHarness, type: String, subtype: String? = nil, at signed: Int64, expires: Int64) throws -> String {
-        let body = try harness.signer.notification(type: type, subtype: subtype, signed: signed, transactionJSON: AppStorePayloads.transaction(
-            id: "\(signed)", original: "800", purchase: "\(signed - 10)", expires: expires, token: Self.user, signed: signed))
+        let body = try harness.signer.notification(
+            type: type, subtype: subtype, signed: signed,
+            transactionJSON: AppStorePayloads.transaction(
+                id: "\(signed)", original: "800", purchase: "\(signed - 10)", expires: expires, token: Self.user, signed: signed))
         return #"{"signedPayload":"\#(body)"}"#
     }
 
@@ -115,8 +117,10 @@ import Testing
             #expect(snapshot.products.isEmpty)
 
             let url = "/v1/apps/\(tenant.appID)/notifications"
-            let bought = try await api.send(.post, url, json: try Self.notification(
-                harness, type: "SUBSCRIBED", subtype: "INITIAL_BUY", at: Self.jan1 + 1000, expires: Self.jan1 + 31 * Self.day))
+            let bought = try await api.send(
+                .post, url,
+                json: try Self.notification(
+                    harness, type: "SUBSCRIBED", subtype: "INITIAL_BUY", at: Self.jan1 + 1000, expires: Self.jan1 + 31 * Self.day))
             #expect(bought.status == .ok)
             try await harness.project()
             let change = try #require(try await stream.nextState())
@@ -128,8 +132,10 @@ import Testing
 
             // While disconnected: the month passes and the subscription expires.
             harness.clock.advance(seconds: 30 * 86_400)
-            let refunded = try await api.send(.post, url, json: try Self.notification(
-                harness, type: "EXPIRED", subtype: "VOLUNTARY", at: Self.jan1 + 31 * Self.day + 1000, expires: Self.jan1 + 31 * Self.day))
+            let refunded = try await api.send(
+                .post, url,
+                json: try Self.notification(
+                    harness, type: "EXPIRED", subtype: "VOLUNTARY", at: Self.jan1 + 31 * Self.day + 1000, expires: Self.jan1 + 31 * Self.day))
             #expect(refunded.status == .ok)
             try await harness.project()
             let again = try await EventStream(port: port, path: "/v1/users/\(Self.user)/live", headers: headers + [("Last-Event-ID", cursor)])
@@ -152,16 +158,20 @@ import Testing
             let hub = Task { await harness.api.live.run() }
             let port = try #require(client.port)
             let url = "/v1/apps/\(tenant.appID)/notifications"
-            let posted = try await api.send(.post, url, json: try Self.notification(
-                harness, type: "SUBSCRIBED", subtype: "INITIAL_BUY", at: Self.jan1 + 1000, expires: Self.jan1 + 31 * Self.day))
+            let posted = try await api.send(
+                .post, url,
+                json: try Self.notification(
+                    harness, type: "SUBSCRIBED", subtype: "INITIAL_BUY", at: Self.jan1 + 1000, expires: Self.jan1 + 31 * Self.day))
             #expect(posted.status == .ok)
             try await harness.project()
             var headers = HTTPFields()
             headers[.authorization] = "Bearer \(tenant.secretKey)"
             let received = ReceivedTexts()
-            _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/users/\(Self.user)/live",
-                                                  configuration: .init(additionalHeaders: headers),
-                                                  logger: Logger(label: "test.ws")) { inbound, outbound, _ in
+            _ = try await WebSocketClient.connect(
+                url: "ws://127.0.0.1:\(port)/v1/users/\(Self.user)/live",
+                configuration: .init(additionalHeaders: headers),
+                logger: Logger(label: "test.ws")
+            ) { inbound, outbound, _ in
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     if case .text(let text) = message { received.append(text) }
                     if received.count == 2 { break }
@@ -203,8 +213,9 @@ import Testing
             #expect(try await open("alice", [("Authorization", "Bearer \(tenant.secretKey)")]) == 406)
             #expect(try await open("alice", [accept, ("Authorization", "Bearer \(tenant.secretKey)"), ("Last-Event-ID", "x'--")]) == 400)
             // The public key with alice's cookie reaches alice; a second stream on the same key is over the limit.
-            let alice = try await EventStream(port: port, path: "/v1/users/alice/live",
-                                              headers: [accept, ("APIKey", tenant.publicKey), ("Cookie", aliceCookie)])
+            let alice = try await EventStream(
+                port: port, path: "/v1/users/alice/live",
+                headers: [accept, ("APIKey", tenant.publicKey), ("Cookie", aliceCookie)])
             #expect(alice.status == 200)
             #expect(try await open("alice", [accept, ("APIKey", tenant.publicKey), ("Cookie", aliceCookie)]) == 429)
             await alice.close()

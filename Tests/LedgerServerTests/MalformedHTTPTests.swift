@@ -6,7 +6,7 @@ import PostgresClient
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Bytes that are not valid HTTP/1.1 reach the server over a real socket: the client's mistake is a 400 with the
@@ -17,7 +17,8 @@ import Glibc
         let harness = try await APIHarness.make()
         try await harness.application.test(.live) { client in
             let port = try #require(client.port)
-            let request = "POST /v1/admin/accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(APIHarness.adminToken)\r\n"
+            let request =
+                "POST /v1/admin/accounts HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(APIHarness.adminToken)\r\n"
                 + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
                 + "\(chunkSize)\r\n{\"name\":\"x\"}\r\n0\r\n\r\n"
             let answer = try await RawHTTP.exchange(port: port, request: request)
@@ -40,21 +41,24 @@ import Glibc
             let port = try #require(client.port)
             let targets: [[UInt8]] = [
                 Array("/v1/users/jos\u{E9}".utf8), Array("/health\u{FC}".utf8), Array("/".utf8) + [0xFF, 0xFE],
-                Array("/v1/users/".utf8) + [0xC3, 0x28], Array("/productsStatus?user-id=\u{FC}".utf8),
+                Array("/v1/users/".utf8) + [0xC3, 0x28], Array("/productsStatus?user-id=\u{FC}".utf8)
             ]
             for target in targets {
                 let head = " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(tenant.secretKey)\r\n\r\n"
                 let shown = target.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
-                let (answer, closed) = try await RawHTTP.exchange(port: port, bytes: Array("GET ".utf8) + target + Array(head.utf8),
-                                                                  timeoutSeconds: 30)
+                let (answer, closed) = try await RawHTTP.exchange(
+                    port: port, bytes: Array("GET ".utf8) + target + Array(head.utf8),
+                    timeoutSeconds: 30)
                 #expect(answer.hasPrefix("HTTP/1.1 400"), "\(shown): \(answer)")
                 #expect(answer.contains(#""code":"invalid_request""#), "\(shown): \(answer)")
                 #expect(answer.contains("percent-encode"), "\(shown): the message says how to fix it: \(answer)")
                 #expect(closed, "\(shown): the connection was left open after the answer")
             }
             // Any first request that does not parse hung the same way (the connection's upgrade stage, see FirstRequestGuard).
-            for request in ["G@T /health HTTP/1.1\r\nHost: localhost\r\n\r\n", "GET /health HTTP/1.1\r\nHo st: localhost\r\n\r\n",
-                            "GET /he\u{1}alth HTTP/1.1\r\nHost: localhost\r\n\r\n"] {
+            for request in [
+                "G@T /health HTTP/1.1\r\nHost: localhost\r\n\r\n", "GET /health HTTP/1.1\r\nHo st: localhost\r\n\r\n",
+                "GET /he\u{1}alth HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            ] {
                 let (answer, closed) = try await RawHTTP.exchange(port: port, bytes: Array(request.utf8), timeoutSeconds: 30)
                 #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains(#""code":"invalid_request""#), "\(request.debugDescription): \(answer)")
                 #expect(closed, "\(request.debugDescription): the connection was left open after the answer")

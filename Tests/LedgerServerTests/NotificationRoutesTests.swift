@@ -16,16 +16,22 @@ import Testing
     @Test func aNotificationSequenceDrivesProductsStatus() async throws {
         let harness = try await APIHarness.make()
         let s = harness.signer
-        let subscribed = try s.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
+        let subscribed = try s.notification(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
             transactionJSON: AppStorePayloads.transaction(id: "500", original: "500", token: Self.user, signed: Self.jan1 + 1000))
-        let lifetime = try s.notification(type: "ONE_TIME_CHARGE", signed: Self.jan1 + 2000,
-            transactionJSON: AppStorePayloads.transaction(id: "600", original: "600", product: "lifetime", type: "Non-Consumable",
-                                                          expires: nil, token: Self.user, signed: Self.jan1 + 2000))
-        let refund = try s.notification(type: "REFUND", signed: Self.jan1 + 3 * Self.day,
-            transactionJSON: AppStorePayloads.transaction(id: "600", original: "600", product: "lifetime", type: "Non-Consumable",
-                                                          expires: nil, token: Self.user, revocation: Self.jan1 + 3 * Self.day,
-                                                          revocationReason: 0, signed: Self.jan1 + 3 * Self.day))
-        let expired = try s.notification(type: "EXPIRED", subtype: "VOLUNTARY", signed: Self.jan1 + 31 * Self.day + 1000,
+        let lifetime = try s.notification(
+            type: "ONE_TIME_CHARGE", signed: Self.jan1 + 2000,
+            transactionJSON: AppStorePayloads.transaction(
+                id: "600", original: "600", product: "lifetime", type: "Non-Consumable",
+                expires: nil, token: Self.user, signed: Self.jan1 + 2000))
+        let refund = try s.notification(
+            type: "REFUND", signed: Self.jan1 + 3 * Self.day,
+            transactionJSON: AppStorePayloads.transaction(
+                id: "600", original: "600", product: "lifetime", type: "Non-Consumable",
+                expires: nil, token: Self.user, revocation: Self.jan1 + 3 * Self.day,
+                revocationReason: 0, signed: Self.jan1 + 3 * Self.day))
+        let expired = try s.notification(
+            type: "EXPIRED", subtype: "VOLUNTARY", signed: Self.jan1 + 31 * Self.day + 1000,
             transactionJSON: AppStorePayloads.transaction(id: "500", original: "500", token: Self.user, signed: Self.jan1 + 31 * Self.day + 1000))
         try await harness.test { api in
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
@@ -49,8 +55,9 @@ import Testing
             #expect(afterRefund == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","status":"active"}]}}\#n"#)
             harness.clock.advance(seconds: 30 * 86_400)
             #expect(try await api.send(.post, url, json: Self.body(expired)).status == .ok)
-            #expect(try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","# +
-                #""status":"inactive"}]}}\#n"#)
+            #expect(
+                try await status() == #"{"_embedded":{"products":[{"id":"lifetime","status":"inactive"},{"id":"monthly","#
+                    + #""status":"inactive"}]}}\#n"#)
         }
     }
 
@@ -78,7 +85,7 @@ import Testing
                 (Self.body("' OR 1=1 --"), .badRequest, "malformed"),
                 (#"{"signedPayload":42}"#, .badRequest, "invalid_json"),
                 (#"{"payload":"x"}"#, .badRequest, "invalid_json"),
-                ("", .badRequest, "invalid_json"),
+                ("", .badRequest, "invalid_json")
             ]
             for (body, status, code) in cases {
                 let response = try await api.send(.post, url, json: body)
@@ -99,13 +106,15 @@ import Testing
     /// app only, and the other app's log and views are untouched until a notification reaches its own URL.
     @Test func aNotificationIsRecordedOnlyForTheAppWhoseURLReceivedItAmongAppsOfTheSameBundle() async throws {
         let harness = try await APIHarness.make()
-        let notification = try harness.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
+        let notification = try harness.signer.notification(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1 + 1000,
             transactionJSON: AppStorePayloads.transaction(id: "900", original: "900", token: Self.user, signed: Self.jan1 + 1000))
         try await harness.test { api in
             let a = try await api.tenant(bundleID: "com.example.app", tokenPolicy: "token_is_app_user_id")
             let b = try await api.tenant(bundleID: "com.example.app", tokenPolicy: "token_is_app_user_id")
             func events(_ tenant: APIClient.Tenant) async throws -> Int64 {
-                try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID)").first?.decode(Int64.self,
+                try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID)").first?.decode(
+                    Int64.self,
                     at: 0) ?? -1
             }
             func status(_ tenant: APIClient.Tenant) async throws -> String {
@@ -137,7 +146,8 @@ import Testing
 
     @Test func xcodeDataIsAcceptedOnlyWhenTheAppAllowsIt() async throws {
         let harness = try await APIHarness.make()
-        let xcode = try harness.signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1,
+        let xcode = try harness.signer.notification(
+            type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.jan1,
             transactionJSON: AppStorePayloads.transaction(id: "800", original: "800", environment: "Xcode"), environment: "Xcode")
         try await harness.test { api in
             let strict = try await api.tenant()

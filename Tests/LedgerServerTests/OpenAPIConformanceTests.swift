@@ -20,11 +20,13 @@ import Testing
             #expect(document.status == .ok)
             #expect(document.string("openapi") == "3.1.0")
             let paths = (document.json["paths"] as? [String: Any])?.keys.sorted() ?? []
-            for path in ["/uploadReceipt", "/uploadTransactions", "/productsStatus", "/v1/admin/accounts", "/v1/apps/{app_id}/notifications",
-                         "/v1/users/{user_id}/purchases/{transaction_id}/consume", "/metrics", "/v1/users/{user_id}/live",
-                         "/v1/apps/{app_id}/webhooks", "/v1/admin/apps/{app_id}/webhooks/{endpoint_id}/redeliver",
-                         "/v1/apps/{app_id}/appstore/backfill", "/v1/admin/apps/{app_id}/appstore/backfill",
-                         "/v1/users/{user_id}/consumption-consent", "/v1/admin/apps/{app_id}/refund-policy", "/v1/apps/{app_id}/revenue"] {
+            for path in [
+                "/uploadReceipt", "/uploadTransactions", "/productsStatus", "/v1/admin/accounts", "/v1/apps/{app_id}/notifications",
+                "/v1/users/{user_id}/purchases/{transaction_id}/consume", "/metrics", "/v1/users/{user_id}/live",
+                "/v1/apps/{app_id}/webhooks", "/v1/admin/apps/{app_id}/webhooks/{endpoint_id}/redeliver",
+                "/v1/apps/{app_id}/appstore/backfill", "/v1/admin/apps/{app_id}/appstore/backfill",
+                "/v1/users/{user_id}/consumption-consent", "/v1/admin/apps/{app_id}/refund-policy", "/v1/apps/{app_id}/revenue"
+            ] {
                 #expect(paths.contains(path), "\(path) is not documented")
             }
         }
@@ -40,7 +42,7 @@ import Testing
             let script = Self.repository.appendingPathComponent("scripts/schemathesis.sh").path
             let result = try await ProcessRunner.runOnThread([
                 "/usr/bin/env", "LEDGER_ADMIN_TOKEN=\(APIHarness.adminToken)", "LEDGER_APP_KEY=\(tenant.secretKey)",
-                "LEDGER_APP_ID=\(tenant.appID)", "bash", script, "http://127.0.0.1:\(port)",
+                "LEDGER_APP_ID=\(tenant.appID)", "bash", script, "http://127.0.0.1:\(port)"
             ])
             let summary = result.output.split(separator: "\n").suffix(60).joined(separator: "\n")
             #expect(result.status == 0, "schemathesis reported failures:\n\(summary)")

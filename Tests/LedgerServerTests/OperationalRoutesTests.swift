@@ -14,8 +14,9 @@ import Testing
         let harness = try await APIHarness.make(readYourWrites: .seconds(600), requestTimeout: .seconds(20))
         try await harness.test { api in
             let tenant = try await api.tenant()
-            let body = #"{"payment_id":"slow-1","provider":"x","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":1,"# +
-                #""currency":"USD"},"purchased_at":"2026-01-02T00:00:00Z"}"#
+            let body =
+                #"{"payment_id":"slow-1","provider":"x","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":1,"#
+                + #""currency":"USD"},"purchased_at":"2026-01-02T00:00:00Z"}"#
             let response = try await api.send(.post, "/v1/users/u/external-purchases", headers: tenant.secret, json: body)
             #expect(response.status == .gatewayTimeout)
             #expect(response.errorCode == "timeout")
@@ -36,18 +37,22 @@ import Testing
             #expect(metrics.status == .ok)
             #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
             let lines = metrics.text.split(separator: "\n")
-            #expect(lines.contains {
-                $0.hasPrefix("hb_requests") && $0.contains(#"http_route="/uploadReceipt""#) && $0.contains(#"http_response_status_code="200""#)
-            })
-            #expect(lines.contains {
-                $0.hasPrefix("hb_requests") && $0.contains(#"http_route="/v1/users/{user_id}""#) && $0.contains(#"http_response_status_code="401""#)
-            })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("hb_requests") && $0.contains(#"http_route="/uploadReceipt""#) && $0.contains(#"http_response_status_code="200""#)
+                })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("hb_requests") && $0.contains(#"http_route="/v1/users/{user_id}""#)
+                        && $0.contains(#"http_response_status_code="401""#)
+                })
             // Error answers are timed too, not only counted: operators need the latency of 401s, 503s and 504s.
             #expect(lines.contains { $0.hasPrefix("http_server_request_duration_bucket") && $0.contains(#"http_route="/uploadReceipt""#) })
-            #expect(lines.contains {
-                $0.hasPrefix("http_server_request_duration_bucket") && $0.contains(#"http_route="/v1/users/{user_id}""#)
-                    && $0.contains(#"http_response_status_code="401""#) && $0.contains(#"le="30.0""#)
-            })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("http_server_request_duration_bucket") && $0.contains(#"http_route="/v1/users/{user_id}""#)
+                        && $0.contains(#"http_response_status_code="401""#) && $0.contains(#"le="30.0""#)
+                })
             #expect(lines.contains { $0.hasPrefix("ledger_events_appended_total") })
             #expect(lines.contains { $0.hasPrefix("ledger_projection_lag_events") })
         }
@@ -58,8 +63,10 @@ import Testing
     @Test func jsonAnswersEndWithANewline() async throws {
         let harness = try await APIHarness.make()
         try await harness.test { api in
-            let answers: [(String, HTTPResponse.Status)] = [("/health", .ok), ("/v1/users/u", .unauthorized), ("/no-such-endpoint", .notFound),
-                                                             ("/v1/admin/invoices?account_id=none", .ok)]
+            let answers: [(String, HTTPResponse.Status)] = [
+                ("/health", .ok), ("/v1/users/u", .unauthorized), ("/no-such-endpoint", .notFound),
+                ("/v1/admin/invoices?account_id=none", .ok)
+            ]
             for (uri, status) in answers {
                 let answer = try await api.send(.get, uri, headers: uri.hasPrefix("/v1/admin") ? APIClient.admin : [:])
                 #expect(answer.status == status, "\(uri): \(answer.text)")

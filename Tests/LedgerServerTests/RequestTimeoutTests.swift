@@ -37,7 +37,9 @@ import Testing
         #expect(error?.code == "timeout")
         // Let the abandoned work finish, as the database eventually does.
         while stuck.withLock({ $0 == nil }) { await Task.yield() }
-        stuck.withLock { $0?.resume(); $0 = nil }
+        stuck.withLock {
+            $0?.resume(); $0 = nil
+        }
     }
 
     @Test func workThatStopsWhenCancelledStillGetsThe504() async {

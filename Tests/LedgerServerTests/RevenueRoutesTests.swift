@@ -33,23 +33,28 @@ import UTCTime
     static func record(_ api: APIClient, _ tenant: APIClient.Tenant) async throws {
         let s = api.harness.signer
         let url = "/v1/apps/\(tenant.appID)/notifications"
-        func notify(_ type: String, subtype: String? = nil, id: String, original: String? = nil, productType: String = "Consumable",
-                    purchase: Int64, signed: Int64, environment: String = "Production", revocation: Int64? = nil) async throws {
+        func notify(
+            _ type: String, subtype: String? = nil, id: String, original: String? = nil, productType: String = "Consumable",
+            purchase: Int64, signed: Int64, environment: String = "Production", revocation: Int64? = nil
+        ) async throws {
             let subscription = productType == "Auto-Renewable Subscription"
             let transaction = AppStorePayloads.transaction(
                 id: id, original: original ?? id, product: subscription ? "monthly" : "coins", type: productType, purchase: "\(purchase)",
                 originalPurchase: purchase, expires: subscription ? purchase + 31 * day : nil, revocation: revocation,
                 revocationReason: revocation.map { _ in 0 }, environment: environment, signed: signed)
-            let signedPayload = try s.notification(type: type, subtype: subtype, signed: signed, transactionJSON: transaction,
-                                                   environment: environment)
+            let signedPayload = try s.notification(
+                type: type, subtype: subtype, signed: signed, transactionJSON: transaction,
+                environment: environment)
             let answer = try await api.send(.post, url, json: #"{"signedPayload":"\#(signedPayload)"}"#)
             #expect(answer.status == .ok, "\(type) \(id): \(answer.text)")
         }
         let subscription = "Auto-Renewable Subscription"
-        try await notify("SUBSCRIBED", subtype: "INITIAL_BUY", id: "7001", productType: subscription, purchase: jan1 + 9 * day,
-                         signed: jan1 + 9 * day + 1_000)
-        try await notify("DID_RENEW", id: "7002", original: "7001", productType: subscription, purchase: jan1 + 40 * day,
-                         signed: jan1 + 40 * day + 1_000)
+        try await notify(
+            "SUBSCRIBED", subtype: "INITIAL_BUY", id: "7001", productType: subscription, purchase: jan1 + 9 * day,
+            signed: jan1 + 9 * day + 1_000)
+        try await notify(
+            "DID_RENEW", id: "7002", original: "7001", productType: subscription, purchase: jan1 + 40 * day,
+            signed: jan1 + 40 * day + 1_000)
         try await notify("ONE_TIME_CHARGE", id: "7003", purchase: jan1 + 14 * day, signed: jan1 + 14 * day + 1_000)
         try await notify("REFUND", id: "7003", purchase: jan1 + 14 * day, signed: jan1 + 20 * day, revocation: jan1 + 20 * day)
         try await notify("ONE_TIME_CHARGE", id: "7004", purchase: jan1 + 50 * day, signed: jan1 + 50 * day + 1_000)
@@ -59,10 +64,12 @@ import UTCTime
         try await notify("ONE_TIME_CHARGE", id: "7006", purchase: jan1 + 11 * day, signed: jan1 + 11 * day + 1_000, environment: "Xcode")
 
         func external(_ id: String, milliunits: Int, currency: String = "USD", at time: String, environment: String = "production")
-            async throws {
-            let body = #"{"payment_id":"\#(id)","provider":"paylike","product_id":"pro","product_type":"non_consumable","# +
-                #""price":{"amount_milliunits":\#(milliunits),"currency":"\#(currency)"},"purchased_at":"\#(time)","# +
-                #""environment":"\#(environment)"}"#
+            async throws
+        {
+            let body =
+                #"{"payment_id":"\#(id)","provider":"paylike","product_id":"pro","product_type":"non_consumable","#
+                + #""price":{"amount_milliunits":\#(milliunits),"currency":"\#(currency)"},"purchased_at":"\#(time)","#
+                + #""environment":"\#(environment)"}"#
             let answer = try await api.send(.post, "/v1/users/user-\(id)/external-purchases", headers: tenant.secret, json: body)
             #expect(answer.status == .created, "\(id): \(answer.text)")
         }
@@ -75,8 +82,10 @@ import UTCTime
 
     /// One entry of the answer, its values as text (JSON numbers and Swift integers compare alike).
     static func row(_ month: String?, _ currency: String, gross: Int, refunds: Int, payments: Int, refunded: Int) -> [String: String] {
-        var row = ["currency": currency, "gross_minor": "\(gross)", "refunds_minor": "\(refunds)", "net_minor": "\(gross - refunds)",
-                   "payments": "\(payments)", "refunds": "\(refunded)"]
+        var row = [
+            "currency": currency, "gross_minor": "\(gross)", "refunds_minor": "\(refunds)", "net_minor": "\(gross - refunds)",
+            "payments": "\(payments)", "refunds": "\(refunded)"
+        ]
         if let month { row["month"] = month }
         return row
     }
@@ -86,22 +95,24 @@ import UTCTime
     }
 
     @Test func revenueIsProductionAppStoreAndExternalPaymentsPerCurrencyGrossAndNetOfRefunds() async throws {
-        let harness = try await APIHarness.make(now: Instant(secondsSinceEpoch: 1_773_532_800)) // 2026-03-15
+        let harness = try await APIHarness.make(now: Instant(secondsSinceEpoch: 1_773_532_800))  // 2026-03-15
         try await harness.test { api in
             let tenant = try await api.tenant(allowXcode: true)
             try await Self.record(api, tenant)
             let answer = try await api.send(.get, "/v1/apps/\(tenant.appID)/revenue?from=2026-01&to=2026-02", headers: tenant.secret)
             #expect(answer.status == .ok, "\(answer.text)")
             #expect(answer.string("app_id") == tenant.appID && answer.string("from") == "2026-01" && answer.string("to") == "2026-02")
-            #expect(Self.rows(answer.json["months"]) == [
-                Self.row("2026-01", "USD", gross: 2_497, refunds: 999, payments: 3, refunded: 1),
-                Self.row("2026-02", "JPY", gross: 1_500, refunds: 0, payments: 1, refunded: 0),
-                Self.row("2026-02", "USD", gross: 1_998, refunds: 0, payments: 2, refunded: 0),
-            ], "\(answer.text)")
-            #expect(Self.rows(answer.json["totals"]) == [
-                Self.row(nil, "JPY", gross: 1_500, refunds: 0, payments: 1, refunded: 0),
-                Self.row(nil, "USD", gross: 4_495, refunds: 999, payments: 5, refunded: 1),
-            ], "\(answer.text)")
+            #expect(
+                Self.rows(answer.json["months"]) == [
+                    Self.row("2026-01", "USD", gross: 2_497, refunds: 999, payments: 3, refunded: 1),
+                    Self.row("2026-02", "JPY", gross: 1_500, refunds: 0, payments: 1, refunded: 0),
+                    Self.row("2026-02", "USD", gross: 1_998, refunds: 0, payments: 2, refunded: 0)
+                ], "\(answer.text)")
+            #expect(
+                Self.rows(answer.json["totals"]) == [
+                    Self.row(nil, "JPY", gross: 1_500, refunds: 0, payments: 1, refunded: 0),
+                    Self.row(nil, "USD", gross: 4_495, refunds: 999, payments: 5, refunded: 1)
+                ], "\(answer.text)")
             // The months are inclusive and UTC: the payments a second before and at the very start of the span's neighbours.
             let wider = try await api.send(.get, "/v1/apps/\(tenant.appID)/revenue?from=2025-12&to=2026-03", headers: tenant.secret)
             #expect(Self.rows(wider.json["months"]).first == Self.row("2025-12", "USD", gross: 499, refunds: 0, payments: 1, refunded: 0))
@@ -134,7 +145,7 @@ import UTCTime
                 ("?from=2026-1&to=2026-02", "`from` must be a month YYYY-MM"),
                 ("?from=2026-01&to=2026-13", "`to` must be a month YYYY-MM"),
                 ("?from=2026-03&to=2026-02", "`from` (2026-03) is after `to` (2026-02); give from ≤ to"),
-                ("?from=2016-01&to=2026-01", "2016-01 to 2026-01 is 121 months; ask for at most 120 at a time"),
+                ("?from=2016-01&to=2026-01", "2016-01 to 2026-01 is 121 months; ask for at most 120 at a time")
             ]
             for (query, message) in refusals {
                 let refused = try await api.send(.get, base + query, headers: tenant.secret)

@@ -11,9 +11,10 @@ import Testing
 
 @Suite struct SeedRoutesTests {
     static func receipt(_ harness: APIHarness, _ purchases: [(product: String, id: String, expires: String)]) throws -> String {
-        try harness.signer.receipt(purchases: purchases.map {
-            ReceiptBuilder.inAppPurchase(product: $0.product, transactionId: $0.id, expiresDate: $0.expires)
-        })
+        try harness.signer.receipt(
+            purchases: purchases.map {
+                ReceiptBuilder.inAppPurchase(product: $0.product, transactionId: $0.id, expiresDate: $0.expires)
+            })
     }
 
     @Test func uploadReceiptRecordsSetsASignedCookieAndProductsStatusAnswersTheSeedShape() async throws {
@@ -24,7 +25,7 @@ import Testing
             let (upload, cookie) = try await api.uploadReceipt(tenant, user: "user-1", receipt: receipt)
             #expect(upload.status == .ok, "\(upload.text)")
             #expect(upload.string("user_id") == "user-1")
-            #expect(upload.int("recorded") == 2) // two purchases, each carrying its user
+            #expect(upload.int("recorded") == 2)  // two purchases, each carrying its user
             let setCookies = upload.headers[values: .setCookie]
             #expect(setCookies.contains { $0.hasPrefix("uid=user-1;") && $0.contains("Expires=") && $0.contains("HttpOnly") })
             #expect(setCookies.contains { $0.hasPrefix("uid_sig=") })
@@ -40,8 +41,9 @@ import Testing
             #expect(status.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"},{"id":"old_weekly","status":"inactive"}]}}\#n"#)
 
             // Once the app has a catalog, only its products are listed.
-            _ = try await api.send(.put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
-                                   json: #"{"type":"auto_renewable","entitlements":["pro"]}"#)
+            _ = try await api.send(
+                .put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
+                json: #"{"type":"auto_renewable","entitlements":["pro"]}"#)
             let filtered = try await api.productsStatus(tenant.publicHeaders.with(cookie: cookie))
             #expect(filtered.text == #"{"_embedded":{"products":[{"id":"monthly","status":"active"}]}}\#n"#)
 
@@ -49,8 +51,9 @@ import Testing
             var secretHeaders = tenant.secret
             secretHeaders[HTTPField.Name("user-id")!] = "user-1"
             #expect(try await api.productsStatus(secretHeaders).text == filtered.text)
-            #expect(try await api.send(.get, "/productsStatus?user-id=nobody", headers: tenant.secret).text
-                == #"{"_embedded":{"products":[]}}\#n"#)
+            #expect(
+                try await api.send(.get, "/productsStatus?user-id=nobody", headers: tenant.secret).text
+                    == #"{"_embedded":{"products":[]}}\#n"#)
         }
     }
 
@@ -88,9 +91,10 @@ import Testing
             #expect(cookie.contains("uid=\(user)"))
             // A later upload with that cookie and no user id stays with the same user.
             let raw = try #require(Data(base64Encoded: receipt))
-            let bytes = try await api.send(.post, "/uploadReceipt",
-                                           headers: tenant.publicHeaders.with(cookie: cookie).merging([.contentType: "application/octet-stream"]),
-                                           bytes: Array(raw))
+            let bytes = try await api.send(
+                .post, "/uploadReceipt",
+                headers: tenant.publicHeaders.with(cookie: cookie).merging([.contentType: "application/octet-stream"]),
+                bytes: Array(raw))
             #expect(bytes.status == .ok, "\(bytes.text)")
             #expect(bytes.string("user_id") == user)
             #expect(bytes.int("recorded") == 0)
@@ -129,8 +133,13 @@ import Testing
     @Test func badUploadsAre4xxAndRecordNothing() async throws {
         let harness = try await APIHarness.make()
         let receipt = try Self.receipt(harness, [("monthly", "4001", "2026-02-01T00:00:00Z")])
-        let otherBundle = try harness.signer.receipt(bundleID: "com.other.app", purchases: [ReceiptBuilder.inAppPurchase(product: "m",
-            transactionId: "9")])
+        let otherBundle = try harness.signer.receipt(
+            bundleID: "com.other.app",
+            purchases: [
+                ReceiptBuilder.inAppPurchase(
+                    product: "m",
+                    transactionId: "9")
+            ])
         try await harness.test { api in
             let tenant = try await api.tenant()
             let doubled = Data(receipt.utf8).base64EncodedString()
@@ -144,7 +153,7 @@ import Testing
                 (tenant.publicHeaders, #"{"data":"\#(otherBundle)"}"#, .badRequest, "wrong_bundle_id"),
                 (tenant.publicHeaders, #"{"user-id":42,"data":"\#(receipt)"}"#, .badRequest, "invalid_json"),
                 (tenant.publicHeaders, #"{"user-id":""#, .badRequest, "invalid_json"),
-                (tenant.publicHeaders.merging([.contentType: "text/plain"]), "hello", .unsupportedMediaType, "unsupported_media_type"),
+                (tenant.publicHeaders.merging([.contentType: "text/plain"]), "hello", .unsupportedMediaType, "unsupported_media_type")
             ]
             for (headers, body, status, code) in cases {
                 let response = try await api.send(.post, "/uploadReceipt", headers: headers, json: body)
@@ -157,8 +166,10 @@ import Testing
     }
 
     /// `POST /uploadTransactions` with `{"user-id"?, "transactions": [{"signed_transaction"}]}` and a public key.
-    static func uploadTransactions(_ api: APIClient, _ tenant: APIClient.Tenant, user: String?, _ signed: [String],
-                                   cookie: String? = nil) async throws -> (APIResponse, cookie: String) {
+    static func uploadTransactions(
+        _ api: APIClient, _ tenant: APIClient.Tenant, user: String?, _ signed: [String],
+        cookie: String? = nil
+    ) async throws -> (APIResponse, cookie: String) {
         let member = user.map { #""user-id":"\#($0)","# } ?? ""
         let items = signed.map { #"{"signed_transaction":"\#($0)"}"# }.joined(separator: ",")
         let headers = cookie.map { tenant.publicHeaders.with(cookie: $0) } ?? tenant.publicHeaders
@@ -177,8 +188,10 @@ import Testing
         let harness = try await APIHarness.make()
         let receipt = try Self.receipt(harness, [("monthly", "6100", "2026-02-01T00:00:00Z")])
         let lifetime = try Self.lifetime(harness, "6001")
-        let coins = try harness.signer.sign(AppStorePayloads.transaction(id: "6002", original: "6002", product: "coins", type: "Consumable",
-                                                                        expires: nil))
+        let coins = try harness.signer.sign(
+            AppStorePayloads.transaction(
+                id: "6002", original: "6002", product: "coins", type: "Consumable",
+                expires: nil))
         try await harness.test { api in
             let tenant = try await api.tenant()
             let (_, aliceCookie) = try await api.uploadReceipt(tenant, user: "alice", receipt: receipt)
@@ -221,8 +234,9 @@ import Testing
             #expect(anon.hasPrefix("anon-"))
             #expect(anonymousCookie.hasPrefix("uid=\(anon); "))
             try await harness.project()
-            #expect(try await api.send(.get, "/v1/users/\(anon)", headers: tenant.publicHeaders.with(cookie: anonymousCookie))
-                .array("one_time_purchases").compactMap { $0["transaction_id"] as? String } == ["6004"])
+            #expect(
+                try await api.send(.get, "/v1/users/\(anon)", headers: tenant.publicHeaders.with(cookie: anonymousCookie))
+                    .array("one_time_purchases").compactMap { $0["transaction_id"] as? String } == ["6004"])
             // Alice's purchase stayed hers.
             let alice = try await api.send(.get, "/v1/users/alice", headers: tenant.publicHeaders.with(cookie: aliceCookie))
             #expect(alice.array("subscriptions").compactMap { $0["original_transaction_id"] as? String } == ["6100"])
@@ -232,34 +246,51 @@ import Testing
     @Test func hostileOrInvalidSignedTransactionsAre4xxSetNoCookieAndRecordNothing() async throws {
         let harness = try await APIHarness.make()
         let valid = try Self.lifetime(harness, "7001")
-        let foreign = try AppStoreTestSigner().sign(AppStorePayloads.transaction(id: "7002", original: "7002", product: "lifetime",
-                                                                                type: "Non-Consumable", expires: nil))
+        let foreign = try AppStoreTestSigner().sign(
+            AppStorePayloads.transaction(
+                id: "7002", original: "7002", product: "lifetime",
+                type: "Non-Consumable", expires: nil))
         let parts = valid.split(separator: ".").map(String.init)
-        let edited = try harness.signer.sign(AppStorePayloads.transaction(id: "7003", original: "7003", product: "lifetime",
-                                                                          type: "Non-Consumable", expires: nil)).split(separator: ".")[1]
+        let edited = try harness.signer.sign(
+            AppStorePayloads.transaction(
+                id: "7003", original: "7003", product: "lifetime",
+                type: "Non-Consumable", expires: nil)
+        ).split(separator: ".")[1]
         let spliced = [parts[0], String(edited), parts[2]].joined(separator: ".")
-        let otherBundle = try harness.signer.sign(AppStorePayloads.transaction(id: "7004", original: "7004", product: "lifetime",
-                                                                              type: "Non-Consumable", expires: nil, bundleID: "com.other.app"))
+        let otherBundle = try harness.signer.sign(
+            AppStorePayloads.transaction(
+                id: "7004", original: "7004", product: "lifetime",
+                type: "Non-Consumable", expires: nil, bundleID: "com.other.app"))
         try await harness.test { api in
             let tenant = try await api.tenant()
             let cases: [(HTTPFields, String, HTTPResponse.Status, String)] = [
                 ([:], #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"}]}"#, .unauthorized, "unauthorized"),
-                ([HTTPField.Name("APIKey")!: "pk_forged"], #"{"transactions":[{"signed_transaction":"\#(valid)"}]}"#, .unauthorized,
-                 "unauthorized"),
+                (
+                    [HTTPField.Name("APIKey")!: "pk_forged"], #"{"transactions":[{"signed_transaction":"\#(valid)"}]}"#, .unauthorized,
+                    "unauthorized"
+                ),
                 (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(foreign)"}]}"#, .badRequest, "untrusted_chain"),
-                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(spliced)"}]}"#, .badRequest,
-                 "invalid_signature"),
-                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(otherBundle)"}]}"#, .badRequest,
-                 "wrong_bundle_id"),
+                (
+                    tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(spliced)"}]}"#, .badRequest,
+                    "invalid_signature"
+                ),
+                (
+                    tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(otherBundle)"}]}"#, .badRequest,
+                    "wrong_bundle_id"
+                ),
                 (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"a.b.c"}]}"#, .badRequest, "malformed"),
                 // One bad item refuses the whole upload, the valid one included.
-                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"},{"signed_transaction":"x"}]}"#,
-                 .badRequest, "malformed"),
+                (
+                    tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"},{"signed_transaction":"x"}]}"#,
+                    .badRequest, "malformed"
+                ),
                 (tenant.publicHeaders, #"{"user-id":"u","transactions":[]}"#, .badRequest, "invalid_request"),
                 (tenant.publicHeaders, #"{"user-id":"u"}"#, .badRequest, "invalid_json"),
-                (tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"}],"extra":1}"#, .badRequest,
-                 "invalid_json"),
-                (tenant.publicHeaders, #"{"user-id":42,"transactions":[{"signed_transaction":"\#(valid)"}]}"#, .badRequest, "invalid_json"),
+                (
+                    tenant.publicHeaders, #"{"user-id":"u","transactions":[{"signed_transaction":"\#(valid)"}],"extra":1}"#, .badRequest,
+                    "invalid_json"
+                ),
+                (tenant.publicHeaders, #"{"user-id":42,"transactions":[{"signed_transaction":"\#(valid)"}]}"#, .badRequest, "invalid_json")
             ]
             for (headers, body, status, code) in cases {
                 let response = try await api.send(.post, "/uploadTransactions", headers: headers, json: body)

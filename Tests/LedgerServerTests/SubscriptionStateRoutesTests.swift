@@ -31,13 +31,17 @@ import Testing
         let renewal = AppStorePayloads.renewalInfo(original: "3000", signed: resubscribedAt)
         let initialBuy = try s.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: Self.now - 60 * Self.day, transactionJSON: old)
         let expired = try s.notification(type: "EXPIRED", subtype: "VOLUNTARY", signed: Self.now, transactionJSON: old)
-        let resubscribe = try s.notification(type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signed: Self.now, transactionJSON: new,
+        let resubscribe = try s.notification(
+            type: "SUBSCRIBED", subtype: "RESUBSCRIBE", signed: Self.now, transactionJSON: new,
             renewalInfoJSON: renewal)
         let upload = #"{"transactions":[{"signed_transaction":"\#(try s.sign(new))","signed_renewal_info":"\#(try s.sign(renewal))"}]}"#
         try await harness.test { api in
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
-            #expect(try await api.send(.put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
-                                       json: #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#).status == .ok)
+            #expect(
+                try await api.send(
+                    .put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
+                    json: #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#
+                ).status == .ok)
             let url = "/v1/apps/\(tenant.appID)/notifications"
             #expect(try await api.send(.post, url, json: Self.body(initialBuy)).status == .ok)
             #expect(try await api.send(.post, url, json: Self.body(expired)).status == .ok)
@@ -74,8 +78,9 @@ import Testing
     @Test func offersConsentEligibilityAndNewerFieldsAreInTheUserView() async throws {
         let harness = try await APIHarness.make()
         let s = harness.signer
-        let commitment = #""commitmentInfo":{"billingPeriodNumber":2,"totalBillingPeriods":12,"# +
-            #""commitmentExpiresDate":\#(Self.now + 300 * Self.day),"commitmentPrice":12990}"#
+        let commitment =
+            #""commitmentInfo":{"billingPeriodNumber":2,"totalBillingPeriods":12,"#
+            + #""commitmentExpiresDate":\#(Self.now + 300 * Self.day),"commitmentPrice":12990}"#
         let transaction = AppStorePayloads.transaction(
             id: "4000", original: "4000", purchase: "\(Self.now - Self.day)", originalPurchase: Self.now - Self.day,
             expires: Self.now + 6 * Self.day, token: Self.user, offerType: 1, signed: Self.now - Self.day, group: "main",
@@ -88,8 +93,11 @@ import Testing
         try await harness.test { api in
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
             for (product, group) in [("monthly", "main"), ("monthly_plus", "main"), ("annual", "other")] {
-                #expect(try await api.send(.put, "/v1/apps/\(tenant.appID)/products/\(product)", headers: tenant.secret,
-                                           json: #"{"type":"auto_renewable","subscription_group":"\#(group)","entitlements":["pro"]}"#).status == .ok)
+                #expect(
+                    try await api.send(
+                        .put, "/v1/apps/\(tenant.appID)/products/\(product)", headers: tenant.secret,
+                        json: #"{"type":"auto_renewable","subscription_group":"\#(group)","entitlements":["pro"]}"#
+                    ).status == .ok)
             }
             #expect(try await api.send(.post, "/v1/users/\(Self.user)/transactions", headers: tenant.secret, json: upload).status == .ok)
             try await harness.project()

@@ -35,7 +35,8 @@ import Testing
         /// Runs `body` with a client of each instance and the second's listener events (once it listens), then
         /// stops the listener.
         func test(_ body: @escaping @Sendable (APIClient, APIClient, inout AsyncStream<ListenerEvent>.Iterator) async throws -> Void)
-            async throws {
+            async throws
+        {
             let events = events
             try await first.test { a in
                 try await second.test { b in
@@ -51,8 +52,10 @@ import Testing
 
     /// Reads the second instance's listener events until `table`'s notification has been applied, after a marker
     /// sent now: notifications of earlier writes (creating the tenant) are passed over.
-    static func waitForNotification(of table: String, after write: () async throws -> Void, pool: PostgresPool,
-                                    events: inout AsyncStream<ListenerEvent>.Iterator) async throws {
+    static func waitForNotification(
+        of table: String, after write: () async throws -> Void, pool: PostgresPool,
+        events: inout AsyncStream<ListenerEvent>.Iterator
+    ) async throws {
         let marker = "marker-\(UUID().uuidString)"
         try await pool.query("SELECT pg_notify(\(TenancyCache.channel), \(marker))")
         while let event = await events.next(), event != .notification(channel: TenancyCache.channel, payload: marker) {}
@@ -73,9 +76,10 @@ import Testing
         try await instances.test { a, b, events in
             let tenant = try await a.tenant()
             let products = "/v1/apps/\(tenant.appID)/products"
-            #expect(try await b.send(.get, products, headers: tenant.secret).status == .ok) // cached by the second
-            try await Self.waitForNotification(of: "api_keys", after: { try await Self.revokeSecretKey(of: tenant, through: a) },
-                                               pool: pool, events: &events)
+            #expect(try await b.send(.get, products, headers: tenant.secret).status == .ok)  // cached by the second
+            try await Self.waitForNotification(
+                of: "api_keys", after: { try await Self.revokeSecretKey(of: tenant, through: a) },
+                pool: pool, events: &events)
             let refused = try await b.send(.get, products, headers: tenant.secret)
             #expect(refused.status == .unauthorized)
         }
@@ -89,23 +93,25 @@ import Testing
         try await instances.test { a, b, events in
             let tenant = try await a.tenant()
             func define(_ entitlement: String) async throws {
-                let put = try await a.send(.put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
-                                           json: #"{"type":"auto_renewable","subscription_group":"main","entitlements":["\#(entitlement)"]}"#)
+                let put = try await a.send(
+                    .put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
+                    json: #"{"type":"auto_renewable","subscription_group":"main","entitlements":["\#(entitlement)"]}"#)
                 #expect(put.status == .ok)
             }
             func entitlements(_ client: APIClient) async throws -> [String?] {
                 try await client.send(.get, "/v1/users/alice", headers: tenant.secret).array("entitlements").map { $0["id"] as? String }
             }
             try await define("pro")
-            let upload = try await a.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
-                                          json: UserRoutesTests.upload([signed.subscription]))
+            let upload = try await a.send(
+                .post, "/v1/users/alice/transactions", headers: tenant.secret,
+                json: UserRoutesTests.upload([signed.subscription]))
             #expect(upload.status == .ok, "\(upload.text)")
             try await first.project()
             #expect(try await entitlements(a) == ["pro"])
             #expect(try await entitlements(b) == ["pro"])
             try await Self.waitForNotification(of: "products", after: { try await define("premium") }, pool: pool, events: &events)
-            #expect(try await entitlements(a) == ["premium"]) // the instance that made the change
-            #expect(try await entitlements(b) == ["premium"]) // another one, told by NOTIFY
+            #expect(try await entitlements(a) == ["premium"])  // the instance that made the change
+            #expect(try await entitlements(b) == ["premium"])  // another one, told by NOTIFY
         }
     }
 
@@ -117,8 +123,9 @@ import Testing
         try await harness.test { api in
             let tenant = try await api.tenant()
             let clock = Mutex(ContinuousClock.now)
-            let cache = TenancyCache(tenancy: TenancyStore(pool: pool), timeToLive: .seconds(10), fallbackTimeToLive: .seconds(1),
-                                     now: { clock.withLock { $0 } })
+            let cache = TenancyCache(
+                tenancy: TenancyStore(pool: pool), timeToLive: .seconds(10), fallbackTimeToLive: .seconds(1),
+                now: { clock.withLock { $0 } })
             // A listener of the test's own making, so no notification reaches this cache unless the test sends it.
             let (events, listener) = AsyncStream<ListenerEvent>.makeStream()
             let (applied, observer) = AsyncStream<ListenerEvent>.makeStream()
@@ -129,10 +136,10 @@ import Testing
             #expect(try await cache.key(tenant.secretKey) != nil)
             try await Self.revokeSecretKey(of: tenant, through: api)
             clock.withLock { $0 += .seconds(5) }
-            #expect(try await cache.key(tenant.secretKey) != nil) // still cached: no notification came
+            #expect(try await cache.key(tenant.secretKey) != nil)  // still cached: no notification came
             listener.yield(.disconnected)
             #expect(await appliedEvents.next() == .disconnected)
-            #expect(try await cache.key(tenant.secretKey) == nil) // dropped with everything else
+            #expect(try await cache.key(tenant.secretKey) == nil)  // dropped with everything else
             listener.finish()
             await following.value
         }
@@ -149,7 +156,7 @@ import Testing
             let cache = TenancyCache(tenancy: TenancyStore(pool: pool), fallbackTimeToLive: .seconds(1), now: { clock.withLock { $0 } })
             #expect(try await cache.key(tenant.secretKey)?.appID == tenant.appID)
             try await Self.revokeSecretKey(of: tenant, through: api)
-            #expect(try await cache.key(tenant.secretKey) != nil) // answered from memory, not the database
+            #expect(try await cache.key(tenant.secretKey) != nil)  // answered from memory, not the database
             clock.withLock { $0 += .milliseconds(999) }
             #expect(try await cache.key(tenant.secretKey) != nil)
             clock.withLock { $0 += .milliseconds(1) }

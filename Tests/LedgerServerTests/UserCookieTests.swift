@@ -29,7 +29,8 @@ import Testing
         let issued = cookie.issue(app: "app_a", user: "a b;c,\"d\"é", now: 0)
         #expect(!issued.uid.contains(" ") && !issued.uid.contains(";") && !issued.uid.contains(","))
         #expect(cookie.verify(app: "app_a", uid: issued.uid, signature: issued.signature, now: 1) == .success("a b;c,\"d\"é"))
-        #expect(cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires)
-            .allSatisfy { $0.contains("Max-Age=3600") && $0.contains("Path=/") && $0.contains("HttpOnly") })
+        #expect(
+            cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires)
+                .allSatisfy { $0.contains("Max-Age=3600") && $0.contains("Path=/") && $0.contains("HttpOnly") })
     }
 }

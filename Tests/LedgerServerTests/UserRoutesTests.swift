@@ -21,8 +21,10 @@ import Testing
             subscription: try s.sign(AppStorePayloads.transaction(id: "9001", original: "9001")),
             renewal: try s.sign(AppStorePayloads.renewalInfo(original: "9001", autoRenew: 0)),
             coins: try s.sign(AppStorePayloads.transaction(id: "9002", original: "9002", product: "coins", type: "Consumable", expires: nil)),
-            lifetime: try s.sign(AppStorePayloads.transaction(id: "9003", original: "9003", product: "lifetime", type: "Non-Consumable",
-                expires: nil)))
+            lifetime: try s.sign(
+                AppStorePayloads.transaction(
+                    id: "9003", original: "9003", product: "lifetime", type: "Non-Consumable",
+                    expires: nil)))
     }
 
     static func upload(_ signed: [String], renewal: String? = nil) -> String {
@@ -39,12 +41,14 @@ import Testing
         let signed = try Self.signed(harness)
         try await harness.test { api in
             let tenant = try await api.tenant()
-            _ = try await api.send(.put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
-                                   json: #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#)
-            let upload = try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
-                                            json: Self.upload([signed.subscription, signed.coins], renewal: signed.renewal))
+            _ = try await api.send(
+                .put, "/v1/apps/\(tenant.appID)/products/monthly", headers: tenant.secret,
+                json: #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#)
+            let upload = try await api.send(
+                .post, "/v1/users/alice/transactions", headers: tenant.secret,
+                json: Self.upload([signed.subscription, signed.coins], renewal: signed.renewal))
             #expect(upload.status == .ok, "\(upload.text)")
-            #expect(upload.int("recorded") == 3) // subscription, its auto-renew status, coins
+            #expect(upload.int("recorded") == 3)  // subscription, its auto-renew status, coins
             try await harness.project()
 
             let user = try await api.send(.get, "/v1/users/alice", headers: tenant.secret)
@@ -83,12 +87,16 @@ import Testing
             #expect(try await api.send(.get, "/v1/users/alice/events?limit=abc", headers: tenant.secret).status == .badRequest)
 
             // Forged uploads are refused and record nothing.
-            let forged = try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
-                                            json: Self.upload([JWSSigner.tamper(signed.lifetime, segment: 1)]))
+            let forged = try await api.send(
+                .post, "/v1/users/alice/transactions", headers: tenant.secret,
+                json: Self.upload([JWSSigner.tamper(signed.lifetime, segment: 1)]))
             #expect(forged.errorCode == "invalid_signature")
             #expect(forged.errorMessage?.hasPrefix("transactions[0].signed_transaction") == true)
-            #expect(try await api.send(.post, "/v1/users/alice/transactions", headers: tenant.secret,
-                json: #"{"transactions":[]}"#).status == .badRequest)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/alice/transactions", headers: tenant.secret,
+                    json: #"{"transactions":[]}"#
+                ).status == .badRequest)
         }
     }
 
@@ -116,8 +124,11 @@ import Testing
             #expect(try await api.send(.get, "/v1/users/bob", headers: transfer.secret).array("one_time_purchases").count == 1)
             #expect(try await api.send(.get, "/v1/users/alice", headers: transfer.secret).array("one_time_purchases").isEmpty)
             // Named ids are for the backend; nothing to restore is a 400.
-            #expect(try await api.send(.post, "/v1/users/bob/restore", headers: transfer.secret,
-                json: #"{"original_transaction_ids":["9003"]}"#).status == .ok)
+            #expect(
+                try await api.send(
+                    .post, "/v1/users/bob/restore", headers: transfer.secret,
+                    json: #"{"original_transaction_ids":["9003"]}"#
+                ).status == .ok)
             #expect(try await api.send(.post, "/v1/users/bob/restore", headers: transfer.secret, json: "{}").status == .badRequest)
         }
     }
@@ -125,8 +136,9 @@ import Testing
     @Test func externalPurchasesAreRecordedOncePerPaymentID() async throws {
         try await APIHarness.make().test { api in
             let tenant = try await api.tenant()
-            let body = #"{"payment_id":"ch_1","provider":"paylike","product_id":"lifetime","product_type":"non_consumable","# +
-                #""price":{"amount_milliunits":9990,"currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z"}"#
+            let body =
+                #"{"payment_id":"ch_1","provider":"paylike","product_id":"lifetime","product_type":"non_consumable","#
+                + #""price":{"amount_milliunits":9990,"currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z"}"#
             let first = try await api.send(.post, "/v1/users/carol/external-purchases", headers: tenant.secret, json: body)
             #expect(first.status == .created, "\(first.text)")
             let again = try await api.send(.post, "/v1/users/carol/external-purchases", headers: tenant.secret, json: body)
@@ -184,8 +196,11 @@ import Testing
             #expect(try await api.send(.put, "/v1/apps/\(a.appID)/products/coins", json: body).status == .unauthorized)
             #expect(try await api.send(.get, "/v1/apps/\(a.appID)/products", headers: b.secret).status == .forbidden)
             #expect(try await api.send(.put, "/v1/apps/\(a.appID)/products/coins", headers: a.secret, json: #"{"type":"gem"}"#).status == .badRequest)
-            #expect(try await api.send(.put, "/v1/apps/\(a.appID)/products/coins", headers: a.secret,
-                json: #"{"type":"consumable","entitlements":["x","x"]}"#).status == .badRequest)
+            #expect(
+                try await api.send(
+                    .put, "/v1/apps/\(a.appID)/products/coins", headers: a.secret,
+                    json: #"{"type":"consumable","entitlements":["x","x"]}"#
+                ).status == .badRequest)
             #expect(try await api.send(.get, "/v1/apps/\(b.appID)/products", headers: b.secret).array("products").isEmpty)
         }
     }
@@ -206,9 +221,11 @@ import Testing
                 (.get, "/v1/users/{u}/events", nil), (.post, "/v1/users/{u}/transactions", Self.upload([signed.lifetime])),
                 (.post, "/v1/users/{u}/restore", #"{"signed_transactions":["\#(signed.lifetime)"]}"#),
                 (.post, "/v1/users/{u}/purchases/9002/consume", nil),
-                (.post, "/v1/users/{u}/external-purchases",
-                    #"{"payment_id":"p","provider":"x","product_id":"y","product_type":"consumable","price":{"amount_milliunits":1,"# +
-                        #""currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z"}"#),
+                (
+                    .post, "/v1/users/{u}/external-purchases",
+                    #"{"payment_id":"p","provider":"x","product_id":"y","product_type":"consumable","price":{"amount_milliunits":1,"#
+                        + #""currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z"}"#
+                )
             ]
             for (method, template, body) in endpoints {
                 let alice = template.replacingOccurrences(of: "{u}", with: "alice")
@@ -217,7 +234,8 @@ import Testing
                 #expect(try await api.send(method, alice, headers: APIClient.bearer("sk_forged"), json: body).status == .unauthorized)
                 // Card payments need the secret key whatever the cookie (403); elsewhere the cookie is missing (401).
                 let publicRefusal: HTTPResponse.Status = template.contains("external") ? .forbidden : .unauthorized
-                #expect(try await api.send(method, alice, headers: a.publicHeaders, json: body).status == publicRefusal,
+                #expect(
+                    try await api.send(method, alice, headers: a.publicHeaders, json: body).status == publicRefusal,
                     "\(alice) public key without cookie")
                 let other = try await api.send(method, bob, headers: a.publicHeaders.with(cookie: aliceCookie), json: body)
                 #expect(other.status == .forbidden, "\(bob) with alice's cookie: \(other.text)")

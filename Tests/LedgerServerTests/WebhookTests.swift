@@ -38,11 +38,13 @@ import Testing
     static func allDelivered(_ pool: PostgresPool, timeout: Duration = .seconds(180)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let done = try await pool.query("""
-                SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
-                           >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
-                       AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
-                """)[0].decode(Bool?.self, at: 0) ?? false
+            let done =
+                try await pool.query(
+                    """
+                    SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
+                               >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
+                           AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
+                    """)[0].decode(Bool?.self, at: 0) ?? false
             if done { return true }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -69,8 +71,9 @@ import Testing
         let users = (0..<4).map { "0000000\($0)-2b7a-4c1e-9d3a-1b2c3d4e5f60" }
         try await harness.test { api in
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
-            let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
-                                             json: #"{"url":"\#(receiver.url)","description":"backend"}"#)
+            let created = try await api.send(
+                .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                json: #"{"url":"\#(receiver.url)","description":"backend"}"#)
             #expect(created.status == .created, "\(created.text)")
             let oldSecret = try #require(created.string("secret"))
             let endpointID = try #require(created.string("endpoint_id"))
@@ -116,7 +119,7 @@ import Testing
             for file in ["before.json", "after.json"] {
                 let result = try await ProcessRunner.runOnThread([
                     "/usr/bin/env", "bash", Self.repository.appendingPathComponent("scripts/verify-webhooks.sh").path,
-                    scratch.appendingPathComponent(file).path,
+                    scratch.appendingPathComponent(file).path
                 ])
                 #expect(result.status == 0, "\(file): \(result.output)")
             }
@@ -126,7 +129,7 @@ import Testing
             try WebhookReceiver.subset([forged]).verificationFile(secrets: [oldSecret], at: scratch.appendingPathComponent("forged.json").path)
             let refused = try await ProcessRunner.runOnThread([
                 "/usr/bin/env", "bash", Self.repository.appendingPathComponent("scripts/verify-webhooks.sh").path,
-                scratch.appendingPathComponent("forged.json").path,
+                scratch.appendingPathComponent("forged.json").path
             ])
             #expect(refused.status != 0)
         }
@@ -145,22 +148,27 @@ import Testing
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
             var endpoints: [String: String] = [:]
             for environment in ["sandbox", "production"] {
-                let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
-                                                 json: #"{"url":"\#(receiver.url)","environments":["\#(environment)"]}"#)
+                let created = try await api.send(
+                    .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                    json: #"{"url":"\#(receiver.url)","environments":["\#(environment)"]}"#)
                 #expect(created.status == .created, "\(created.text)")
                 endpoints[environment] = try #require(created.string("endpoint_id"))
             }
             let bought = Self.jan1 + 1000
             let lifetime = { (signed: Int64, revoked: Int64?) in
-                AppStorePayloads.transaction(id: "5001", original: "5001", product: "lifetime", type: "Non-Consumable", purchase: "\(bought)",
-                                             originalPurchase: bought, expires: nil, token: user, revocation: revoked,
-                                             revocationReason: revoked.map { _ in 0 }, signed: signed)
+                AppStorePayloads.transaction(
+                    id: "5001", original: "5001", product: "lifetime", type: "Non-Consumable", purchase: "\(bought)",
+                    originalPurchase: bought, expires: nil, token: user, revocation: revoked,
+                    revocationReason: revoked.map { _ in 0 }, signed: signed)
             }
-            try await Self.post(api, app: tenant.appID, [
-                try harness.signer.notification(type: "ONE_TIME_CHARGE", signed: bought, transactionJSON: lifetime(bought, nil)),
-                try harness.signer.notification(type: "REFUND", signed: bought + Self.day,
-                                                transactionJSON: lifetime(bought + Self.day, bought + Self.day)),
-            ])
+            try await Self.post(
+                api, app: tenant.appID,
+                [
+                    try harness.signer.notification(type: "ONE_TIME_CHARGE", signed: bought, transactionJSON: lifetime(bought, nil)),
+                    try harness.signer.notification(
+                        type: "REFUND", signed: bought + Self.day,
+                        transactionJSON: lifetime(bought + Self.day, bought + Self.day))
+                ])
             let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
             let running = Task { await dispatcher.run() }
             try await harness.project()
@@ -193,14 +201,16 @@ import Testing
         let harness = try await APIHarness.make()
         try await harness.test { api in
             let tenant = try await api.tenant()
-            let created = try await api.send(.post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
-                                             json: #"{"url":"http://127.0.0.1:9/hooks"}"#)
+            let created = try await api.send(
+                .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+                json: #"{"url":"http://127.0.0.1:9/hooks"}"#)
             #expect(created.status == .created, "\(created.text)")
             let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
             let running = Task { await dispatcher.run() }
             let deadline = ContinuousClock.now + .seconds(20)
             while try await harness.pool.query("SELECT count(*) FROM ledger.webhook_endpoints WHERE lease_owner IS NOT NULL")[0]
-                .decode(Int64.self, at: 0) == 0 && ContinuousClock.now < deadline {
+                .decode(Int64.self, at: 0) == 0 && ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(50))
             }
             // The fan-out's checkpoint locked on a connection held until the test is done (`release`), not for a
@@ -238,17 +248,21 @@ import Testing
                 }
                 return false
             }
-            let fanOutWaits = try await eventually("""
+            let fanOutWaits = try await eventually(
+                """
                 SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted
-                """) { $0 > 0 }
+                """
+            ) { $0 > 0 }
             #expect(fanOutWaits, "the fan-out never waited on its locked checkpoint")
             // The lease lasts 2 s (`.loopback`); renewed, it ends at least 3 s after it was first read.
             let leaseUntil = "SELECT (extract(epoch FROM lease_until) * 1000)::int8 FROM ledger.webhook_endpoints"
             let first = try await value(leaseUntil)
             let renewed = try await eventually(leaseUntil) { $0 >= first + 3000 }
-            #expect(try await value("""
-                SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted
-                """) > 0, "the fan-out stopped waiting before the lease was renewed: the test proved nothing")
+            #expect(
+                try await value(
+                    """
+                    SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted
+                    """) > 0, "the fan-out stopped waiting before the lease was renewed: the test proved nothing")
             release.signal()
             try await holding.value
             #expect(renewed, "the lease was not renewed while the fan-out waited")
@@ -266,10 +280,12 @@ import Testing
             let tenant = try await api.tenant()
             let other = try await api.tenant()
             let base = "/v1/apps/\(tenant.appID)/webhooks"
-            let created = try await api.send(.post, base, headers: tenant.secret, json: """
-                {"url":"https://hooks.example.com/ledger","description":"crm","event_types":["subscription.renewed","purchase.consumed"],
-                 "environments":["production"]}
-                """)
+            let created = try await api.send(
+                .post, base, headers: tenant.secret,
+                json: """
+                    {"url":"https://hooks.example.com/ledger","description":"crm","event_types":["subscription.renewed","purchase.consumed"],
+                     "environments":["production"]}
+                    """)
             #expect(created.status == .created, "\(created.text)")
             let id = try #require(created.string("endpoint_id"))
             #expect(created.string("secret")?.hasPrefix("whsec_") == true)
@@ -300,7 +316,7 @@ import Testing
                 (#"{"url":"https://x.example.com","event_types":["DROP TABLE"]}"#, "event_types"),
                 (#"{"url":"https://x.example.com","status":"disabled"}"#, "status"),
                 (#"{"url":"https://x.example.com","surprise":1}"#, "surprise"),
-                (#"{"url":42}"#, "url"),
+                (#"{"url":42}"#, "url")
             ]
             var strict = WebhookSettings.loopback
             strict.allowPrivateAddresses = false
@@ -315,8 +331,9 @@ import Testing
             }
 
             // Update, disable, rotate, delete.
-            let patched = try await api.send(.patch, "\(base)/\(id)", headers: tenant.secret,
-                                             json: #"{"description":null,"status":"disabled","environments":["sandbox","production"]}"#)
+            let patched = try await api.send(
+                .patch, "\(base)/\(id)", headers: tenant.secret,
+                json: #"{"description":null,"status":"disabled","environments":["sandbox","production"]}"#)
             #expect(patched.status == .ok, "\(patched.text)")
             #expect(patched.json["description"] is NSNull)
             #expect(patched.string("status") == "disabled")
@@ -347,8 +364,10 @@ import Testing
     /// the connection would resolve it, so a name or IPv4 notation that means a loopback address is refused at once,
     /// with the setting that would allow it, rather than accepted and then failed at every attempt.
     @Test func urlsNoDeliveryCouldReachAreRefusedWhenSet() async throws {
-        let loopback = ["http://localhost/hooks", "http://127.1/hooks", "http://0x7f000001/hooks", "http://2130706433/hooks",
-                        "http://127.0.0.1/hooks", "http://[::1]/hooks", "HTTP://LOCALHOST:8080/hooks"]
+        let loopback = [
+            "http://localhost/hooks", "http://127.1/hooks", "http://0x7f000001/hooks", "http://2130706433/hooks",
+            "http://127.0.0.1/hooks", "http://[::1]/hooks", "HTTP://LOCALHOST:8080/hooks"
+        ]
         var strict = WebhookSettings.loopback
         strict.allowPrivateAddresses = false
         try await APIHarness.make(webhooks: strict).test { api in
@@ -440,10 +459,12 @@ import Testing
             #expect(endpoint.string("failing_since") != nil)
             // Disabled: the dispatcher lets it go at its next lease round. Once that endpoint's task has ended nothing
             // more can go out to it, so what the receiver got by then is all it will ever get.
-            #expect(await run.dispatcher.stoppedDispatching(app: tenant.appID, endpoint: id, timeout: .seconds(30)),
-                    "the dispatcher still sends to a disabled endpoint")
+            #expect(
+                await run.dispatcher.stoppedDispatching(app: tenant.appID, endpoint: id, timeout: .seconds(30)),
+                "the dispatcher still sends to a disabled endpoint")
             // The attempt that disabled it is the first one past `disableAfter`; any later one was sent while disabled.
-            let row = try await run.harness.pool.query("""
+            let row = try await run.harness.pool.query(
+                """
                 SELECT count(*), count(*) FILTER (WHERE a.attempted_at > e.failing_since + interval '200 milliseconds')
                 FROM ledger.webhook_attempts AS a JOIN ledger.webhook_endpoints AS e USING (app_id, endpoint_id)
                 WHERE a.app_id = \(tenant.appID) AND a.endpoint_id = \(id)
@@ -471,8 +492,10 @@ import Testing
 
     /// A receiver that refuses every delivery, an endpoint of a new app on it, and a dispatcher with `settings`
     /// running once `count` notifications about `user` are recorded and projected; stopped when `body` returns.
-    static func refusingEndpoint(settings: WebhookSettings, user: String, original: Int, count: Int,
-                                 _ body: @escaping @Sendable (RefusingRun) async throws -> Void) async throws {
+    static func refusingEndpoint(
+        settings: WebhookSettings, user: String, original: Int, count: Int,
+        _ body: @escaping @Sendable (RefusingRun) async throws -> Void
+    ) async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
         receiver.failRandomly(1)
@@ -482,8 +505,9 @@ import Testing
             let base = "/v1/apps/\(tenant.appID)/webhooks"
             let id = try #require(try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"\#(receiver.url)"}"#).string("endpoint_id"))
             let dispatcher = WebhookDispatcher(pool: harness.pool, settings: settings, render: WebhookPayload.render)
-            let run = RefusingRun(harness: harness, api: api, tenant: tenant, base: base, endpointID: id, receiver: receiver,
-                                  dispatcher: dispatcher, running: Task { await dispatcher.run() })
+            let run = RefusingRun(
+                harness: harness, api: api, tenant: tenant, base: base, endpointID: id, receiver: receiver,
+                dispatcher: dispatcher, running: Task { await dispatcher.run() })
             defer { run.stop() }
             let history = try WebhookTests.history(harness.signer, user: user, original: original, count: count)
             try await WebhookTests.post(api, app: tenant.appID, history)

@@ -27,7 +27,7 @@ import UTCTime
         #expect(ours.isPending)
         #expect(!theirs.isPending)
 
-        await ours.wait(timeout: .seconds(1)) // takes the fire
+        await ours.wait(timeout: .seconds(1))  // takes the fire
         await #expect(throws: EventStoreError.self) {
             try await fixture.store.append(app: "app", stream: "s", expected: .noStream, events: [event("refused")])
         }

@@ -15,10 +15,13 @@ import UTCTime
         let store = EventStore(pool: pool)
         func append(_ count: Int, from start: Int) async throws {
             for n in start..<(start + count) {
-                _ = try await store.append(app: "app-a", stream: "s\(n % 50)", events: [
-                    NewEvent(type: "test.happened", payload: #"{"n":\#(n)}"#, idempotencyKey: "k\(n)",
-                             occurredAt: Instant(microsecondsSinceEpoch: 0)),
-                ])
+                _ = try await store.append(
+                    app: "app-a", stream: "s\(n % 50)",
+                    events: [
+                        NewEvent(
+                            type: "test.happened", payload: #"{"n":\#(n)}"#, idempotencyKey: "k\(n)",
+                            occurredAt: Instant(microsecondsSinceEpoch: 0))
+                    ])
             }
         }
         // The pool's one connection makes its plans while the log is (nearly) empty, then the log grows.
@@ -30,7 +33,7 @@ import UTCTime
         try await EventIndexScans.flush(pool)
         let scans = try await EventIndexScans.counts(superuser)
         #expect(scans["events_idempotency_lookup"] ?? 0 >= 100, "\(scans)")
-        #expect(scans["events_stream_version_key"] ?? 0 >= 200, "\(scans)") // the head, and the previous hash
+        #expect(scans["events_stream_version_key"] ?? 0 >= 200, "\(scans)")  // the head, and the previous hash
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
         #expect(scans["events_pkey"] == 0, "\(scans)")
         await superuser.shutdown()

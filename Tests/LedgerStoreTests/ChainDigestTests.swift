@@ -46,7 +46,7 @@ import Testing
         let (fixture, result, key) = try await fixtureWithDigest()
         try await asSuperuserWithoutTriggers(fixture, "DELETE FROM ledger.events WHERE position = \(result.positions[3])")
         let (chain, digests) = try await check(fixture, trusted: key.publicKey)
-        #expect(chain.isIntact) // the chain alone cannot tell
+        #expect(chain.isIntact)  // the chain alone cannot tell
         #expect(digests.map(\.appID) == ["app"])
         #expect(digests.first?.message.contains("removed") == true)
         await fixture.close()
@@ -54,7 +54,9 @@ import Testing
 
     @Test func aForgerWhoRecomputesHashesIsFound() async throws {
         let (fixture, result, key) = try await fixtureWithDigest()
-        try await asSuperuserWithoutTriggers(fixture, """
+        try await asSuperuserWithoutTriggers(
+            fixture,
+            """
             UPDATE ledger.events SET payload = '{"n": 1000}' WHERE position = \(result.positions[3]);
             UPDATE ledger.events SET hash = ledger.event_hash(previous_hash, app_id, position, stream_id, stream_version, event_type,
                 schema_version, payload, metadata, idempotency_key, occurred_at, recorded_at) WHERE position = \(result.positions[3]);

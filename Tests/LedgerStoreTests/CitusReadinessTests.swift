@@ -47,11 +47,14 @@ import Testing
         let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)  // the owner
         defer { Task { await pool.shutdown() } }
         if let change { try await pool.withConnection { try $0.execute(change) } }
-        let tables = try await pool.query("""
+        let tables = try await pool.query(
+            """
             SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = 'ledger' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
-            """).map { try $0.decode(String.self, at: 0) }
-        let indexes = try await pool.query("""
+            """
+        ).map { try $0.decode(String.self, at: 0) }
+        let indexes = try await pool.query(
+            """
             SELECT t.relname, i.relname,
                    array_to_string(array(SELECT coalesce(a.attname, '<expression>')
                                          FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
@@ -60,9 +63,15 @@ import Testing
             FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid
             JOIN pg_namespace n ON n.oid = t.relnamespace
             WHERE n.nspname = 'ledger' AND x.indisunique
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1),
-                        try $0.decode(String.self, at: 2).split(separator: ",").map(String.init)) }
-        let keys = try await pool.query("""
+            """
+        ).map {
+            (
+                try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1),
+                try $0.decode(String.self, at: 2).split(separator: ",").map(String.init)
+            )
+        }
+        let keys = try await pool.query(
+            """
             SELECT t.relname, c.conname,
                    array_to_string(array(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)
                                          JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum ORDER BY k.n), ','),
@@ -70,8 +79,13 @@ import Testing
             FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid
             JOIN pg_namespace n ON n.oid = t.relnamespace
             WHERE n.nspname = 'ledger' AND c.contype = 'f'
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1),
-                        try $0.decode(String.self, at: 2).split(separator: ",").map(String.init), try $0.decode(String.self, at: 3)) }
+            """
+        ).map {
+            (
+                try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1),
+                try $0.decode(String.self, at: 2).split(separator: ",").map(String.init), try $0.decode(String.self, at: 3)
+            )
+        }
         return Catalog(tables: Set(tables), uniqueIndexes: indexes, foreignKeys: keys)
     }
 
@@ -95,8 +109,9 @@ import Testing
             case (.distributed, .reference), (.reference, .reference), (.local, .reference), (.local, .local):
                 break
             default:
-                found.append("foreign key \(key.name): \(key.table) (\(placed[key.table].map { "\($0)" } ?? "unplaced")) may not reference "
-                    + "\(key.referenced) (\(placed[key.referenced].map { "\($0)" } ?? "unplaced"))")
+                found.append(
+                    "foreign key \(key.name): \(key.table) (\(placed[key.table].map { "\($0)" } ?? "unplaced")) may not reference "
+                        + "\(key.referenced) (\(placed[key.referenced].map { "\($0)" } ?? "unplaced"))")
             }
             if key.table != key.referenced, (order[key.referenced] ?? .max) > (order[key.table] ?? .min) {
                 found.append("\(key.table) is named before \(key.referenced), which it references")
@@ -116,13 +131,14 @@ import Testing
     /// table that distribute.sql does not name.
     @Test func aKeyWithoutTheTenantFirstOrAnUnnamedTableIsFound() async throws {
         let placements = try Self.placements()
-        let catalog = try await Self.catalog(change: """
-            CREATE UNIQUE INDEX events_by_key_alone ON ledger.events (idempotency_key, app_id);
-            CREATE UNIQUE INDEX subscriptions_by_id ON ledger.subscriptions (original_transaction_id);
-            ALTER TABLE ledger.paying_users ADD CONSTRAINT paying_users_subscription
-                FOREIGN KEY (original_transaction_id, app_id) REFERENCES ledger.subscriptions (original_transaction_id, app_id);
-            CREATE TABLE ledger.notes (app_id text, note text);
-            """)
+        let catalog = try await Self.catalog(
+            change: """
+                CREATE UNIQUE INDEX events_by_key_alone ON ledger.events (idempotency_key, app_id);
+                CREATE UNIQUE INDEX subscriptions_by_id ON ledger.subscriptions (original_transaction_id);
+                ALTER TABLE ledger.paying_users ADD CONSTRAINT paying_users_subscription
+                    FOREIGN KEY (original_transaction_id, app_id) REFERENCES ledger.subscriptions (original_transaction_id, app_id);
+                CREATE TABLE ledger.notes (app_id text, note text);
+                """)
         let found = Self.violations(placements, catalog)
         #expect(found.contains { $0.contains("events_by_key_alone") })
         #expect(found.contains { $0.contains("subscriptions_by_id") })

@@ -11,10 +11,12 @@ import Testing
         // A connection of the test's own (these calls return at once: nothing here waits on a lock).
         let writerA = try PostgresConnection.connect(PostgresConfiguration(connectionString: fixture.connectionString))
         try writerA.execute("BEGIN")
-        let positionA = try writerA.query("""
+        let positionA = try writerA.query(
+            """
             INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, payload, idempotency_key, occurred_at)
             VALUES ('app', 'stream-a', 1, 'late', '{}', 'late', now()) RETURNING position
-            """).first!.decode(Int64.self, at: 0)
+            """
+        ).first!.decode(Int64.self, at: 0)
         let b = try await fixture.store.append(app: "app", stream: "stream-b", events: [event("early")])
         #expect(b.positions[0] > positionA)
 

@@ -104,10 +104,24 @@ import UTCTime
         await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "", stream: "s", events: [event("a")]) }
         await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "a\u{0}b", stream: "s", events: [event("a")]) }
         await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "app", stream: "s", events: [event("a"), event("a")]) }
-        await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "app", stream: "s", events: [event("a",
-            payload: "{not json")]) }
-        await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "app", stream: "s", events: [event("a",
-            payload: #"{"x": "\u0000"}"#)]) }
+        await #expect(throws: EventStoreError.self) {
+            try await fixture.store.append(
+                app: "app", stream: "s",
+                events: [
+                    event(
+                        "a",
+                        payload: "{not json")
+                ])
+        }
+        await #expect(throws: EventStoreError.self) {
+            try await fixture.store.append(
+                app: "app", stream: "s",
+                events: [
+                    event(
+                        "a",
+                        payload: #"{"x": "\u0000"}"#)
+                ])
+        }
         await #expect(throws: EventStoreError.self) { try await fixture.store.append(app: "app", stream: "s", events: []) }
         // Injection strings are data, never SQL.
         let hostile = "'; DROP TABLE ledger.events; --"

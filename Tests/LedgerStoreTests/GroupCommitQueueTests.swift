@@ -31,14 +31,14 @@ import Testing
         let queue = Self.queue(groups: 2, linger: .microseconds(300))
         #expect(queue.submit("lone", streams: [("app", "l")], events: 1))
         let lone = queue.next(after: nil)
-        #expect(queue.beginLinger(after: lone) == nil) // a lone writer never waits
+        #expect(queue.beginLinger(after: lone) == nil)  // a lone writer never waits
         #expect(queue.next(after: lone) == nil)
         #expect(queue.submit("a", streams: [("app", "a")], events: 1))
-        #expect(queue.submit("b", streams: [("app", "b")], events: 1)) // a second committer, for a second core
+        #expect(queue.submit("b", streams: [("app", "b")], events: 1))  // a second committer, for a second core
         #expect(!queue.submit("c", streams: [("app", "c")], events: 1))
         let three = queue.next(after: nil)
         #expect(three?.items == ["a", "b", "c"])
-        #expect(queue.next(after: nil) == nil) // the second committer found nothing and stopped
+        #expect(queue.next(after: nil) == nil)  // the second committer found nothing and stopped
         #expect(queue.committerCount == 1)
         // Decided before the three are answered, so that they find the committer lingering when they come back.
         #expect(queue.beginLinger(after: three) == 3)
@@ -47,7 +47,7 @@ import Testing
         #expect(!queue.submit("a2", streams: [("app", "a")], events: 1))
         #expect(!queue.submit("b2", streams: [("app", "b")], events: 1))
         #expect(queue.committerCount == 1)
-        queue.endLinger() // the deadline: c has not come back
+        queue.endLinger()  // the deadline: c has not come back
         #expect(queue.lingeringCount == 0)
         let next = queue.next(after: three)
         #expect(next?.items == ["a2", "b2"])
@@ -101,7 +101,7 @@ import Testing
         #expect(!queue.submit("a3", streams: [("app", "a")], events: 1))
         let second = queue.next(after: nil)
         #expect(second?.items == ["b1"])
-        #expect(queue.next(after: second) == nil) // what is left belongs to the stream the first committer writes
+        #expect(queue.next(after: second) == nil)  // what is left belongs to the stream the first committer writes
         #expect(queue.committerCount == 1)
         #expect(queue.next(after: first)?.items == ["a2", "a3"])
     }
@@ -139,13 +139,14 @@ import Testing
         var random = RandomHistoryTests.SeededGenerator(state: seed)
         let groups = Int.random(in: 1...3, using: &random)
         let linger: Duration = Bool.random(using: &random) ? .microseconds(300) : .zero
-        let queue = Self.queue(groups: groups, appends: Int.random(in: 1...4, using: &random), events: Int.random(in: 1...6, using: &random),
-                               linger: linger)
+        let queue = Self.queue(
+            groups: groups, appends: Int.random(in: 1...4, using: &random), events: Int.random(in: 1...6, using: &random),
+            linger: linger)
         var lingering: Set<Int> = []
         var streamOf: [String: String] = [:]
         var submitted: [String: [String]] = [:]
         var taken: [String: [String]] = [:]
-        var running: [Int: Queue.Group?] = [:] // committer id -> its group (nil before its first)
+        var running: [Int: Queue.Group?] = [:]  // committer id -> its group (nil before its first)
         var nextCommitter = 0
         for step in 0..<400 {
             if Bool.random(using: &random) || running.isEmpty {

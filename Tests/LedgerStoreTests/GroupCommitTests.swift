@@ -51,7 +51,8 @@ import Testing
     static func transactionIDs(_ fixture: StoreFixture, app: String) async throws -> [String: String] {
         var ids: [String: String] = [:]
         for row in try await fixture.superuser.query(
-            "SELECT idempotency_key, transaction_id::text FROM ledger.events WHERE app_id = \(app)") {
+            "SELECT idempotency_key, transaction_id::text FROM ledger.events WHERE app_id = \(app)")
+        {
             ids[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1)
         }
         return ids
@@ -66,7 +67,7 @@ import Testing
             ("g", .init(streamID: "seeded", expected: .noStream, events: [event("refused")])),
             ("g", .init(streamID: "seeded", expected: .any, events: [event("known")])),
             ("h", .init(streamID: "b", expected: .any, events: [event("b1"), event("b2")])),
-            ("g", .init(streamID: "a", expected: .exact(1), events: [event("a2")])),
+            ("g", .init(streamID: "a", expected: .exact(1), events: [event("a2")]))
         ])
         let first = try results[0].get()
         #expect(first.appendedCount == 1 && first.streamVersion == 1)
@@ -99,7 +100,7 @@ import Testing
         let results = try await held.appendTogether([
             ("g", .init(streamID: "a", expected: .any, events: [event("a1")])),
             ("g", .init(streamID: "bad", expected: .any, events: [event("bad", payload: "{not json")])),
-            ("g", .init(streamID: "c", expected: .any, events: [event("c1")])),
+            ("g", .init(streamID: "c", expected: .any, events: [event("c1")]))
         ])
         #expect(try results[0].get().appendedCount == 1)
         #expect(try results[2].get().appendedCount == 1)
@@ -159,8 +160,11 @@ import Testing
     @Test func writersInAClosedLoopShareTransactions() async throws {
         let fixture = try await StoreFixture.make()
         let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: fixture.connectionString), size: 2)
-        let store = EventStore(pool: pool, groupCommit: GroupCommitLimits(maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000,
-                                                                          linger: .seconds(2)))
+        let store = EventStore(
+            pool: pool,
+            groupCommit: GroupCommitLimits(
+                maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000,
+                linger: .seconds(2)))
         let writers = 4, rounds = 30
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
@@ -187,9 +191,11 @@ import Testing
             _ = try await fixture.store.append(app: app, stream: "s1", events: [event("\(app)-seed1"), event("\(app)-seed2")])
         }
         @Sendable func requests(_ app: String) -> [(appID: String, append: EventStore.StreamAppend)] {
-            [(app, .init(streamID: "s1", expected: .exact(2), events: [event("\(app)-a"), event("\(app)-b")])),
-             (app, .init(streamID: "s2", expected: .noStream, events: [event("\(app)-c")])),
-             (app + "-other", .init(streamID: "s1", expected: .any, events: [event("\(app)-d"), event("\(app)-e"), event("\(app)-f")]))]
+            [
+                (app, .init(streamID: "s1", expected: .exact(2), events: [event("\(app)-a"), event("\(app)-b")])),
+                (app, .init(streamID: "s2", expected: .noStream, events: [event("\(app)-c")])),
+                (app + "-other", .init(streamID: "s1", expected: .any, events: [event("\(app)-d"), event("\(app)-e"), event("\(app)-f")]))
+            ]
         }
         let perAppendFunction = "'ledger.append_events(text, text, bigint, text[], bigint[], text[], text[], text[], bigint[])'::regprocedure"
         typealias Request = (appID: String, append: EventStore.StreamAppend)
@@ -198,8 +204,12 @@ import Testing
                 try connection.transaction { connection in
                     try connection.execute("SET LOCAL track_functions = 'pl'")
                     let results = AppendStatements.appendGroup(on: connection, requests)
-                    let calls = try connection.query(PostgresQuery(unsafeSQL:
-                        "SELECT coalesce(pg_stat_get_xact_function_calls(\(perAppendFunction)), 0)")).first?.decode(Int64.self, at: 0) ?? -1
+                    let calls =
+                        try connection.query(
+                            PostgresQuery(
+                                unsafeSQL:
+                                    "SELECT coalesce(pg_stat_get_xact_function_calls(\(perAppendFunction)), 0)")
+                        ).first?.decode(Int64.self, at: 0) ?? -1
                     return (results, calls)
                 }
             }
@@ -208,8 +218,11 @@ import Testing
         #expect(calls == 0)
         let reference = try await fixture.store.pool.withConnection { connection in
             requests("ref").map { request in
-                Result { try EventStore.append(on: connection, app: request.appID, stream: request.append.streamID,
-                                               expected: request.append.expected, events: request.append.events) }
+                Result {
+                    try EventStore.append(
+                        on: connection, app: request.appID, stream: request.append.streamID,
+                        expected: request.append.expected, events: request.append.events)
+                }
             }
         }
         for (result, expected) in zip(results, reference) {
@@ -229,7 +242,7 @@ import Testing
         // A duplicate in the group: append by append, and the duplicate answers its original positions.
         let (again, callsAgain) = try await grouped([
             ("g", .init(streamID: "s3", expected: .any, events: [event("g-fresh")])),
-            ("g", .init(streamID: "s2", expected: .any, events: [event("g-c")])),
+            ("g", .init(streamID: "s2", expected: .any, events: [event("g-c")]))
         ])
         #expect(callsAgain == 2)
         #expect(try again[1].get().isDuplicate && (try again[1].get().positions) == (try results[1].get().positions))

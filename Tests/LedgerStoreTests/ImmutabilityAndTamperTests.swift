@@ -50,17 +50,19 @@ import Testing
         let fixture = try await StoreFixture.make()
         let result = try await fixture.store.append(app: "app", stream: "s", events: (1...5).map { event("e\($0)") })
         let target = result.positions[2]
-        let sql: String = switch change {
-        case "edit": "UPDATE ledger.events SET payload = '{\"n\": 999}' WHERE position = \(target)"
-        case "delete": "DELETE FROM ledger.events WHERE position = \(target)"
-        default: """
-            INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, payload, idempotency_key, occurred_at, previous_hash, hash)
-            SELECT app_id, stream_id, 6, event_type, '{"n": 6}', 'forged', occurred_at, hash, hash FROM ledger.events WHERE position =\
-             \(result.positions[4])
-            """
-        }
+        let sql: String =
+            switch change {
+            case "edit": "UPDATE ledger.events SET payload = '{\"n\": 999}' WHERE position = \(target)"
+            case "delete": "DELETE FROM ledger.events WHERE position = \(target)"
+            default:
+                """
+                INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, payload, idempotency_key, occurred_at, previous_hash, hash)
+                SELECT app_id, stream_id, 6, event_type, '{"n": 6}', 'forged', occurred_at, hash, hash FROM ledger.events WHERE position =\
+                 \(result.positions[4])
+                """
+            }
         try await fixture.superuser.withConnection { connection in
-            try connection.execute("SET session_replication_role = replica") // disables the triggers
+            try connection.execute("SET session_replication_role = replica")  // disables the triggers
             try connection.execute(sql)
             try connection.execute("RESET session_replication_role")
         }
@@ -72,7 +74,7 @@ import Testing
             #expect(problem.position == target)
         case "delete":
             #expect(problem.kind == .removed)
-            #expect(problem.position == result.positions[3]) // the event after the gap
+            #expect(problem.position == result.positions[3])  // the event after the gap
             #expect(problem.message.contains("version 3 is missing"))
         default:
             #expect(problem.kind == .altered)

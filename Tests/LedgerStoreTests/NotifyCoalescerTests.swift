@@ -6,7 +6,7 @@ import Testing
         var coalescer = NotifyCoalescer()
         #expect(coalescer.appended(app: "a") == .send(["a"]))
         #expect(coalescer.sent() == .none)
-        #expect(coalescer.appended(app: "a") == .send(["a"])) // idle again: the next append sends at once
+        #expect(coalescer.appended(app: "a") == .send(["a"]))  // idle again: the next append sends at once
     }
 
     /// Appends that commit while a NOTIFY is on its way may have committed after it was sent: they share the next
@@ -30,7 +30,7 @@ import Testing
         var random = RandomHistoryTests.SeededGenerator(state: seed)
         var coalescer = NotifyCoalescer()
         var inFlight: [String]? = nil
-        var uncovered: Set<String> = []   // apps appended since the in-flight send began
+        var uncovered: Set<String> = []  // apps appended since the in-flight send began
         for _ in 0..<500 {
             if inFlight != nil, random.next() % 3 == 0 {
                 let action = coalescer.sent()

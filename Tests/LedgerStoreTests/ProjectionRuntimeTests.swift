@@ -10,27 +10,31 @@ import UTCTime
 /// The projection runtime against a real PostgreSQL: live tables equal a pure fold of the log, concurrent workers
 /// apply each event once, and `replay --check` finds a row that no longer matches the log.
 @Suite struct ProjectionRuntimeTests {
-    static let start = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000) // 2026-01-01T00:00:00Z
+    static let start = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)  // 2026-01-01T00:00:00Z
     static func day(_ n: Int64) -> Instant { Instant(microsecondsSinceEpoch: start.microsecondsSinceEpoch + n * 86_400_000_000) }
 
     /// A subscription started, renewed twice, then expired; plus a consumable; for `users` users.
     static func history(users: Int) -> [LedgerEvent] {
         (0..<users).flatMap { user -> [LedgerEvent] in
             func facts(_ n: Int64) -> TransactionFacts {
-                TransactionFacts(appUserID: "user-\(user)", productID: "monthly", transactionID: "t\(user)-\(n)",
-                                 originalTransactionID: "o\(user)", subscriptionGroupID: "g1", purchaseDate: day(n * 30),
-                                 expiresDate: day(n * 30 + 30), signedDate: day(n * 30), price: Money(milliunits: 9_990, currency: "USD"))
+                TransactionFacts(
+                    appUserID: "user-\(user)", productID: "monthly", transactionID: "t\(user)-\(n)",
+                    originalTransactionID: "o\(user)", subscriptionGroupID: "g1", purchaseDate: day(n * 30),
+                    expiresDate: day(n * 30 + 30), signedDate: day(n * 30), price: Money(milliunits: 9_990, currency: "USD"))
             }
-            let reference = SubscriptionRef(appUserID: "user-\(user)", productID: "monthly", originalTransactionID: "o\(user)",
-                                            subscriptionGroupID: "g1", signedDate: day(95))
+            let reference = SubscriptionRef(
+                appUserID: "user-\(user)", productID: "monthly", originalTransactionID: "o\(user)",
+                subscriptionGroupID: "g1", signedDate: day(95))
             return [
                 .subscriptionStarted(SubscriptionStarted(transaction: facts(0), isResubscribe: false)),
                 .subscriptionRenewed(Renewal(transaction: facts(1))),
                 .subscriptionRenewed(Renewal(transaction: facts(2))),
                 .subscriptionExpired(Expiry(subscription: reference, reason: .voluntary, expiresDate: day(90))),
-                .purchaseConsumable(Purchase(transaction: TransactionFacts(
-                    appUserID: "user-\(user)", productID: "coins", transactionID: "c\(user)", originalTransactionID: "c\(user)",
-                    purchaseDate: day(3), signedDate: day(3), developerPayload: "level \(user)"))),
+                .purchaseConsumable(
+                    Purchase(
+                        transaction: TransactionFacts(
+                            appUserID: "user-\(user)", productID: "coins", transactionID: "c\(user)", originalTransactionID: "c\(user)",
+                            purchaseDate: day(3), signedDate: day(3), developerPayload: "level \(user)")))
             ]
         }
     }
@@ -38,10 +42,13 @@ import UTCTime
     static func append(_ events: [LedgerEvent], app: String, to store: EventStore) async throws {
         for event in events {
             let encoded = event.encoded()
-            _ = try await store.append(app: app, stream: "sub-\(event.idempotencyKey.hashValue % 7)", events: [
-                NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                         idempotencyKey: event.idempotencyKey, occurredAt: LedgerClock.system.now()),
-            ])
+            _ = try await store.append(
+                app: app, stream: "sub-\(event.idempotencyKey.hashValue % 7)",
+                events: [
+                    NewEvent(
+                        type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
+                        idempotencyKey: event.idempotencyKey, occurredAt: LedgerClock.system.now())
+                ])
         }
     }
 
@@ -64,10 +71,10 @@ import UTCTime
     @Test func liveStatesEqualAPureFoldOfTheLog() async throws {
         let fixture = try await StoreFixture.make()
         try await Self.append(Self.history(users: 5), app: "app", to: fixture.store)
-        _ = try await fixture.store.append(app: "app", stream: "other", events: [event("not-a-domain-event")]) // skipped
+        _ = try await fixture.store.append(app: "app", stream: "other", events: [event("not-a-domain-event")])  // skipped
         let worker = ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners())
         let applied = try await worker.catchUpThroughNow()
-        #expect(applied == 5 * 3 * 5 + 3) // every event read once per projection (3 projections)
+        #expect(applied == 5 * 3 * 5 + 3)  // every event read once per projection (3 projections)
 
         let events = try await fixture.store.pool.withConnection { try ProjectionReplay.events(app: "app", asOf: nil, on: $0) }
         let expected = foldAll(SubscriptionStatusReducer.self, events: events, asOf: nil)
@@ -77,7 +84,7 @@ import UTCTime
             let stored = try #require(live["app/" + key])
             #expect(try StateCodec.decode(SubscriptionStatus.self, from: stored) == state)
         }
-        #expect(try await worker.catchUp() == 0) // nothing applied twice
+        #expect(try await worker.catchUp() == 0)  // nothing applied twice
         await fixture.close()
     }
 
@@ -87,7 +94,8 @@ import UTCTime
         let fixture = try await StoreFixture.make()
         try await Self.append(Self.history(users: 3), app: "app", to: fixture.store)
         try await fixture.superuser.withConnection { connection in
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE public.crash_switch (armed boolean NOT NULL);
                 INSERT INTO public.crash_switch VALUES (true);
                 CREATE FUNCTION public.crash_before_checkpoint() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -105,10 +113,12 @@ import UTCTime
         // (a rebuild's read, say) may hold back.
         try await TestDatabase.waitForHorizon(fixture.connectionString)
         await #expect(throws: PostgresError.self) { try await worker.catchUp() }
-        let leftovers = try await fixture.superuser.query("""
+        let leftovers = try await fixture.superuser.query(
+            """
             SELECT (SELECT count(*) FROM ledger.subscriptions) + (SELECT count(*) FROM ledger.purchases)
                  + (SELECT count(*) FROM ledger.paying_users) + (SELECT count(*) FROM ledger.projection_checkpoints)
-            """).first?.decode(Int64.self, at: 0)
+            """
+        ).first?.decode(Int64.self, at: 0)
         #expect(leftovers == 0)
 
         try await fixture.superuser.query("UPDATE public.crash_switch SET armed = false")
@@ -153,8 +163,11 @@ import UTCTime
         try await fixture.superuser.query("DELETE FROM ledger.purchases WHERE original_transaction_id = 'c2'")
         try await fixture.superuser.query("UPDATE ledger.paying_users SET app_user_id = 'someone' WHERE original_transaction_id = 'o2'")
         let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
-        #expect(Set(differences.map { "\($0.table)/\($0.key)" }) == ["subscriptions/o1", "purchases/c2", "paying_users/o2|2026-01",
-            "paying_users/o2|2026-03"])
+        #expect(
+            Set(differences.map { "\($0.table)/\($0.key)" }) == [
+                "subscriptions/o1", "purchases/c2", "paying_users/o2|2026-01",
+                "paying_users/o2|2026-03"
+            ])
         #expect(differences.first { $0.key == "c2" }?.live == nil)
         #expect(differences.first { $0.key == "o1" }?.live?.contains("tampered") == true)
 
@@ -175,15 +188,20 @@ import UTCTime
         let appends = ProjectionRuntimeTests.history(users: 300).map {
             (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey)
         }
-        _ = try await recorder.record(app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start },
-                                      metadata: EventMetadata(source: "test"))
+        _ = try await recorder.record(
+            app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start },
+            metadata: EventMetadata(source: "test"))
         try await TestDatabase.waitForHorizon(fixture.connectionString)
         try await ProjectionReplay.rebuild(pool: fixture.store.pool)
         for table in ["subscriptions", "purchases", "paying_purchases", "paying_users"] {
-            let row = try #require(try await fixture.superuser.query(PostgresQuery(unsafeSQL: """
-                SELECT relpages, relallvisible, (SELECT count(*) FROM ledger.\(table))
-                FROM pg_class WHERE oid = 'ledger.\(table)'::regclass
-                """)).first)
+            let row = try #require(
+                try await fixture.superuser.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT relpages, relallvisible, (SELECT count(*) FROM ledger.\(table))
+                            FROM pg_class WHERE oid = 'ledger.\(table)'::regclass
+                            """)
+                ).first)
             let (pages, allVisible, rows) = (try row.decode(Int32.self, at: 0), try row.decode(Int32.self, at: 1), try row.decode(Int64.self, at: 2))
             #expect(pages > 0 && allVisible == pages, "\(table): \(allVisible) of \(pages) pages all-visible, \(rows) rows")
         }
@@ -196,8 +214,9 @@ import UTCTime
         let history = ProjectionRuntimeTests.history(users: 2)
         func record(_ events: [LedgerEvent]) async throws {
             let appends = events.map { (LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), $0, $0.idempotencyKey) }
-            _ = try await recorder.record(app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start },
-                                          metadata: EventMetadata(source: "test"))
+            _ = try await recorder.record(
+                app: "app", appends, occurredAt: { _ in ProjectionRuntimeTests.start },
+                metadata: EventMetadata(source: "test"))
         }
         try await record(Array(history.prefix(3)))
         // Below the server-wide commit horizon (another test's open transaction may hold it back), so the rebuild's

@@ -29,7 +29,7 @@ import UTCTime
     @Test func checkpointsOnlyMoveForwardAndOtherNamesAreIgnored() {
         var state = ProjectionProgressState(projections: ["a"])
         _ = state.advance("a", to: Self.at(9, 9))
-        _ = state.advance("a", to: Self.at(3, 3)) // an older read of the database, after the worker's report
+        _ = state.advance("a", to: Self.at(3, 3))  // an older read of the database, after the worker's report
         _ = state.advance("elsewhere", to: Self.at(99, 99))
         #expect(state.frontier == Self.at(9, 9))
         #expect(state.checkpoints.keys.sorted() == ["a"])
@@ -48,13 +48,18 @@ import UTCTime
 /// Read-your-writes against a real PostgreSQL, with the projection worker running as in `serve`.
 @Suite struct ProjectionVisibilityTests {
     func append(_ fixture: StoreFixture, _ key: String, app appID: String = "app") async throws -> Int64 {
-        let facts = TransactionFacts(appUserID: "u1", productID: "coins", transactionID: key, originalTransactionID: key,
-                                     purchaseDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000),
-                                     signedDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000))
+        let facts = TransactionFacts(
+            appUserID: "u1", productID: "coins", transactionID: key, originalTransactionID: key,
+            purchaseDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000),
+            signedDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000))
         let event = LedgerEvent.purchaseConsumable(Purchase(transaction: facts))
-        let result = try await fixture.store.append(app: appID, stream: LedgerStreams.purchase(originalTransactionID: key),
-                                                    events: [NewEvent(event, idempotencyKey: event.idempotencyKey,
-                                                                      occurredAt: facts.purchaseDate, metadata: EventMetadata())])
+        let result = try await fixture.store.append(
+            app: appID, stream: LedgerStreams.purchase(originalTransactionID: key),
+            events: [
+                NewEvent(
+                    event, idempotencyKey: event.idempotencyKey,
+                    occurredAt: facts.purchaseDate, metadata: EventMetadata())
+            ])
         return try #require(result.positions.first)
     }
 

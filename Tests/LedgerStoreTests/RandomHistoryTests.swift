@@ -30,29 +30,41 @@ import UTCTime
             let user = "u\(Int.random(in: 0...2, using: &random))"
             let renewals = Int.random(in: 0...4, using: &random)
             for n in 0...renewals {
-                let facts = TransactionFacts(appUserID: user, productID: ["monthly", "yearly"][n % 2], transactionID: "\(otid)-t\(n)",
-                                             originalTransactionID: otid, subscriptionGroupID: "g1", purchaseDate: day(n * 30),
-                                             expiresDate: day(n * 30 + 30), signedDate: day(n * 30))
-                events.append(n == 0 ? .subscriptionStarted(SubscriptionStarted(transaction: facts, isResubscribe: false))
-                                     : .subscriptionRenewed(Renewal(transaction: facts)))
+                let facts = TransactionFacts(
+                    appUserID: user, productID: ["monthly", "yearly"][n % 2], transactionID: "\(otid)-t\(n)",
+                    originalTransactionID: otid, subscriptionGroupID: "g1", purchaseDate: day(n * 30),
+                    expiresDate: day(n * 30 + 30), signedDate: day(n * 30))
+                events.append(
+                    n == 0
+                        ? .subscriptionStarted(SubscriptionStarted(transaction: facts, isResubscribe: false))
+                        : .subscriptionRenewed(Renewal(transaction: facts)))
             }
-            let ref = SubscriptionRef(appUserID: user, productID: "monthly", originalTransactionID: otid, subscriptionGroupID: "g1",
-                                      signedDate: day(renewals * 30 + 5))
+            let ref = SubscriptionRef(
+                appUserID: user, productID: "monthly", originalTransactionID: otid, subscriptionGroupID: "g1",
+                signedDate: day(renewals * 30 + 5))
             switch Int.random(in: 0...3, using: &random) {
             case 0: events.append(.subscriptionExpired(Expiry(subscription: ref, reason: .voluntary, expiresDate: day(renewals * 30 + 30))))
-            case 1: events.append(.refunded(Refund(subscription: ref, transactionID: "\(otid)-t\(renewals)", refundDate: day(renewals * 30 + 5),
-                reason: "1")))
+            case 1:
+                events.append(
+                    .refunded(
+                        Refund(
+                            subscription: ref, transactionID: "\(otid)-t\(renewals)", refundDate: day(renewals * 30 + 5),
+                            reason: "1")))
             case 2: events.append(.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: false)))
             default: break
             }
         }
         for c in 0..<Int.random(in: 0...3, using: &random) {
-            let facts = TransactionFacts(appUserID: "u\(c)", productID: "coins", transactionID: "c\(c)", originalTransactionID: "c\(c)",
-                                         purchaseDate: day(c), signedDate: day(c))
+            let facts = TransactionFacts(
+                appUserID: "u\(c)", productID: "coins", transactionID: "c\(c)", originalTransactionID: "c\(c)",
+                purchaseDate: day(c), signedDate: day(c))
             events.append(.purchaseConsumable(Purchase(transaction: facts)))
             if Bool.random(using: &random) {
-                events.append(.consumed(Consumption(appUserID: "u\(c)", productID: "coins", transactionID: "c\(c)", originalTransactionID: "c\(c)",
-                    consumedAt: day(c + 1))))
+                events.append(
+                    .consumed(
+                        Consumption(
+                            appUserID: "u\(c)", productID: "coins", transactionID: "c\(c)", originalTransactionID: "c\(c)",
+                            consumedAt: day(c + 1))))
             }
         }
         return events
@@ -90,9 +102,11 @@ import UTCTime
         let folded = foldAll(SubscriptionStatusReducer.self, events: events, asOf: nil)
         #expect(foldAll(SubscriptionStatusReducer.self, events: events, asOf: last) == folded)
         for (key, state) in folded {
-            let row = try await fixture.superuser.query("""
+            let row = try await fixture.superuser.query(
+                """
                 SELECT fold_state::text FROM ledger.subscriptions WHERE original_transaction_id = \(key)
-                """).first?.decode(String.self, at: 0)
+                """
+            ).first?.decode(String.self, at: 0)
             #expect(try row.map { try StateCodec.decode(SubscriptionStatus.self, from: $0) } == state, "seed \(seed) key \(key)")
         }
         await fixture.close()

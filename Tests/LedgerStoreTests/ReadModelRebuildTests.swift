@@ -37,10 +37,13 @@ import UTCTime
     static func rows(pool: PostgresPool) async throws -> [String: [String]] {
         var rows: [String: [String]] = [:]
         for table in tables {
-            rows[table] = try await pool.query(PostgresQuery(unsafeSQL: """
-                SELECT (to_jsonb(t) - 'fold_state')::text FROM ledger.\(table) t ORDER BY 1
-                """))
-                .map { try $0.decode(String.self, at: 0) }
+            rows[table] = try await pool.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT (to_jsonb(t) - 'fold_state')::text FROM ledger.\(table) t ORDER BY 1
+                        """)
+            )
+            .map { try $0.decode(String.self, at: 0) }
         }
         return rows
     }
@@ -89,14 +92,17 @@ import UTCTime
             #expect(state == liveStates[key] ?? nil, "seed \(seed): \(key)")
         }
         // The rebuilt tables carry the live tables' indexes and grants: the service keeps reading and writing them.
-        let indexes = try await fixture.superuser.query("""
+        let indexes = try await fixture.superuser.query(
+            """
             SELECT count(*) FROM pg_indexes WHERE schemaname = 'ledger'
               AND indexname IN ('subscriptions_pkey', 'subscriptions_owner', 'purchases_pkey', 'purchases_owner',
                                 'paying_purchases_pkey', 'paying_users_pkey', 'paying_users_user')
-            """).first?.decode(Int64.self, at: 0)
+            """
+        ).first?.decode(Int64.self, at: 0)
         #expect(indexes == 7)
-        #expect(try await fixture.superuser.query("SELECT count(*) FROM pg_namespace WHERE nspname = 'ledger_rebuild'")
-            .first?.decode(Int64.self, at: 0) == 0)
+        #expect(
+            try await fixture.superuser.query("SELECT count(*) FROM pg_namespace WHERE nspname = 'ledger_rebuild'")
+                .first?.decode(Int64.self, at: 0) == 0)
 
         // The rest of the history, folded onto the rebuilt rows (their states folded again from the log).
         try await Self.deliver(&after, to: fixture, using: &random, counts: &counts, seed: seed)
@@ -108,12 +114,15 @@ import UTCTime
         // Everything planned reached the log: every event type, and stray events outside their keys' own streams.
         let types = Set(try await fixture.superuser.query("SELECT DISTINCT event_type FROM ledger.events").map { try $0.decode(String.self, at: 0) })
         #expect(types == Set(plan.compactMap(\.event).map { $0.encoded().type }), "seed \(seed)")
-        let strays = try await fixture.superuser.query("""
-            SELECT count(*) FROM ledger.events
-            WHERE stream_id LIKE 'legacy:%' OR stream_id LIKE 'otx:foreign-%'
-               OR jsonb_array_length(coalesce(payload -> 'originalTransactionIDs', '[]'::jsonb)) > 1
-               OR stream_id <> 'otx:' || (payload #>> '{transaction,originalTransactionID}')
-            """).first?.decode(Int64.self, at: 0) ?? 0
+        let strays =
+            try await fixture.superuser.query(
+                """
+                SELECT count(*) FROM ledger.events
+                WHERE stream_id LIKE 'legacy:%' OR stream_id LIKE 'otx:foreign-%'
+                   OR jsonb_array_length(coalesce(payload -> 'originalTransactionIDs', '[]'::jsonb)) > 1
+                   OR stream_id <> 'otx:' || (payload #>> '{transaction,originalTransactionID}')
+                """
+            ).first?.decode(Int64.self, at: 0) ?? 0
         #expect(strays > 0, "seed \(seed): no stray event in a foreign stream")
         await fixture.close()
     }
@@ -126,8 +135,10 @@ import UTCTime
 
     /// Makes the writes in random steps: bursts through the recorder (restores and consumes on their own), late
     /// commits, projection batches of random sizes, and now and then a check (which must find nothing) or a rebuild.
-    static func deliver(_ pending: inout [HistoryWrite], to fixture: StoreFixture, using random: inout SeededGenerator,
-                        counts: inout DeliveryCounts, seed: UInt64) async throws {
+    static func deliver(
+        _ pending: inout [HistoryWrite], to fixture: StoreFixture, using random: inout SeededGenerator,
+        counts: inout DeliveryCounts, seed: UInt64
+    ) async throws {
         let writer = HistoryWriter(store: fixture.store)
         while !pending.isEmpty {
             switch Int.random(in: 0...11, using: &random) {
@@ -179,9 +190,12 @@ import UTCTime
     static func foldStates(pool: PostgresPool) async throws -> [String: String?] {
         var states: [String: String?] = [:]
         for table in ["subscriptions", "purchases"] {
-            for row in try await pool.query(PostgresQuery(unsafeSQL: """
-                SELECT '\(table)|' || app_id || '|' || original_transaction_id, fold_state::text FROM ledger.\(table)
-                """)) {
+            for row in try await pool.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT '\(table)|' || app_id || '|' || original_transaction_id, fold_state::text FROM ledger.\(table)
+                        """))
+            {
                 states[try row.decode(String.self, at: 0)] = try row.decode(String?.self, at: 1)
             }
         }
@@ -200,9 +214,10 @@ import UTCTime
     /// fold of those events in log order, whether it reads the log in pages of two events or all at once.
     static func expectFoldsFromTheLogAgree(_ fixture: StoreFixture, seed: UInt64) async throws {
         try await fixture.superuser.withConnection { connection in
-            let streams = Dictionary(uniqueKeysWithValues: try connection.query("SELECT position, stream_id FROM ledger.events").map {
-                (try $0.decode(Int64.self, at: 0), try $0.decode(String.self, at: 1))
-            })
+            let streams = Dictionary(
+                uniqueKeysWithValues: try connection.query("SELECT position, stream_id FROM ledger.events").map {
+                    (try $0.decode(Int64.self, at: 0), try $0.decode(String.self, at: 1))
+                })
             var expected: [StateKey: (state: SubscriptionStatus, position: Int64)] = [:]
             var outside: [StateKey: [Int64]] = [:]
             for app in try connection.query("SELECT DISTINCT app_id FROM ledger.events").map({ try $0.decode(String.self, at: 0) }) {
@@ -219,8 +234,9 @@ import UTCTime
             }
             #expect(!outside.isEmpty, "seed \(seed): no key with events outside its stream")
             for pageSize in [2, 5_000] {
-                let folded = try SubscriptionsReadModel.foldFromLog(Array(expected.keys), outside: outside, through: nil, pageSize: pageSize,
-                                                                    on: connection)
+                let folded = try SubscriptionsReadModel.foldFromLog(
+                    Array(expected.keys), outside: outside, through: nil, pageSize: pageSize,
+                    on: connection)
                 #expect(folded.mapValues(\.state) == expected.mapValues(\.state), "seed \(seed), pages of \(pageSize)")
                 #expect(folded.mapValues(\.position) == expected.mapValues(\.position), "seed \(seed), pages of \(pageSize)")
             }
@@ -235,21 +251,38 @@ import UTCTime
         let fixture = try await Self.fixture(prefix: "rebuild_order")
         let writer = HistoryWriter(store: fixture.store)
         func purchase(_ id: String, user: String) -> HistoryWrite {
-            .append(app: "app-a", stream: "otx:\(id)", event: .purchaseNonConsumable(Purchase(transaction: TransactionFacts(
-                appUserID: user, productID: "lifetime", transactionID: id, originalTransactionID: id, purchaseDate: onDay(1), signedDate: onDay(1)))))
+            .append(
+                app: "app-a", stream: "otx:\(id)",
+                event: .purchaseNonConsumable(
+                    Purchase(
+                        transaction: TransactionFacts(
+                            appUserID: user, productID: "lifetime", transactionID: id, originalTransactionID: id, purchaseDate: onDay(1),
+                            signedDate: onDay(1)))))
         }
         let reference = SubscriptionRef(productID: "lifetime", originalTransactionID: "z2", signedDate: onDay(3))
         let late = try writer.beginLate([purchase("z1", user: "u1")])
         #expect(try await writer.write([purchase("z2", user: "u2")]) == 1)
-        try late.append([.append(app: "app-a", stream: "otx:z2", event: .refunded(Refund(subscription: reference, transactionID: "z2",
-                                                                                          refundDate: onDay(3)))),
-                         .append(app: "app-a", stream: "otx:z2", event: .transferred(Transfer(fromUserID: "u2", toUserID: "u3",
-                             originalTransactionIDs: ["z2"], transferredAt: onDay(4), policy: .transfer)))])
+        try late.append([
+            .append(
+                app: "app-a", stream: "otx:z2",
+                event: .refunded(
+                    Refund(
+                        subscription: reference, transactionID: "z2",
+                        refundDate: onDay(3)))),
+            .append(
+                app: "app-a", stream: "otx:z2",
+                event: .transferred(
+                    Transfer(
+                        fromUserID: "u2", toUserID: "u3",
+                        originalTransactionIDs: ["z2"], transferredAt: onDay(4), policy: .transfer)))
+        ])
         try late.commit()
         // otx:z2 in stream order: the second's purchase, then the first's two events, of a lower transaction id.
-        let rows = try await fixture.superuser.query("""
+        let rows = try await fixture.superuser.query(
+            """
             SELECT position, transaction_id FROM ledger.events WHERE stream_id = 'otx:z2' ORDER BY stream_version
-            """).map { (try $0.decode(Int64.self, at: 0), try $0.decode(UInt64.self, at: 1)) }
+            """
+        ).map { (try $0.decode(Int64.self, at: 0), try $0.decode(UInt64.self, at: 1)) }
         try #require(rows.count == 3)
         #expect(rows[1].1 == rows[2].1 && rows[1].1 < rows[0].1 && rows[1].0 > rows[0].0, "\(rows)")
         let positions = rows.map(\.0)
@@ -260,10 +293,12 @@ import UTCTime
         _ = try await fixture.store.pool.withConnection { connection in
             for runner in runners { while try runner.runBatch(on: connection) > 0 {} }
         }
-        let stored = try await fixture.superuser.query("""
+        let stored = try await fixture.superuser.query(
+            """
             SELECT last_position FROM ledger.purchases WHERE original_transaction_id = 'z2'
             UNION ALL SELECT last_position FROM ledger.paying_purchases WHERE original_transaction_id = 'z2'
-            """).map { try $0.decode(Int64.self, at: 0) }
+            """
+        ).map { try $0.decode(Int64.self, at: 0) }
         #expect(stored == [positions.max()!, positions.max()!])
         let owner = try await fixture.superuser.query("SELECT owner_app_user_id FROM ledger.purchases WHERE original_transaction_id = 'z2'")
             .first?.decode(String?.self, at: 0)
@@ -301,16 +336,25 @@ import UTCTime
             #expect(storedPurchases == purchases, "seed \(seed) \(app) \(when): purchases")
 
             let paying = foldAll(PayingUsersReducer.self, events: events, asOf: nil)
-            let expected = Set(paying.values.flatMap { purchase in
-                purchase.months.keys.compactMap { month in purchase.payingUser(in: month).map { "\(month)|\(purchase.originalTransactionID)|\($0)" } }
-            })
-            let stored = Set(try await fixture.superuser.query("""
-                SELECT month || '|' || original_transaction_id || '|' || app_user_id FROM ledger.paying_users WHERE app_id = \(app)
-                """).map { try $0.decode(String.self, at: 0) })
+            let expected = Set(
+                paying.values.flatMap { purchase in
+                    purchase.months.keys.compactMap { month in
+                        purchase.payingUser(in: month).map { "\(month)|\(purchase.originalTransactionID)|\($0)" }
+                    }
+                })
+            let stored = Set(
+                try await fixture.superuser.query(
+                    """
+                    SELECT month || '|' || original_transaction_id || '|' || app_user_id FROM ledger.paying_users WHERE app_id = \(app)
+                    """
+                ).map { try $0.decode(String.self, at: 0) })
             #expect(stored == expected, "seed \(seed) \(app) \(when): paying users")
-            let owners = Set(try await fixture.superuser.query("""
-                SELECT original_transaction_id || '|' || coalesce(owner_app_user_id, '-') FROM ledger.paying_purchases WHERE app_id = \(app)
-                """).map { try $0.decode(String.self, at: 0) })
+            let owners = Set(
+                try await fixture.superuser.query(
+                    """
+                    SELECT original_transaction_id || '|' || coalesce(owner_app_user_id, '-') FROM ledger.paying_purchases WHERE app_id = \(app)
+                    """
+                ).map { try $0.decode(String.self, at: 0) })
             #expect(owners == Set(paying.values.map { "\($0.originalTransactionID)|\($0.owner?.appUserID ?? "-")" }), "seed \(seed) \(app) \(when)")
         }
     }
@@ -318,13 +362,17 @@ import UTCTime
     /// The states of one read model's rows of `app`: the stored fold state, or for a row a rebuild wrote without it,
     /// the state folded from its stream.
     static func storedStates<Model: ReadModel>(_ model: Model.Type, app: String, fixture: StoreFixture) async throws
-        -> [String: Model.Reducer.State] {
+        -> [String: Model.Reducer.State]
+    {
         try await fixture.superuser.withConnection { connection in
             var states: [String: Model.Reducer.State] = [:]
             var unfolded: [StateKey] = []
-            for row in try connection.query(PostgresQuery(unsafeSQL: """
-                SELECT original_transaction_id, fold_state::text FROM ledger.\(Model.tables[0].name) WHERE app_id = $1
-                """, bindings: [app.postgresValue])) {
+            for row in try connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT original_transaction_id, fold_state::text FROM ledger.\(Model.tables[0].name) WHERE app_id = $1
+                        """, bindings: [app.postgresValue]))
+            {
                 let key = try row.decode(String.self, at: 0)
                 if let text = try row.decode(String?.self, at: 1) {
                     states[key] = try StateCodec.decode(Model.Reducer.State.self, from: text)
@@ -362,12 +410,17 @@ import UTCTime
                 var events: [LedgerEvent] = [.subscriptionStarted(started)]
                 if round > 0 {
                     events.append(.subscriptionRenewed(Renewal(transaction: subscriptionFacts("live-\(round - 1)", renewal: 1, user: nil))))
-                    events.append(.linked(TransactionLink(appUserID: "w\(round % 5)", originalTransactionIDs: [id, "live-\(round - 1)"],
-                                                          linkedAt: onDay(10 + round % 50), source: .restore)))
+                    events.append(
+                        .linked(
+                            TransactionLink(
+                                appUserID: "w\(round % 5)", originalTransactionIDs: [id, "live-\(round - 1)"],
+                                linkedAt: onDay(10 + round % 50), source: .restore)))
                 }
                 let appends = events.flatMap(\.perOriginalTransaction).map {
-                    (stream: LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), event: $0,
-                     idempotencyKey: $0.idempotencyKey)
+                    (
+                        stream: LedgerStreams.purchase(originalTransactionID: $0.originalTransactionIDs[0]), event: $0,
+                        idempotencyKey: $0.idempotencyKey
+                    )
                 }
                 _ = try await recorder.record(app: "app-a", appends, occurredAt: { _ in onDay(0) }, metadata: EventMetadata(source: "test"))
                 written.update { $0.append(id) }
@@ -384,10 +437,13 @@ import UTCTime
         try late.execute("BEGIN")
         let lateEvent = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: subscriptionFacts("late-1", renewal: 0, user: "late-user")))
         let encoded = lateEvent.encoded()
-        _ = try EventStore.append(on: late, app: "app-a", stream: "otx:late-1", expected: .any, events: [
-            NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, idempotencyKey: lateEvent.idempotencyKey,
-                     occurredAt: onDay(0)),
-        ])
+        _ = try EventStore.append(
+            on: late, app: "app-a", stream: "otx:late-1", expected: .any,
+            events: [
+                NewEvent(
+                    type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, idempotencyKey: lateEvent.idempotencyKey,
+                    occurredAt: onDay(0))
+            ])
 
         // The fold waits at its first progress report until the writer has written 30 more rounds and the late
         // transaction has committed: writes are certain to happen during the fold, whatever the timing.
@@ -397,7 +453,11 @@ import UTCTime
         let gateTimedOut = Locked(false)
         let rebuild = Task {
             try await ProjectionReplay.rebuild(pool: fixture.store.pool) { _ in
-                guard !folding.update({ folding in defer { folding = true }; return folding }) else { return }
+                guard
+                    !folding.update({ folding in
+                        defer { folding = true }; return folding
+                    })
+                else { return }
                 let before = written.value.count
                 writtenBeforeFold.update { $0 = before }
                 let deadline = ContinuousClock.now + .seconds(60)
@@ -428,18 +488,23 @@ import UTCTime
 
         let ids = written.value + ["late-1"]
         #expect(writtenAfterRebuild >= (writtenBeforeFold.value ?? 0) + 30)
-        let present = Set(try await fixture.superuser.query("""
-            SELECT original_transaction_id FROM ledger.subscriptions WHERE app_id = 'app-a' AND status IS NOT NULL
-              AND original_transaction_id = ANY(\(TextArray(ids)))
-            """).map { try $0.decode(String.self, at: 0) })
+        let present = Set(
+            try await fixture.superuser.query(
+                """
+                SELECT original_transaction_id FROM ledger.subscriptions WHERE app_id = 'app-a' AND status IS NOT NULL
+                  AND original_transaction_id = ANY(\(TextArray(ids)))
+                """
+            ).map { try $0.decode(String.self, at: 0) })
         #expect(present == Set(ids), "missing after the rebuild: \(Set(ids).subtracting(present).sorted().prefix(20))")
         let total = try await fixture.superuser.query("SELECT count(*) FROM ledger.subscriptions WHERE app_id = 'app-a'")
             .first?.decode(Int64.self, at: 0)
         #expect(total == Int64(backlog + ids.count))
         // Each renewal written reached its subscription.
-        let renewed = try await fixture.superuser.query("""
+        let renewed = try await fixture.superuser.query(
+            """
             SELECT count(*) FROM ledger.subscriptions WHERE app_id = 'app-a' AND latest_transaction_id LIKE '%-t1'
-            """).first?.decode(Int64.self, at: 0)
+            """
+        ).first?.decode(Int64.self, at: 0)
         #expect(renewed == Int64(ids.count - 2))
         let differences = try await ProjectionReplay.check(pool: fixture.store.pool)
         #expect(differences.isEmpty, "\(differences.prefix(10))")
@@ -455,9 +520,10 @@ func onDay(_ n: Int, hours: Int = 0) -> Instant {
 }
 
 func subscriptionFacts(_ id: String, renewal: Int, user: String?) -> TransactionFacts {
-    TransactionFacts(appUserID: user, productID: "monthly", transactionID: "\(id)-t\(renewal)", originalTransactionID: id,
-                     subscriptionGroupID: "g1", purchaseDate: onDay(renewal * 30), expiresDate: onDay(renewal * 30 + 30),
-                     signedDate: onDay(renewal * 30, hours: 1), price: Money(milliunits: 9_990, currency: "USD"))
+    TransactionFacts(
+        appUserID: user, productID: "monthly", transactionID: "\(id)-t\(renewal)", originalTransactionID: id,
+        subscriptionGroupID: "g1", purchaseDate: onDay(renewal * 30), expiresDate: onDay(renewal * 30 + 30),
+        signedDate: onDay(renewal * 30, hours: 1), price: Money(milliunits: 9_990, currency: "USD"))
 }
 
 /// The number of cases of `LedgerEvent`, and each case's index: exhaustive, so a new case fails to compile here
@@ -535,7 +601,8 @@ struct HistoryBuilder {
         for part in event.perOriginalTransaction {
             let stream: String
             if case .appStoreNotification(let notification) = part {
-                stream = notification.originalTransactionID.map(LedgerStreams.purchase(originalTransactionID:))
+                stream =
+                    notification.originalTransactionID.map(LedgerStreams.purchase(originalTransactionID:))
                     ?? LedgerStreams.notification(uuid: notification.notificationUUID)
             } else if let id = part.originalTransactionIDs.first {
                 stream = LedgerStreams.purchase(originalTransactionID: id)
@@ -553,14 +620,17 @@ struct HistoryBuilder {
         writes.append(.append(app: app, stream: stream, event: event))
     }
 
-    mutating func facts(_ id: String, transaction: String, product: String, user: String?, group: String?, day n: Int,
-                        expires: Int?, environment: StoreEnvironment) -> TransactionFacts {
-        let offer: Offer? = switch int(0...9) {
-        case 0: Offer(type: .introductory, paymentMode: "FREE_TRIAL", period: "P1W")
-        case 1: Offer(type: .promotional, identifier: pick(["promo-1", "promo\t2"]), paymentMode: "PAY_AS_YOU_GO", period: "P1M")
-        case 2: Offer(type: .winBack, identifier: "back")
-        default: nil
-        }
+    mutating func facts(
+        _ id: String, transaction: String, product: String, user: String?, group: String?, day n: Int,
+        expires: Int?, environment: StoreEnvironment
+    ) -> TransactionFacts {
+        let offer: Offer? =
+            switch int(0...9) {
+            case 0: Offer(type: .introductory, paymentMode: "FREE_TRIAL", period: "P1W")
+            case 1: Offer(type: .promotional, identifier: pick(["promo-1", "promo\t2"]), paymentMode: "PAY_AS_YOU_GO", period: "P1M")
+            case 2: Offer(type: .winBack, identifier: "back")
+            default: nil
+            }
         return TransactionFacts(
             appUserID: user, productID: product, transactionID: transaction, originalTransactionID: id, subscriptionGroupID: group,
             environment: environment, purchaseDate: onDay(n), originalPurchaseDate: onDay(n - int(0...3)), expiresDate: expires.map { onDay($0) },
@@ -570,8 +640,9 @@ struct HistoryBuilder {
     }
 
     mutating func reference(_ id: String, product: String = "monthly", user: String?, day n: Int) -> SubscriptionRef {
-        SubscriptionRef(appUserID: user, productID: product, originalTransactionID: id, subscriptionGroupID: "g1",
-                        environment: chance(85) ? .production : .sandbox, signedDate: onDay(n, hours: int(0...23)))
+        SubscriptionRef(
+            appUserID: user, productID: product, originalTransactionID: id, subscriptionGroupID: "g1",
+            environment: chance(85) ? .production : .sandbox, signedDate: onDay(n, hours: int(0...23)))
     }
 
     /// One event of every case about subscription `id` and one-time purchase `oneTime`, then random extras.
@@ -585,8 +656,10 @@ struct HistoryBuilder {
         for index in 0..<int(1...3) { notification(index, among: subscriptions) }
         for _ in 0..<int(1...3) { strays(among: subscriptions + oneTime) }
         for _ in 0..<int(1...2) {
-            writes.append(.restore(app: app, ids: Array(Set((0..<int(1...3)).map { _ in pick(subscriptions + oneTime) })).sorted(),
-                                   user: pick(Self.users), policy: pick(TransferPolicy.allCases), at: onDay(int(40...120))))
+            writes.append(
+                .restore(
+                    app: app, ids: Array(Set((0..<int(1...3)).map { _ in pick(subscriptions + oneTime) })).sorted(),
+                    user: pick(Self.users), policy: pick(TransferPolicy.allCases), at: onDay(int(40...120))))
         }
     }
 
@@ -599,13 +672,17 @@ struct HistoryBuilder {
         let renewals = int(0...3)
         for n in 0...renewals {
             let product = n > 0 && chance(20) ? "yearly" : "monthly"
-            let t = facts(id, transaction: "\(id)-t\(n)", product: product, user: chance(60) ? user : nil, group: "g1", day: start + 30 * n,
-                          expires: start + 30 * n + 30, environment: environment)
+            let t = facts(
+                id, transaction: "\(id)-t\(n)", product: product, user: chance(60) ? user : nil, group: "g1", day: start + 30 * n,
+                expires: start + 30 * n + 30, environment: environment)
             if n == 0 {
                 record(.subscriptionStarted(SubscriptionStarted(transaction: t, isResubscribe: false)))
             } else if chance(20) {
-                record(.billingFailed(BillingFailure(subscription: reference(id, user: nil, day: start + 30 * n - 1),
-                                                     gracePeriodExpiresAt: chance(50) ? onDay(start + 30 * n + 6) : nil)))
+                record(
+                    .billingFailed(
+                        BillingFailure(
+                            subscription: reference(id, user: nil, day: start + 30 * n - 1),
+                            gracePeriodExpiresAt: chance(50) ? onDay(start + 30 * n + 6) : nil)))
                 record(.billingRecovered(Renewal(transaction: t)))
             } else {
                 record(.subscriptionRenewed(Renewal(transaction: t)))
@@ -619,28 +696,50 @@ struct HistoryBuilder {
         let r = reference(id, user: user, day: end - int(0...20))
         let transaction = "\(id)-t\(int(0...renewals))"
         switch int(0...12) {
-        case 0: record(.billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: chance(50) ? onDay(end + 6) : nil,
-                                                     expiresDate: chance(50) ? onDay(end) : nil)))
+        case 0:
+            record(
+                .billingFailed(
+                    BillingFailure(
+                        subscription: r, gracePeriodExpiresAt: chance(50) ? onDay(end + 6) : nil,
+                        expiresDate: chance(50) ? onDay(end) : nil)))
         case 1: record(.gracePeriodExpired(GracePeriodExpired(subscription: r, expiresDate: chance(50) ? onDay(end + 6) : nil)))
-        case 2: record(.subscriptionExpired(Expiry(subscription: r, reason: pick([.voluntary, .billingError, .priceIncreaseDeclined,
-                                                                                   .productUnavailable, .lapsed, .other("NEW\tREASON")]),
-                                                   expiresDate: chance(70) ? onDay(end) : nil)))
+        case 2:
+            record(
+                .subscriptionExpired(
+                    Expiry(
+                        subscription: r,
+                        reason: pick([
+                            .voluntary, .billingError, .priceIncreaseDeclined,
+                            .productUnavailable, .lapsed, .other("NEW\tREASON")
+                        ]),
+                        expiresDate: chance(70) ? onDay(end) : nil)))
         case 3: record(.autoRenewChanged(AutoRenewChange(subscription: r, enabled: chance(50))))
-        case 4: record(.renewalPreferenceChanged(RenewalPreferenceChange(
-            subscription: r, kind: pick([.upgrade, .downgrade, .crossgrade, .downgradeCancelled]), autoRenewProductID: pick(["yearly", "lite"]),
-            transaction: chance(40) ? facts(id, transaction: "\(id)-up", product: "yearly", user: user, group: "g1", day: end - 10,
-                                            expires: end + 355, environment: .production) : nil)))
+        case 4:
+            record(
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: r, kind: pick([.upgrade, .downgrade, .crossgrade, .downgradeCancelled]),
+                        autoRenewProductID: pick(["yearly", "lite"]),
+                        transaction: chance(40)
+                            ? facts(
+                                id, transaction: "\(id)-up", product: "yearly", user: user, group: "g1", day: end - 10,
+                                expires: end + 355, environment: .production) : nil)))
         case 5: record(.priceIncrease(PriceIncrease(subscription: r, consent: chance(50) ? .pending : .accepted)))
-        case 6: record(.renewalExtended(RenewalExtension(subscription: r, newExpiresDate: onDay(end + int(1...30)),
-                                                         extendedByDays: chance(50) ? int(1...30) : nil)))
+        case 6:
+            record(
+                .renewalExtended(
+                    RenewalExtension(
+                        subscription: r, newExpiresDate: onDay(end + int(1...30)),
+                        extendedByDays: chance(50) ? int(1...30) : nil)))
         case 7: record(.refunded(Refund(subscription: r, transactionID: transaction, refundDate: onDay(end - 5), reason: chance(50) ? "1" : nil)))
         case 8: record(.refundDeclined(RefundDeclined(subscription: r, transactionID: transaction)))
         case 9: record(.refundReversed(RefundReversed(subscription: r, transactionID: transaction)))
         case 10: record(.revoked(Revocation(subscription: r, transactionID: transaction, revocationDate: onDay(end - 3))))
         case 11: record(.consumptionRequested(ConsumptionRequest(subscription: r, transactionID: transaction)))
         default:
-            let t = facts(id, transaction: "\(id)-re", product: "monthly", user: user, group: "g1", day: end + 10, expires: end + 40,
-                          environment: .production)
+            let t = facts(
+                id, transaction: "\(id)-re", product: "monthly", user: user, group: "g1", day: end + 10, expires: end + 40,
+                environment: .production)
             record(.subscriptionStarted(SubscriptionStarted(transaction: t, isResubscribe: true)))
         }
     }
@@ -648,16 +747,25 @@ struct HistoryBuilder {
     /// One of every case at least, so that no seed leaves a case out.
     mutating func everyCase(subscription id: String, consumable: String) {
         let user = pick(Self.users)
-        let t = facts(id, transaction: "\(id)-every", product: "monthly", user: user, group: "g1", day: 70, expires: 100,
-                      environment: .production)
+        let t = facts(
+            id, transaction: "\(id)-every", product: "monthly", user: user, group: "g1", day: 70, expires: 100,
+            environment: .production)
         let r = reference(id, user: user, day: 75)
         record(.subscriptionStarted(SubscriptionStarted(transaction: t, isResubscribe: true)))
-        record(.subscriptionRenewed(Renewal(transaction: facts(id, transaction: "\(id)-every-2", product: "monthly", user: nil, group: "g1",
-                                                               day: 100, expires: 130, environment: .production))))
+        record(
+            .subscriptionRenewed(
+                Renewal(
+                    transaction: facts(
+                        id, transaction: "\(id)-every-2", product: "monthly", user: nil, group: "g1",
+                        day: 100, expires: 130, environment: .production))))
         record(.billingFailed(BillingFailure(subscription: r, gracePeriodExpiresAt: onDay(81))))
         record(.gracePeriodExpired(GracePeriodExpired(subscription: r)))
-        record(.billingRecovered(Renewal(transaction: facts(id, transaction: "\(id)-every-3", product: "monthly", user: nil, group: "g1",
-                                                            day: 131, expires: 161, environment: .production))))
+        record(
+            .billingRecovered(
+                Renewal(
+                    transaction: facts(
+                        id, transaction: "\(id)-every-3", product: "monthly", user: nil, group: "g1",
+                        day: 131, expires: 161, environment: .production))))
         record(.subscriptionExpired(Expiry(subscription: r, reason: .billingError)))
         record(.autoRenewChanged(AutoRenewChange(subscription: r, enabled: false)))
         record(.renewalPreferenceChanged(RenewalPreferenceChange(subscription: r, kind: .downgrade, autoRenewProductID: "lite")))
@@ -668,37 +776,70 @@ struct HistoryBuilder {
         record(.refundReversed(RefundReversed(subscription: r, transactionID: "\(id)-every")))
         record(.revoked(Revocation(subscription: r, transactionID: "\(id)-every-2", revocationDate: onDay(101))))
         record(.consumptionRequested(ConsumptionRequest(subscription: r, transactionID: "\(id)-every")))
-        let inputs = ConsumptionInputs(appUserID: user, productType: .autoRenewable, periodStart: onDay(70), periodEnd: onDay(100),
-                                       requestedAt: onDay(75), consent: nil, refundPolicy: .byConsumption, sampleContentProvided: false)
-        record(.consumptionAnswerWithheld(ConsumptionAnswerWithheld(
-            originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production, requestSignedDate: onDay(75),
-            decidedAt: onDay(75, hours: 1), reason: .noConsentRecorded, inputs: inputs)))
+        let inputs = ConsumptionInputs(
+            appUserID: user, productType: .autoRenewable, periodStart: onDay(70), periodEnd: onDay(100),
+            requestedAt: onDay(75), consent: nil, refundPolicy: .byConsumption, sampleContentProvided: false)
+        record(
+            .consumptionAnswerWithheld(
+                ConsumptionAnswerWithheld(
+                    originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production,
+                    requestSignedDate: onDay(75),
+                    decidedAt: onDay(75, hours: 1), reason: .noConsentRecorded, inputs: inputs)))
         let consent = ConsumptionConsent(appUserID: user, consented: true, source: .app, recordedAt: onDay(75, hours: 2))
         record(.consumptionConsentRecorded(consent))
         var answered = inputs
         answered.consent = consent
-        record(.consumptionInformationSent(ConsumptionInformationSent(
-            originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production, requestSignedDate: onDay(75),
-            sentAt: onDay(76), answer: ConsumptionAnswer(consumptionPercentage: 16_666, deliveryStatus: .delivered, refundPreference: .grantProrated,
-                                                         sampleContentProvided: false),
-            inputs: answered, appleStatus: 202)))
-        record(.purchaseConsumable(Purchase(transaction: facts(consumable, transaction: consumable, product: "coins", user: user, group: nil,
-                                                               day: 71, expires: nil, environment: .production))))
-        record(.consumed(Consumption(appUserID: user, productID: "coins", transactionID: consumable, originalTransactionID: consumable,
-                                     consumedAt: onDay(72))))
-        record(.purchaseNonConsumable(Purchase(transaction: facts("n-every", transaction: "n-every", product: "lifetime", user: nil, group: nil,
-                                                                  day: 73, expires: nil, environment: .production))))
-        record(.purchaseNonRenewing(Purchase(transaction: facts("r-every", transaction: "r-every", product: "pass", user: user, group: nil,
-                                                                day: 74, expires: 104, environment: .sandbox))))
-        record(.externalPurchase(ExternalPurchase(appUserID: user, productID: "web", productType: .autoRenewable, paymentID: "pay-every",
-                                                  provider: "bluesnap", purchasedAt: onDay(75), expiresDate: onDay(105),
-                                                  price: Money(milliunits: 4_990, currency: "EUR"), developerPayload: "web\tpayload")))
+        record(
+            .consumptionInformationSent(
+                ConsumptionInformationSent(
+                    originalTransactionID: id, transactionID: "\(id)-every", productID: "monthly", environment: .production,
+                    requestSignedDate: onDay(75),
+                    sentAt: onDay(76),
+                    answer: ConsumptionAnswer(
+                        consumptionPercentage: 16_666, deliveryStatus: .delivered, refundPreference: .grantProrated,
+                        sampleContentProvided: false),
+                    inputs: answered, appleStatus: 202)))
+        record(
+            .purchaseConsumable(
+                Purchase(
+                    transaction: facts(
+                        consumable, transaction: consumable, product: "coins", user: user, group: nil,
+                        day: 71, expires: nil, environment: .production))))
+        record(
+            .consumed(
+                Consumption(
+                    appUserID: user, productID: "coins", transactionID: consumable, originalTransactionID: consumable,
+                    consumedAt: onDay(72))))
+        record(
+            .purchaseNonConsumable(
+                Purchase(
+                    transaction: facts(
+                        "n-every", transaction: "n-every", product: "lifetime", user: nil, group: nil,
+                        day: 73, expires: nil, environment: .production))))
+        record(
+            .purchaseNonRenewing(
+                Purchase(
+                    transaction: facts(
+                        "r-every", transaction: "r-every", product: "pass", user: user, group: nil,
+                        day: 74, expires: 104, environment: .sandbox))))
+        record(
+            .externalPurchase(
+                ExternalPurchase(
+                    appUserID: user, productID: "web", productType: .autoRenewable, paymentID: "pay-every",
+                    provider: "bluesnap", purchasedAt: onDay(75), expiresDate: onDay(105),
+                    price: Money(milliunits: 4_990, currency: "EUR"), developerPayload: "web\tpayload")))
         record(.linked(TransactionLink(appUserID: pick(Self.users), originalTransactionIDs: [id, "n-every"], linkedAt: onDay(77), source: .upload)))
-        record(.transferred(Transfer(fromUserID: user, toUserID: pick(Self.users), originalTransactionIDs: [id, consumable, "pay-every"],
-                                     transferredAt: onDay(78), policy: .transfer)))
-        record(.appStoreNotification(AppStoreNotification(notificationType: "DID_RENEW", notificationUUID: "\(app)-every", signedDate: onDay(100),
-                                                          environment: .production, originalTransactionID: id,
-                                                          rawJSON: #"{"notificationType":"DID_RENEW","data":{"n":1.50}}"#)))
+        record(
+            .transferred(
+                Transfer(
+                    fromUserID: user, toUserID: pick(Self.users), originalTransactionIDs: [id, consumable, "pay-every"],
+                    transferredAt: onDay(78), policy: .transfer)))
+        record(
+            .appStoreNotification(
+                AppStoreNotification(
+                    notificationType: "DID_RENEW", notificationUUID: "\(app)-every", signedDate: onDay(100),
+                    environment: .production, originalTransactionID: id,
+                    rawJSON: #"{"notificationType":"DID_RENEW","data":{"n":1.50}}"#)))
         writes.append(.consume(app: app, id: consumable, user: user, at: onDay(80)))
     }
 
@@ -710,25 +851,43 @@ struct HistoryBuilder {
         let environment: StoreEnvironment = chance(80) ? .production : pick([.sandbox, .xcode])
         switch id.first ?? " " {
         case "c":
-            record(.purchaseConsumable(Purchase(transaction: facts(id, transaction: id, product: "coins", user: chance(80) ? user : nil, group: nil,
-                                                                   day: n, expires: nil, environment: environment))))
+            record(
+                .purchaseConsumable(
+                    Purchase(
+                        transaction: facts(
+                            id, transaction: id, product: "coins", user: chance(80) ? user : nil, group: nil,
+                            day: n, expires: nil, environment: environment))))
             if chance(50) { writes.append(.consume(app: app, id: id, user: chance(80) ? user : pick(Self.users), at: onDay(n + int(0...5)))) }
             if chance(30) {
-                record(.consumed(Consumption(appUserID: pick(Self.users), productID: "coins", transactionID: id, originalTransactionID: id,
-                                             consumedAt: onDay(n + 2))))
+                record(
+                    .consumed(
+                        Consumption(
+                            appUserID: pick(Self.users), productID: "coins", transactionID: id, originalTransactionID: id,
+                            consumedAt: onDay(n + 2))))
             }
         case "n":
-            record(.purchaseNonConsumable(Purchase(transaction: facts(id, transaction: id, product: "lifetime", user: chance(50) ? user : nil,
-                                                                      group: nil, day: n, expires: nil, environment: environment))))
+            record(
+                .purchaseNonConsumable(
+                    Purchase(
+                        transaction: facts(
+                            id, transaction: id, product: "lifetime", user: chance(50) ? user : nil,
+                            group: nil, day: n, expires: nil, environment: environment))))
         case "r":
-            record(.purchaseNonRenewing(Purchase(transaction: facts(id, transaction: id, product: "pass", user: user, group: nil, day: n,
-                                                                    expires: n + 30, environment: environment))))
+            record(
+                .purchaseNonRenewing(
+                    Purchase(
+                        transaction: facts(
+                            id, transaction: id, product: "pass", user: user, group: nil, day: n,
+                            expires: n + 30, environment: environment))))
         default:
-            record(.externalPurchase(ExternalPurchase(
-                appUserID: user, productID: "web", productType: pick(ProductType.allCases), paymentID: id, provider: pick(["bluesnap", "paylike"]),
-                purchasedAt: onDay(n), expiresDate: chance(50) ? onDay(n + 30) : nil, price: Money(milliunits: 1_000, currency: "EUR"),
-                environment: chance(80) ? .production : StoreEnvironment(rawValue: "Test"),
-                developerPayload: chance(50) ? pick(Self.payloads) : nil)))
+            record(
+                .externalPurchase(
+                    ExternalPurchase(
+                        appUserID: user, productID: "web", productType: pick(ProductType.allCases), paymentID: id,
+                        provider: pick(["bluesnap", "paylike"]),
+                        purchasedAt: onDay(n), expiresDate: chance(50) ? onDay(n + 30) : nil, price: Money(milliunits: 1_000, currency: "EUR"),
+                        environment: chance(80) ? .production : StoreEnvironment(rawValue: "Test"),
+                        developerPayload: chance(50) ? pick(Self.payloads) : nil)))
         }
         let r = reference(id, product: "coins", user: chance(30) ? user : nil, day: n + 3)
         switch int(0...5) {
@@ -744,20 +903,28 @@ struct HistoryBuilder {
     mutating func identity(among ids: [String]) {
         let some = Array(Set((0..<int(1...3)).map { _ in pick(ids) })).sorted()
         if chance(50) {
-            record(.linked(TransactionLink(appUserID: pick(Self.users), originalTransactionIDs: some, linkedAt: onDay(int(0...120)),
-                                           source: pick(LinkSource.allCases))))
+            record(
+                .linked(
+                    TransactionLink(
+                        appUserID: pick(Self.users), originalTransactionIDs: some, linkedAt: onDay(int(0...120)),
+                        source: pick(LinkSource.allCases))))
         } else {
-            record(.transferred(Transfer(fromUserID: pick(Self.users), toUserID: pick(Self.users), originalTransactionIDs: some,
-                                         transferredAt: onDay(int(0...120)), policy: pick(TransferPolicy.allCases))))
+            record(
+                .transferred(
+                    Transfer(
+                        fromUserID: pick(Self.users), toUserID: pick(Self.users), originalTransactionIDs: some,
+                        transferredAt: onDay(int(0...120)), policy: pick(TransferPolicy.allCases))))
         }
     }
 
     mutating func notification(_ index: Int, among ids: [String]) {
         let id: String? = chance(50) ? pick(ids) : nil
-        record(.appStoreNotification(AppStoreNotification(
-            notificationType: pick(["TEST", "DID_RENEW", "RENEWAL_EXTENSION"]), subtype: chance(50) ? "SUMMARY" : nil,
-            notificationUUID: "\(app)-n\(index)-\(int(0...999))", signedDate: onDay(int(0...120)), environment: .production,
-            originalTransactionID: id, rawJSON: #"{"signedPayload":"x\ty","n":1.50}"#)))
+        record(
+            .appStoreNotification(
+                AppStoreNotification(
+                    notificationType: pick(["TEST", "DID_RENEW", "RENEWAL_EXTENSION"]), subtype: chance(50) ? "SUMMARY" : nil,
+                    notificationUUID: "\(app)-n\(index)-\(int(0...999))", signedDate: onDay(int(0...120)), environment: .production,
+                    originalTransactionID: id, rawJSON: #"{"signedPayload":"x\ty","n":1.50}"#)))
     }
 
     /// Events in streams that are not their keys' own: a whole link naming several transactions in the first one's
@@ -767,22 +934,36 @@ struct HistoryBuilder {
         let b = pick(ids.filter { $0 != a })
         switch int(0...3) {
         case 0:
-            stray(.linked(TransactionLink(appUserID: pick(Self.users), originalTransactionIDs: [a, b], linkedAt: onDay(int(0...120)),
-                                          source: .upload)),
-                  stream: LedgerStreams.purchase(originalTransactionID: a))
+            stray(
+                .linked(
+                    TransactionLink(
+                        appUserID: pick(Self.users), originalTransactionIDs: [a, b], linkedAt: onDay(int(0...120)),
+                        source: .upload)),
+                stream: LedgerStreams.purchase(originalTransactionID: a))
         case 1:
-            stray(.subscriptionRenewed(Renewal(transaction: facts(a, transaction: "\(a)-legacy", product: "monthly", user: pick(Self.users),
-                                                                   group: "g1", day: int(0...90), expires: 120, environment: .production))),
-                  stream: "legacy:\(int(0...2))")
+            stray(
+                .subscriptionRenewed(
+                    Renewal(
+                        transaction: facts(
+                            a, transaction: "\(a)-legacy", product: "monthly", user: pick(Self.users),
+                            group: "g1", day: int(0...90), expires: 120, environment: .production))),
+                stream: "legacy:\(int(0...2))")
         case 2:
-            stray(.transferred(Transfer(fromUserID: pick(Self.users), toUserID: pick(Self.users), originalTransactionIDs: [a, b],
-                                        transferredAt: onDay(int(0...120)), policy: .transfer)),
-                  stream: "otx:foreign-\(int(0...2))")
+            stray(
+                .transferred(
+                    Transfer(
+                        fromUserID: pick(Self.users), toUserID: pick(Self.users), originalTransactionIDs: [a, b],
+                        transferredAt: onDay(int(0...120)), policy: .transfer)),
+                stream: "otx:foreign-\(int(0...2))")
         default:
-            stray(.purchaseConsumable(Purchase(transaction: facts(b, transaction: "\(b)-elsewhere", product: "coins", user: pick(Self.users),
-                                                                  group: nil,
-                                                                  day: int(0...90), expires: nil, environment: .production))),
-                  stream: LedgerStreams.purchase(originalTransactionID: a))
+            stray(
+                .purchaseConsumable(
+                    Purchase(
+                        transaction: facts(
+                            b, transaction: "\(b)-elsewhere", product: "coins", user: pick(Self.users),
+                            group: nil,
+                            day: int(0...90), expires: nil, environment: .production))),
+                stream: LedgerStreams.purchase(originalTransactionID: a))
         }
     }
 }
@@ -807,8 +988,10 @@ struct HistoryWriter: Sendable {
                     let now = remaining.filter { keys.insert($0.idempotencyKey).inserted }
                     var taken: Set<String> = []
                     remaining = remaining.filter { !(keys.contains($0.idempotencyKey) && taken.insert($0.idempotencyKey).inserted) }
-                    appended += try await EventRecorder(store: store).record(app: app, now, occurredAt: { _ in onDay(0) },
-                                                                               metadata: EventMetadata(source: "test")).recorded
+                    appended += try await EventRecorder(store: store).record(
+                        app: app, now, occurredAt: { _ in onDay(0) },
+                        metadata: EventMetadata(source: "test")
+                    ).recorded
                 }
             }
             batch.removeAll()
@@ -820,8 +1003,10 @@ struct HistoryWriter: Sendable {
             case .restore(let app, let ids, let user, let policy, let at):
                 try await flush()
                 do {
-                    appended += try await RestoreOperation(store: store).restore(app: app, originalTransactionIDs: ids, to: user, policy: policy,
-                                                                                 at: at).count
+                    appended += try await RestoreOperation(store: store).restore(
+                        app: app, originalTransactionIDs: ids, to: user, policy: policy,
+                        at: at
+                    ).count
                 } catch is RestoreRefusal {}
             case .consume(let app, let id, let user, let at):
                 try await flush()
@@ -862,10 +1047,13 @@ final class OpenTransaction {
             guard case .append(let app, let stream, let event) = write, keys.insert(app + "|" + event.idempotencyKey).inserted else { continue }
             streams.insert(app + "|" + stream)
             let encoded = event.encoded()
-            _ = try EventStore.append(on: connection, app: app, stream: stream, expected: .any, events: [
-                NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
-                         metadata: EventMetadata(source: "late"), idempotencyKey: event.idempotencyKey, occurredAt: onDay(0)),
-            ])
+            _ = try EventStore.append(
+                on: connection, app: app, stream: stream, expected: .any,
+                events: [
+                    NewEvent(
+                        type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload,
+                        metadata: EventMetadata(source: "late"), idempotencyKey: event.idempotencyKey, occurredAt: onDay(0))
+                ])
         }
     }
 

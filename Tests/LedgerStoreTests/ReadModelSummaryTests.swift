@@ -25,15 +25,18 @@ import UTCTime
                 price: Money(milliunits: 9_990, currency: "EUR"),
                 offer: Offer(type: .promotional, identifier: "spring", paymentMode: "PAY_AS_YOU_GO", period: "P1M"),
                 familyShared: true, appTransactionID: "app-tx-1", billingPlanType: "MONTHLY",
-                commitment: Commitment(billingPeriodNumber: 2, totalBillingPeriods: 12, expiresAt: day(365),
-                                       priceAfter: Money(milliunits: 12_990, currency: "EUR")))
+                commitment: Commitment(
+                    billingPeriodNumber: 2, totalBillingPeriods: 12, expiresAt: day(365),
+                    priceAfter: Money(milliunits: 12_990, currency: "EUR")))
         }
-        let ref = SubscriptionRef(appUserID: "u1", productID: "yearly", originalTransactionID: "s1", subscriptionGroupID: "g1",
-                                  environment: .sandbox, signedDate: day(31, hours: 2))
+        let ref = SubscriptionRef(
+            appUserID: "u1", productID: "yearly", originalTransactionID: "s1", subscriptionGroupID: "g1",
+            environment: .sandbox, signedDate: day(31, hours: 2))
         func oneTime(_ id: String, _ product: String) -> TransactionFacts {
-            TransactionFacts(appUserID: "u1", productID: product, transactionID: id, originalTransactionID: id, purchaseDate: day(2),
-                             signedDate: day(2), price: Money(milliunits: 990, currency: "USD"), familyShared: true,
-                             developerPayload: "order\t42", quantity: 3)
+            TransactionFacts(
+                appUserID: "u1", productID: product, transactionID: id, originalTransactionID: id, purchaseDate: day(2),
+                signedDate: day(2), price: Money(milliunits: 990, currency: "USD"), familyShared: true,
+                developerPayload: "order\t42", quantity: 3)
         }
         return [
             .subscriptionStarted(SubscriptionStarted(transaction: facts("s1-0", product: odd, purchased: 0))),
@@ -46,11 +49,15 @@ import UTCTime
             .consumed(Consumption(appUserID: "u1", productID: "coins", transactionID: "c1", originalTransactionID: "c1", consumedAt: day(3))),
             .purchaseConsumable(Purchase(transaction: oneTime("c2", "coins"))),
             .purchaseNonConsumable(Purchase(transaction: oneTime("n1", "lifetime"))),
-            .refunded(Refund(subscription: SubscriptionRef(appUserID: "u1", productID: "lifetime", originalTransactionID: "n1", signedDate: day(4)),
-                             transactionID: "n1", refundDate: day(4))),
-            .externalPurchase(ExternalPurchase(appUserID: "u1", productID: "web-pro", productType: .nonRenewing, paymentID: "pay-1",
-                                               provider: "paylike", purchasedAt: day(5), expiresDate: day(35),
-                                               price: Money(milliunits: 4_500, currency: "DKK"), developerPayload: "web")),
+            .refunded(
+                Refund(
+                    subscription: SubscriptionRef(appUserID: "u1", productID: "lifetime", originalTransactionID: "n1", signedDate: day(4)),
+                    transactionID: "n1", refundDate: day(4))),
+            .externalPurchase(
+                ExternalPurchase(
+                    appUserID: "u1", productID: "web-pro", productType: .nonRenewing, paymentID: "pay-1",
+                    provider: "paylike", purchasedAt: day(5), expiresDate: day(35),
+                    price: Money(milliunits: 4_500, currency: "DKK"), developerPayload: "web"))
         ]
     }
 
@@ -71,9 +78,11 @@ import UTCTime
         let queries = UserQueries(pool: fixture.store.pool)
         func expectTheFold(_ written: String) async throws {
             let read = try await queries.summaries(app: "app", owners: ["u1"])
-            #expect(read.subscriptions.sorted { $0.originalTransactionID < $1.originalTransactionID }
+            #expect(
+                read.subscriptions.sorted { $0.originalTransactionID < $1.originalTransactionID }
                     == subscriptions.sorted { $0.originalTransactionID < $1.originalTransactionID }, "\(written)")
-            #expect(read.purchases.sorted { $0.originalTransactionID < $1.originalTransactionID }
+            #expect(
+                read.purchases.sorted { $0.originalTransactionID < $1.originalTransactionID }
                     == purchases.sorted { $0.originalTransactionID < $1.originalTransactionID }, "\(written)")
         }
         try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()

@@ -16,16 +16,20 @@ enum EventIndexScans {
     }
 
     static func reset(_ superuser: PostgresPool) async throws {
-        try await superuser.query("""
+        try await superuser.query(
+            """
             SELECT pg_stat_reset_single_table_counters(indexrelid) FROM pg_index WHERE indrelid = 'ledger.events'::regclass
             """)
     }
 
     /// Scans per index name since the last `reset`.
     static func counts(_ superuser: PostgresPool) async throws -> [String: Int64] {
-        Dictionary(uniqueKeysWithValues: try await superuser.query("""
-            SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
-            """).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        Dictionary(
+            uniqueKeysWithValues: try await superuser.query(
+                """
+                SELECT indexrelname, idx_scan FROM pg_stat_user_indexes WHERE relid = 'ledger.events'::regclass
+                """
+            ).map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1)) })
     }
 }
 

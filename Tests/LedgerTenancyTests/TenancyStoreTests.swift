@@ -39,10 +39,16 @@ import Testing
         let store = TenancyStore(pool: pool)
         let account = try await store.createAccount(name: "Acme")
         let app = try await store.createApp(.init(accountID: account.id, name: "Pro", bundleID: "com.acme.pro"))
-        _ = try await store.putProduct(app: app.id, .init(productID: "monthly", type: .autoRenewable, subscriptionGroup: "g",
-                                                          entitlements: ["pro"]))
-        _ = try await store.putProduct(app: app.id, .init(productID: "monthly", type: .autoRenewable, subscriptionGroup: nil,
-                                                          entitlements: ["pro", "ads_free"]))
+        _ = try await store.putProduct(
+            app: app.id,
+            .init(
+                productID: "monthly", type: .autoRenewable, subscriptionGroup: "g",
+                entitlements: ["pro"]))
+        _ = try await store.putProduct(
+            app: app.id,
+            .init(
+                productID: "monthly", type: .autoRenewable, subscriptionGroup: nil,
+                entitlements: ["pro", "ads_free"]))
         let products = try await store.products(app: app.id)
         #expect(products.map(\.entitlements) == [["pro", "ads_free"]])
         #expect(products.catalog.entitlements(of: "monthly") == ["pro", "ads_free"])

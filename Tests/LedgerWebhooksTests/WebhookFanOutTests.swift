@@ -75,8 +75,9 @@ import Testing
 
         let read = try await pool.withConnection { try fanOut.batch(on: $0) }
         #expect(read.0 == 1, "the batch read \(read.0) events, not only the one of the app with an endpoint")
-        #expect(try await Self.fanOutCheckpoint(pool) == fixture.store.readForward(after: .start, limit: 100).last?.checkpoint,
-                "a short read leaves the checkpoint short of the frontier")
+        #expect(
+            try await Self.fanOutCheckpoint(pool) == fixture.store.readForward(after: .start, limit: 100).last?.checkpoint,
+            "a short read leaves the checkpoint short of the frontier")
         #expect(try await pool.withConnection { try fanOut.batch(on: $0) } == (0, 0) as (Int, Int))
         await fixture.close()
     }

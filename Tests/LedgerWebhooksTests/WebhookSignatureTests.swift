@@ -10,8 +10,9 @@ import UTCTime
 @Suite struct WebhookSignatureTests {
     /// The example of the Standard Webhooks specification (and of its reference libraries' tests).
     @Test func theSpecificationsExampleSignsAsPublished() throws {
-        let header = try WebhookSignature.header(secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
-                                                 timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
+        let header = try WebhookSignature.header(
+            secrets: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
+            timestamp: 1_614_265_330, body: Array(#"{"test": 2432232314}"#.utf8))
         #expect(header == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
     }
 
@@ -30,10 +31,11 @@ import UTCTime
 
     @Test func theSecretsSigningDependOnTheRotationsExpiry() {
         let now = Instant(microsecondsSinceEpoch: 1_000_000_000)
-        var endpoint = WebhookEndpoint(appID: "a", endpointID: "e", url: "https://x", description: nil, eventTypes: [],
-                                       environments: ["production"], secret: "new", previousSecret: "old",
-                                       previousSecretExpiresAt: now.adding(microseconds: 1), status: .enabled, disabledReason: nil,
-                                       failingSince: nil, createdAt: now, updatedAt: now)
+        var endpoint = WebhookEndpoint(
+            appID: "a", endpointID: "e", url: "https://x", description: nil, eventTypes: [],
+            environments: ["production"], secret: "new", previousSecret: "old",
+            previousSecretExpiresAt: now.adding(microseconds: 1), status: .enabled, disabledReason: nil,
+            failingSince: nil, createdAt: now, updatedAt: now)
         #expect(endpoint.signingSecrets(at: now) == ["new", "old"])
         endpoint.previousSecretExpiresAt = now
         #expect(endpoint.signingSecrets(at: now) == ["new"])
@@ -70,8 +72,10 @@ import UTCTime
             var generator = SplitMix(seed: UInt64(seed))
             var now = start
             var attempt = 1
-            while case .retry(let next) = schedule.afterFailure(attempt: attempt, firstAttempt: start, now: now,
-                                                                unit: Double(generator.next() % 1_000_000) / 1_000_000) {
+            while case .retry(let next) = schedule.afterFailure(
+                attempt: attempt, firstAttempt: start, now: now,
+                unit: Double(generator.next() % 1_000_000) / 1_000_000)
+            {
                 #expect(next > now)
                 now = next
                 attempt += 1
@@ -103,7 +107,7 @@ import UTCTime
         ("255.255.255.255", false), ("8.8.8.8", true), ("17.253.144.10", true), ("::1", false), ("::", false),
         ("fe80::1", false), ("fd00::1", false), ("::ffff:127.0.0.1", false), ("::ffff:8.8.8.8", true), ("2001:4860:4860::8888", true),
         ("198.51.100.7", false), ("203.0.113.9", false), ("192.0.2.1", false), ("198.51.99.1", true), ("::127.0.0.1", false),
-        ("64:ff9b::10.0.0.1", false), ("64:ff9b::8.8.8.8", true), ("2002:c0a8:0101::1", false), ("2002:0808:0808::1", true),
+        ("64:ff9b::10.0.0.1", false), ("64:ff9b::8.8.8.8", true), ("2002:c0a8:0101::1", false), ("2002:0808:0808::1", true)
     ])
     func privateAndLoopbackAddressesAreNotPublic(address: String, isPublic: Bool) throws {
         #expect(OutboundPolicy.isPublic(try SocketAddress(ipAddress: address, port: 443)) == isPublic)
@@ -111,8 +115,10 @@ import UTCTime
 
     @Test func urlsAreCheckedBeforeAnyConnection() async throws {
         let strict = OutboundPolicy(allowPrivateAddresses: false)
-        for bad in ["ftp://example.com/x", "example.com/hooks", "https://", "https://user:pw@example.com/x", "javascript:alert(1)",
-                    "https://" + String(repeating: "a", count: 3000) + ".com"] {
+        for bad in [
+            "ftp://example.com/x", "example.com/hooks", "https://", "https://user:pw@example.com/x", "javascript:alert(1)",
+            "https://" + String(repeating: "a", count: 3000) + ".com"
+        ] {
             await #expect(throws: OutboundPolicy.Refusal.self, "\(bad.prefix(40))") { try await strict.check(bad) }
         }
         await #expect(throws: OutboundPolicy.Refusal.blockedAddress(host: "127.0.0.1", address: "127.0.0.1")) {
@@ -120,8 +126,9 @@ import UTCTime
         }
         await #expect(throws: OutboundPolicy.Refusal.blockedAddress(host: "::1", address: "::1")) { try await strict.check("http://[::1]/hooks") }
         #expect(try await strict.check("https://17.253.144.10/ledger") == "https://17.253.144.10/ledger")
-        #expect(try await strict.check("HTTPS://17.253.144.10/Ledger?A=B") == "https://17.253.144.10/Ledger?A=B",
-                "the scheme is stored in lower case")
+        #expect(
+            try await strict.check("HTTPS://17.253.144.10/Ledger?A=B") == "https://17.253.144.10/Ledger?A=B",
+            "the scheme is stored in lower case")
         #expect(try await OutboundPolicy(allowPrivateAddresses: true).check("http://127.0.0.1:9000/hooks") == "http://127.0.0.1:9000/hooks")
         // Names and the other IPv4 notations are judged by the address getaddrinfo gives them: all loopback here.
         for host in ["localhost", "127.1", "0x7f000001", "2130706433", "0177.0.0.1"] {

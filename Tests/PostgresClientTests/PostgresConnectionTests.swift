@@ -15,11 +15,14 @@ import Testing
         try await withFreshConnection { connection in
             let stamp = PostgresTimestamp(microsecondsSinceEpoch: 1_697_679_936_049_730)
             let id = UUID()
-            let row = try #require(try connection.query("""
-                SELECT \(Int64.max)::int8, \(Int32(-7))::int4, \(Int16(3))::int2, \("héllo ✓ ' \" \\ ; DROP TABLE x")::text,
-                       \([UInt8]([0, 1, 255]))::bytea, \(true)::bool, \(stamp)::timestamptz, \(JSONB(#"{"b": [1, 2.50], "a": "x"}"#))::jsonb,
-                       \(id)::uuid, \(Optional<String>.none)::text, \(Decimal(string: "12.345")!)::numeric::text
-                """).first)
+            let row = try #require(
+                try connection.query(
+                    """
+                    SELECT \(Int64.max)::int8, \(Int32(-7))::int4, \(Int16(3))::int2, \("héllo ✓ ' \" \\ ; DROP TABLE x")::text,
+                           \([UInt8]([0, 1, 255]))::bytea, \(true)::bool, \(stamp)::timestamptz, \(JSONB(#"{"b": [1, 2.50], "a": "x"}"#))::jsonb,
+                           \(id)::uuid, \(Optional<String>.none)::text, \(Decimal(string: "12.345")!)::numeric::text
+                    """
+                ).first)
             #expect(try row.decode(Int64.self, at: 0) == Int64.max)
             #expect(try row.decode(Int32.self, at: 1) == -7)
             #expect(try row.decode(Int.self, at: 2) == 3)
@@ -38,7 +41,8 @@ import Testing
 
     @Test func arraysBindForAnyLookups() async throws {
         try await withFreshConnection { connection in
-            let rows = try connection.query("""
+            let rows = try connection.query(
+                """
                 SELECT x FROM unnest(\(TextArray(["a", "b", ""]))) AS x WHERE x = ANY(\(TextArray(["b", ""]))) ORDER BY x
                 """)
             #expect(try rows.map { try $0.decode(String.self, at: 0) } == ["", "b"])
@@ -86,8 +90,9 @@ import Testing
             // A connection keeps a bounded number: SQL built from data cannot grow it without end.
             for n in 0..<Int32(100) { try connection.query(prepared: PostgresQuery(unsafeSQL: "SELECT \(n) + $1", bindings: [n.postgresValue])) }
             #expect(try prepared().count <= 64)
-            #expect(try connection.query(prepared: PostgresQuery(unsafeSQL: "SELECT 99 + $1", bindings: [Int32(1).postgresValue]))
-                .first?.decode(Int64.self, at: 0) == 100)
+            #expect(
+                try connection.query(prepared: PostgresQuery(unsafeSQL: "SELECT 99 + $1", bindings: [Int32(1).postgresValue]))
+                    .first?.decode(Int64.self, at: 0) == 100)
         }
     }
 
@@ -151,10 +156,11 @@ import Testing
             let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: viaSocket))
             // A Unix-socket session has no client address.
             #expect(try connection.query("SELECT inet_client_addr() IS NULL").first?.decode(Bool.self, at: 0) == true)
-            let fields = Dictionary(uniqueKeysWithValues: keywords.split(separator: " ").map { field in
-                let parts = field.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), String(parts[1]))
-            })
+            let fields = Dictionary(
+                uniqueKeysWithValues: keywords.split(separator: " ").map { field in
+                    let parts = field.split(separator: "=", maxSplits: 1)
+                    return (String(parts[0]), String(parts[1]))
+                })
             let url = "postgresql://\(fields["user"]!):\(fields["password"]!)@127.0.0.1:\(fields["port"]!)/\(fields["dbname"]!)?sslmode=disable"
             let overTCP = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
             #expect(try overTCP.query("SELECT inet_client_addr() IS NOT NULL").first?.decode(Bool.self, at: 0) == true)

@@ -37,7 +37,8 @@ import Testing
         let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 2)
         try await pool.query("CREATE SEQUENCE arrivals")
         try await pool.withConnection { connection in
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE FUNCTION rendezvous(parties bigint, deadline interval) RETURNS integer LANGUAGE plpgsql AS $$
                 DECLARE
                     started timestamptz := clock_timestamp();

@@ -10,7 +10,8 @@ import Testing
         // A server of its own: the open transaction below would hold back the horizon of every other test.
         let url = try await TestDatabase.makeDatabase(prefix: "horizon", on: .horizonHolder)
         let writer = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
-        try writer.execute("""
+        try writer.execute(
+            """
             CREATE SCHEMA ledger;
             CREATE TABLE ledger.events (transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id())
             """)

@@ -16,8 +16,8 @@ import Testing
     @Test func foldersOfEndedProcessesAreSweptAndLiveOnesKept() throws {
         let base = NSTemporaryDirectory() + "scratch-sweep-\(UUID().uuidString.prefix(8))/"
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let ended = base + "ledger-scratch-\(Int32.max - 7)" // above any pid_max: no such process
-        let live = base + "ledger-scratch-1"                    // init always runs
+        let ended = base + "ledger-scratch-\(Int32.max - 7)"  // above any pid_max: no such process
+        let live = base + "ledger-scratch-1"  // init always runs
         let other = base + "unrelated-\(Int32.max - 7)"
         for folder in [ended, live, other] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         TestScratch.sweepAbandoned(in: base)

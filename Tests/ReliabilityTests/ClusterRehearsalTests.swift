@@ -24,8 +24,10 @@ import UTCTime
         let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Deploy/cluster").path
         let base = Int(ProcessInfo.processInfo.environment["CLUSTER_BASE_PORT"] ?? "") ?? 17000
-        let environment = ["LEDGER_BIN": LedgerBinary.url.path, "LEDGER_APPLE_ROOTS": roots.joined(separator: ":"),
-                           "LEDGER_ADMIN_TOKEN": LedgerTenant.adminToken, "CLUSTER_BASE_PORT": "\(base)"]
+        let environment = [
+            "LEDGER_BIN": LedgerBinary.url.path, "LEDGER_APPLE_ROOTS": roots.joined(separator: ":"),
+            "LEDGER_ADMIN_TOKEN": LedgerTenant.adminToken, "CLUSTER_BASE_PORT": "\(base)"
+        ]
         let up = try await Self.run(["\(scripts)/up.sh", directory], environment: environment)
         #expect(up.status == 0, "\(up.output)")
         defer { _ = try? ProcessRunner.run(["\(scripts)/down.sh", directory]) }
@@ -86,12 +88,14 @@ import UTCTime
 
         let unavailable = seen.firstUnavailable.flatMap { first in seen.lastUnavailable.map { ($0 - first) / .milliseconds(1) } } ?? 0
         let afterPrimary = seen.lastUnavailable.flatMap { last in primaryKilledAt.map { (last - $0) / .milliseconds(1) } } ?? 0
-        ReliabilityScale.report("cluster", [
-            "deliveries": total, "requests": seen.requests, "acknowledged": seen.acknowledged, "retries": seen.retries,
-            "transport_errors": seen.transportErrors, "answers_503": seen.statuses[503] ?? 0, "ms_of_503": Int(unavailable),
-            "ms_from_primary_kill_to_last_503": Int(afterPrimary), "kills": killed.count,
-            "duplicates_absorbed": seen.duplicatesAbsorbed, "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
-        ])
+        ReliabilityScale.report(
+            "cluster",
+            [
+                "deliveries": total, "requests": seen.requests, "acknowledged": seen.acknowledged, "retries": seen.retries,
+                "transport_errors": seen.transportErrors, "answers_503": seen.statuses[503] ?? 0, "ms_of_503": Int(unavailable),
+                "ms_from_primary_kill_to_last_503": Int(afterPrimary), "kills": killed.count,
+                "duplicates_absorbed": seen.duplicatesAbsorbed, "seconds": Int((ContinuousClock.now - started) / .seconds(1))
+            ])
         FileHandle.standardError.write(Data("cluster: killed \(killed.joined(separator: ", "))\n".utf8))
     }
 

@@ -77,12 +77,14 @@ import Testing
 
         let restarts = await server.starts - 1
         let events = try await inspection.eventCount(app: tenant.appID)
-        ReliabilityScale.report("crash", [
-            "deliveries": deliveries.count, "requests": seen.requests, "kills": kills, "restarts": restarts,
-            "retries": seen.retries, "transport_errors": seen.transportErrors, "kills_cutting_off_requests": killPointsHit,
+        ReliabilityScale.report(
+            "crash",
+            [
+                "deliveries": deliveries.count, "requests": seen.requests, "kills": kills, "restarts": restarts,
+                "retries": seen.retries, "transport_errors": seen.transportErrors, "kills_cutting_off_requests": killPointsHit,
                 "duplicates_absorbed": seen.duplicatesAbsorbed,
-            "rejects": seen.rejects, "events": events,
-            "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
-        ])
+                "rejects": seen.rejects, "events": events,
+                "seconds": Int((ContinuousClock.now - started) / .seconds(1))
+            ])
     }
 }

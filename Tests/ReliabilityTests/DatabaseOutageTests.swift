@@ -16,8 +16,9 @@ import Testing
         let requestTimeout = 5
         let directory = NSTemporaryDirectory() + "ledger-outage-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cluster = EmbeddedCluster(directory: directory, installation: try PostgresInstallation.locate(),
-                                      options: .init(unsafeFastWrites: true, port: try EmbeddedCluster.freeLoopbackPort()))
+        let cluster = EmbeddedCluster(
+            directory: directory, installation: try PostgresInstallation.locate(),
+            options: .init(unsafeFastWrites: true, port: try EmbeddedCluster.freeLoopbackPort()))
         let running = try await Blocking.run { try cluster.start() }
         defer { try? cluster.stop() }
         try running.ensureDatabase("ledger")
@@ -26,8 +27,9 @@ import Testing
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: userCount, seed: 22, signer: signer)
         let probe = try SubscriptionHistories(users: 1, seed: 23, signer: signer).all[0]
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken,
-                                       extraArguments: ["--request-timeout", "\(requestTimeout)"])
+        let server = try ServerProcess(
+            databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken,
+            extraArguments: ["--request-timeout", "\(requestTimeout)"])
         try await server.start()
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL, timeout: TimeInterval(requestTimeout + 10))
@@ -82,13 +84,15 @@ import Testing
         #expect(keys["notification:\(probe.notificationUUID ?? "")"] == 1)
         try await inspection.waitForProjections()
 
-        ReliabilityScale.report("db-outage", [
-            "deliveries": histories.all.count, "requests": seen.requests, "outage_seconds": Int(outage / .seconds(1)),
-            "answers_503": seen.statuses[503] ?? 0, "answers_500": seen.statuses[500] ?? 0, "retries": seen.retries,
-            "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed, "rejects": seen.rejects,
-            "slowest_ms": seen.slowestMilliseconds, "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1,
+        ReliabilityScale.report(
+            "db-outage",
+            [
+                "deliveries": histories.all.count, "requests": seen.requests, "outage_seconds": Int(outage / .seconds(1)),
+                "answers_503": seen.statuses[503] ?? 0, "answers_500": seen.statuses[500] ?? 0, "retries": seen.retries,
+                "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed, "rejects": seen.rejects,
+                "slowest_ms": seen.slowestMilliseconds, "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1,
                 "events": try await inspection.eventCount(app: tenant.appID),
-            "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
-        ])
+                "seconds": Int((ContinuousClock.now - started) / .seconds(1))
+            ])
     }
 }

@@ -62,7 +62,8 @@ import Testing
         let orderStates = try await inspection.projectionStates(app: orderly.appID)
         #expect(!orderStates.isEmpty)
         let differing = Set(chaosStates.keys).union(orderStates.keys).filter { chaosStates[$0] != orderStates[$0] }
-        #expect(differing.isEmpty,
+        #expect(
+            differing.isEmpty,
             """
             \(differing.count) projection states differ, e.g. \
             \(differing.sorted().prefix(2).map { "\($0): \(chaosStates[$0] ?? "-") vs \(orderStates[$0] ?? "-")" })
@@ -72,7 +73,7 @@ import Testing
         var differentUsers: [String] = []
         for user in histories.users {
             let views: [(String, (LedgerTenant) -> [String: String])] = [
-                ("/v1/users/\(user)", { $0.secret }), ("/productsStatus?user-id=\(user)", { ["APIKey": $0.secretKey] }),
+                ("/v1/users/\(user)", { $0.secret }), ("/productsStatus?user-id=\(user)", { ["APIKey": $0.secretKey] })
             ]
             for (path, headers) in views {
                 let a = try await client.send("GET", path, headers: headers(chaotic))
@@ -85,14 +86,16 @@ import Testing
         #expect(differentUsers.isEmpty, "\(differentUsers.count) answers differ, e.g. \(differentUsers.prefix(2))")
         #expect(activeUsers > 0, "the histories leave some users active, so the comparison can fail")
 
-        ReliabilityScale.report("delivery-chaos", [
-            "notifications": histories.all.count, "copies_sent": jobs.map(\.count).reduce(0, +),
-            "concurrent_pairs": jobs.filter { $0.count == 2 }.count, "requests": chaosSeen.requests + orderlyCounters.snapshot.requests,
-            "duplicates_absorbed": chaosSeen.acknowledged - histories.all.count, "rejects": chaosSeen.rejects,
-            "users_compared": histories.users.count, "active_users": activeUsers, "projection_states": orderStates.count,
-            "events_per_app": try await inspection.eventCount(app: orderly.appID),
-            "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
-        ])
+        ReliabilityScale.report(
+            "delivery-chaos",
+            [
+                "notifications": histories.all.count, "copies_sent": jobs.map(\.count).reduce(0, +),
+                "concurrent_pairs": jobs.filter { $0.count == 2 }.count, "requests": chaosSeen.requests + orderlyCounters.snapshot.requests,
+                "duplicates_absorbed": chaosSeen.acknowledged - histories.all.count, "rejects": chaosSeen.rejects,
+                "users_compared": histories.users.count, "active_users": activeUsers, "projection_states": orderStates.count,
+                "events_per_app": try await inspection.eventCount(app: orderly.appID),
+                "seconds": Int((ContinuousClock.now - started) / .seconds(1))
+            ])
     }
 }
 

@@ -40,8 +40,9 @@ import Testing
         let marker = try connection.query("SELECT count(*) FROM ledger.schema_migrations WHERE version = 900").first?.decode(Int64.self, at: 0)
         #expect(marker == 1, "the installed schema was not applied: \(migrate.output)")
 
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: [], adminToken: "install-test-token",
-                                       launch: .byName(binDirectory: prefix + "/bin", workingDirectory: elsewhere))
+        let server = try ServerProcess(
+            databaseURL: databaseURL, rootFiles: [], adminToken: "install-test-token",
+            launch: .byName(binDirectory: prefix + "/bin", workingDirectory: elsewhere))
         defer { server.killNow() }
         try await server.start()
         let document = try await HTTPClient(base: server.baseURL).send("GET", "/openapi.json")
@@ -62,17 +63,20 @@ import Testing
                 try? EmbeddedCluster(directory: dataDirectory, installation: installation).stop()
             }
         }
-        let server = try ServerProcess(databaseURL: nil, rootFiles: [], adminToken: "shutdown-test-token",
-                                       extraArguments: ["--data-dir", dataDirectory], extraEnvironment: ["LEDGER_LOG_LEVEL": "info"])
+        let server = try ServerProcess(
+            databaseURL: nil, rootFiles: [], adminToken: "shutdown-test-token",
+            extraArguments: ["--data-dir", dataDirectory], extraEnvironment: ["LEDGER_LOG_LEVEL": "info"])
         defer { server.killNow() }
         try await server.start()
         let status = await server.stop()
         let log = await server.logTail(1_000_000)
         #expect(status == 0, "\(log)")
         // Each step of the stop is said at info, in the order it happens, so a stop that takes seconds never looks hung.
-        let steps = ["shutting down: finishing the requests in flight", "stopping projection service", "projection service stopped",
-                     "HTTP server and background services stopped", "closing the database connections",
-                     "stopping the embedded PostgreSQL", "embedded PostgreSQL stopped"]
+        let steps = [
+            "shutting down: finishing the requests in flight", "stopping projection service", "projection service stopped",
+            "HTTP server and background services stopped", "closing the database connections",
+            "stopping the embedded PostgreSQL", "embedded PostgreSQL stopped"
+        ]
         let positions = steps.map { log.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil }, "missing shutdown steps in:\n\(log)")
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "shutdown steps out of order:\n\(log)")
@@ -93,7 +97,8 @@ import Testing
         #expect(!stages.isEmpty)
         for index in stages {
             let image = instructions[index].split(separator: " ")[1]
-            let version = image.hasPrefix("swift:")
+            let version =
+                image.hasPrefix("swift:")
                 ? image.dropFirst("swift:".count).split(separator: "-")[0].split(separator: ".").compactMap { Int($0) } : []
             #expect(version.count >= 2 && (version[0], version[1]) >= (6, 2), "\(image): the dependencies need Swift 6.2 or newer")
         }

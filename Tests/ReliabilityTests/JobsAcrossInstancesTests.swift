@@ -18,9 +18,10 @@ import Testing
             .write(toFile: keyFile, atomically: true, encoding: .utf8)
         let roots = try RootFiles.write(signer)
         let servers = try (0..<3).map { _ in
-            try ServerProcess(databaseURL: databaseURL, rootFiles: roots, adminToken: LedgerTenant.adminToken,
-                              extraArguments: ["--signing-key", keyFile, "--digest-interval", "1"],
-                              extraEnvironment: ["LEDGER_JOB_RETRY_SECONDS": "1"])
+            try ServerProcess(
+                databaseURL: databaseURL, rootFiles: roots, adminToken: LedgerTenant.adminToken,
+                extraArguments: ["--signing-key", keyFile, "--digest-interval", "1"],
+                extraEnvironment: ["LEDGER_JOB_RETRY_SECONDS": "1"])
         }
         defer { for server in servers { server.killNow() } }
         for server in servers { try await server.start() }
@@ -47,10 +48,12 @@ import Testing
         #expect(try await Self.lockHolders(databaseURL) == 1)
 
         // 3. One signer at a time: consecutive digests (after the first of each leader) are an interval apart.
-        let gaps = try await pool.query("""
+        let gaps = try await pool.query(
+            """
             SELECT (extract(epoch FROM created_at - lag(created_at) OVER (ORDER BY digest_id)) * 1000)::int8
             FROM ledger.chain_digests ORDER BY digest_id
-            """).compactMap { try $0.decode(Int64?.self, at: 0) }
+            """
+        ).compactMap { try $0.decode(Int64?.self, at: 0) }
         let closeTogether = gaps.filter { $0 < 500 }
         #expect(closeTogether.count <= 1, "digests signed less than half an interval apart: \(gaps)")  // at most the takeover
         for server in survivors { _ = await server.stop() }
@@ -77,11 +80,13 @@ import Testing
     static func lockHolders(_ databaseURL: String) async throws -> Int64 {
         let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: databaseURL), size: 1)
         defer { Task { await pool.shutdown() } }
-        return try await pool.query("""
+        return try await pool.query(
+            """
             SELECT count(*) FROM pg_locks
             WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
               AND classid = hashtext('ledger.job')::bit(32)::int8::oid AND objid = hashtext('digests')::bit(32)::int8::oid AND objsubid = 2
-            """).first?.decode(Int64.self, at: 0) ?? 0
+            """
+        ).first?.decode(Int64.self, at: 0) ?? 0
     }
 
     static func digestCount(_ pool: PostgresPool) async throws -> Int64 {

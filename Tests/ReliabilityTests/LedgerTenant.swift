@@ -23,19 +23,22 @@ struct LedgerTenant: Sendable {
             let account = try await client.send("POST", "/v1/admin/accounts", headers: admin, body: #"{"name":"Reliability Inc."}"#)
             accountID = try #require(account.string("id"), "\(account.text)")
         }
-        let app = try await client.send("POST", "/v1/admin/apps", headers: admin, body: """
-            {"name":"Reliability","account_id":"\(accountID)","bundle_id":"com.example.app","apple_app_id":1234,
-             "transfer_policy":"transfer","allow_xcode":false,"app_account_token_policy":"token_is_app_user_id"}
-            """)
+        let app = try await client.send(
+            "POST", "/v1/admin/apps", headers: admin,
+            body: """
+                {"name":"Reliability","account_id":"\(accountID)","bundle_id":"com.example.app","apple_app_id":1234,
+                 "transfer_policy":"transfer","allow_xcode":false,"app_account_token_policy":"token_is_app_user_id"}
+                """)
         let appID = try #require(app.string("id"), "\(app.text)")
         let secret = try await client.send("POST", "/v1/admin/apps/\(appID)/keys", headers: admin, body: #"{"kind":"secret"}"#)
         let publicKey = try await client.send("POST", "/v1/admin/apps/\(appID)/keys", headers: admin, body: #"{"kind":"public"}"#)
-        let tenant = LedgerTenant(appID: appID, accountID: accountID, secretKey: try #require(secret.string("key")),
-                                  publicKey: try #require(publicKey.string("key")))
+        let tenant = LedgerTenant(
+            appID: appID, accountID: accountID, secretKey: try #require(secret.string("key")),
+            publicKey: try #require(publicKey.string("key")))
         let products = [
             ("monthly", #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#),
             ("lifetime", #"{"type":"non_consumable","entitlements":["pro"]}"#),
-            ("coins", #"{"type":"consumable"}"#),
+            ("coins", #"{"type":"consumable"}"#)
         ]
         for (product, body) in products {
             let answer = try await client.send("PUT", "/v1/apps/\(appID)/products/\(product)", headers: tenant.secret, body: body)

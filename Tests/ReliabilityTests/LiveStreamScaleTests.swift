@@ -23,8 +23,12 @@ import Testing
         let cost = after - before
         #expect(sockets.count == 1000)
         #expect(cost < 100 << 20, "1,000 idle streams cost \(cost >> 20) MiB")
-        ReliabilityScale.report("live-streams", ["streams": sockets.count, "rss_before_kib": before >> 10, "rss_after_kib": after >> 10,
-                                                 "bytes_per_stream": cost / max(1, sockets.count)])
+        ReliabilityScale.report(
+            "live-streams",
+            [
+                "streams": sockets.count, "rss_before_kib": before >> 10, "rss_after_kib": after >> 10,
+                "bytes_per_stream": cost / max(1, sockets.count)
+            ])
         for socket in sockets { close(socket) }
         _ = await server.stop()
     }
@@ -37,7 +41,8 @@ import Testing
                     var sockets: [Int32] = []
                     for index in 0..<count {
                         let socket = try connect(port: port)
-                        let request = "GET /v1/users/\(prefix)-\(index)/live HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n"
+                        let request =
+                            "GET /v1/users/\(prefix)-\(index)/live HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n"
                             + "Accept: text/event-stream\r\n\r\n"
                         _ = request.withCString { send(socket, $0, strlen($0), 0) }
                         sockets.append(socket)
@@ -86,7 +91,8 @@ import Testing
     static func residentBytes(_ pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else {
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else {
             throw StreamFailure(description: "no VmRSS for \(pid)")
         }
         return kib << 10

@@ -22,7 +22,8 @@ struct LogInspection: Sendable {
 
     func eventCount(app: String? = nil) async throws -> Int {
         try await reading { connection in
-            let rows = try app.map { try connection.query("SELECT count(*) FROM ledger.events WHERE app_id = \($0)") }
+            let rows =
+                try app.map { try connection.query("SELECT count(*) FROM ledger.events WHERE app_id = \($0)") }
                 ?? connection.query("SELECT count(*) FROM ledger.events")
             return Int(try rows.first?.decode(Int64.self, at: 0) ?? 0)
         }
@@ -33,12 +34,16 @@ struct LogInspection: Sendable {
     func projectionStates(app: String) async throws -> [String: String] {
         try await reading { connection in
             var states: [String: String] = [:]
-            for (table, key) in [("subscriptions", "original_transaction_id"), ("purchases", "original_transaction_id"),
-                                 ("paying_purchases", "original_transaction_id"), ("paying_users", "original_transaction_id || '|' || month")] {
-                let rows = try connection.query(PostgresQuery(unsafeSQL: """
-                    SELECT '\(table)|' || \(key), replace((to_jsonb(t) - 'app_id' - 'last_position')::text, $1, '<app>')
-                    FROM ledger.\(table) t WHERE app_id = $1
-                    """, bindings: [app.postgresValue]))
+            for (table, key) in [
+                ("subscriptions", "original_transaction_id"), ("purchases", "original_transaction_id"),
+                ("paying_purchases", "original_transaction_id"), ("paying_users", "original_transaction_id || '|' || month")
+            ] {
+                let rows = try connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT '\(table)|' || \(key), replace((to_jsonb(t) - 'app_id' - 'last_position')::text, $1, '<app>')
+                            FROM ledger.\(table) t WHERE app_id = $1
+                            """, bindings: [app.postgresValue]))
                 for row in rows { states[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1) }
             }
             return states
@@ -48,7 +53,8 @@ struct LogInspection: Sendable {
     /// True when every projection's checkpoint has reached the newest event of the log.
     func projectionsCaughtUp() async throws -> Bool {
         try await reading { connection in
-            let rows = try connection.query("""
+            let rows = try connection.query(
+                """
                 SELECT count(*) = 0 FROM ledger.projection_checkpoints c
                 WHERE (c.transaction_id, c.position) < (SELECT transaction_id, position FROM ledger.events
                                                        ORDER BY transaction_id DESC, position DESC LIMIT 1)
@@ -72,7 +78,8 @@ struct LogInspection: Sendable {
     /// Events each projection has applied so far (its checkpoint's place in the commit-safe order).
     func appliedCounts() async throws -> [String: Int] {
         try await reading { connection in
-            let rows = try connection.query("""
+            let rows = try connection.query(
+                """
                 SELECT c.projection, (SELECT count(*) FROM ledger.events e WHERE (e.transaction_id, e.position) <= (c.transaction_id, c.position))
                 FROM ledger.projection_checkpoints c
                 """)
@@ -83,11 +90,13 @@ struct LogInspection: Sendable {
     /// True while some backend holds a projection's advisory lock: a batch transaction is open.
     func batchInProgress() async throws -> Bool {
         try await reading { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND granted
                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                """)
-                .first?.decode(Bool.self, at: 0) ?? false
+                """
+            )
+            .first?.decode(Bool.self, at: 0) ?? false
         }
     }
 
@@ -103,6 +112,8 @@ struct LogInspection: Sendable {
 enum InspectionError: Error, CustomStringConvertible {
     case timedOut(String)
     var description: String {
-        switch self { case .timedOut(let message): message }
+        switch self {
+        case .timedOut(let message): message
+        }
     }
 }

@@ -15,8 +15,9 @@ import Testing
         let histories = try SubscriptionHistories(users: userCount, seed: 44, signer: signer)
         // Small batches: the projections catch up side by side, and with 500-event batches a CI-sized backlog
         // gives too few open batches to kill reliably.
-        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "projcrash", signer: signer,
-                                                                    extraArguments: ["--projection-batch-size", "40"])
+        let (server, databaseURL) = try await ServerProcess.started(
+            databasePrefix: "projcrash", signer: signer,
+            extraArguments: ["--projection-batch-size", "40"])
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL)
         let tenant = try await LedgerTenant.create(client)
@@ -28,7 +29,8 @@ import Testing
         await server.stop()
 
         // The whole log becomes the backlog: projections emptied, checkpoints back to the start.
-        try await inspection.execute("""
+        try await inspection.execute(
+            """
             DELETE FROM ledger.subscriptions; DELETE FROM ledger.purchases;
             DELETE FROM ledger.paying_purchases; DELETE FROM ledger.paying_users;
             UPDATE ledger.projection_checkpoints SET transaction_id = '0', position = 0;
@@ -65,19 +67,22 @@ import Testing
         try await inspection.waitForProjections()
         // Paying users per month: exact, from projections rebuilt through the kills.
         for (month, users) in histories.payingUsers.sorted(by: { $0.key < $1.key }) {
-            let draft = try await client.send("GET", "/v1/admin/invoice-drafts?account_id=\(tenant.accountID)&month=\(month)",
-                                              headers: ["Authorization": "Bearer \(LedgerTenant.adminToken)"])
+            let draft = try await client.send(
+                "GET", "/v1/admin/invoice-drafts?account_id=\(tenant.accountID)&month=\(month)",
+                headers: ["Authorization": "Bearer \(LedgerTenant.adminToken)"])
             #expect(draft.json["paying_users"] as? Int == users.count, "\(month): \(draft.text.prefix(300))")
         }
         await server.stop()
         let replay = try await LedgerBinary.run(["replay", "--check"], databaseURL: databaseURL)
         #expect(replay.status == 0 && replay.output.contains("OK"), "\(replay.output)")
 
-        ReliabilityScale.report("projection-crash", [
-            "notifications": histories.all.count, "events_backlog": events, "kills_mid_batch": killsInBatch,
-            "checkpoint_at_last_kill": resumedFrom.last ?? 0, "projections": 3,
-            "paying_user_months": histories.payingUsers.count, "rejects": counters.snapshot.rejects,
-            "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
-        ])
+        ReliabilityScale.report(
+            "projection-crash",
+            [
+                "notifications": histories.all.count, "events_backlog": events, "kills_mid_batch": killsInBatch,
+                "checkpoint_at_last_kill": resumedFrom.last ?? 0, "projections": 3,
+                "paying_user_months": histories.payingUsers.count, "rejects": counters.snapshot.rejects,
+                "seconds": Int((ContinuousClock.now - started) / .seconds(1))
+            ])
     }
 }

@@ -50,11 +50,13 @@ import Testing
 
         let signer = try AppStoreTestSigner()
         let histories = try SubscriptionHistories(users: 2, seed: 51, signer: signer)
-        let server = try ServerProcess(databaseURL: primary.connectionString(database: "ledger"), rootFiles: try RootFiles.write(signer),
-                                       adminToken: LedgerTenant.adminToken, extraEnvironment: [
-                                           "LEDGER_READ_DATABASE_URL": replica.connectionString(database: "ledger"),
-                                           "LEDGER_READ_REPLICA_WAIT_MS": "3000",
-                                       ])
+        let server = try ServerProcess(
+            databaseURL: primary.connectionString(database: "ledger"), rootFiles: try RootFiles.write(signer),
+            adminToken: LedgerTenant.adminToken,
+            extraEnvironment: [
+                "LEDGER_READ_DATABASE_URL": replica.connectionString(database: "ledger"),
+                "LEDGER_READ_REPLICA_WAIT_MS": "3000"
+            ])
         try await server.start()
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL, timeout: 30)
@@ -63,15 +65,17 @@ import Testing
         // 1. A write, then a read with its token: the replica answers, with the write.
         let (alice, bob) = (histories.users[0], histories.users[1])
         let aliceToken = try await Self.write(histories.deliveries[0][0], tenant, client)
-        #expect(try await Self.eventually {
-            let read = try await Self.read(alice, token: aliceToken, tenant, client, path)
-            return read.knowsSubscription && read.source == "replica"
-        }, "the replica never answered with the write")
+        #expect(
+            try await Self.eventually {
+                let read = try await Self.read(alice, token: aliceToken, tenant, client, path)
+                return read.knowsSubscription && read.source == "replica"
+            }, "the replica never answered with the write")
 
         // 2. The replica stops replaying: a read without a token is served by it, behind; a read with the token waits,
         //    then reads the primary, which has the write.
-        let replicaPool = PostgresPool(configuration: PostgresConfiguration(connectionString: replica.connectionString(database: "ledger")),
-                                       size: 1)
+        let replicaPool = PostgresPool(
+            configuration: PostgresConfiguration(connectionString: replica.connectionString(database: "ledger")),
+            size: 1)
         defer { Task { await replicaPool.shutdown() } }
         try await replicaPool.query("SELECT pg_wal_replay_pause()")  // taken before the next WAL record is applied
         let bobToken = try await Self.write(histories.deliveries[1][0], tenant, client)

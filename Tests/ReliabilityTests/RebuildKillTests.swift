@@ -29,19 +29,27 @@ import UTCTime
         try await SyntheticPayingUsers.insert(on: pool, app: Self.app, prefix: "k", users: users, day: Self.day(2))
         let recorder = EventRecorder(store: EventStore(pool: pool))
         for index in 1...300 {
-            let renewal = LedgerEvent.subscriptionRenewed(Renewal(transaction: TransactionFacts(
-                productID: "monthly", transactionID: "k\(index)-r1", originalTransactionID: "k\(index)", purchaseDate: Self.day(32),
-                expiresDate: Self.day(62), signedDate: Self.day(32))))
-            let link = LedgerEvent.linked(TransactionLink(appUserID: "user-k\(index)", originalTransactionIDs: ["k\(index)", "c\(index)"],
-                                                          linkedAt: Self.day(33), source: .restore))
-            let coins = LedgerEvent.purchaseConsumable(Purchase(transaction: TransactionFacts(
-                appUserID: index % 2 == 0 ? "user-k\(index)" : nil, productID: "coins", transactionID: "c\(index)",
-                originalTransactionID: "c\(index)",
-                purchaseDate: Self.day(34), signedDate: Self.day(34), developerPayload: "level\t\(index)")))
-            _ = try await recorder.record(app: Self.app, [
-                ("otx:k\(index)", renewal, renewal.idempotencyKey), ("otx:k\(index)", link, link.idempotencyKey),
-                ("otx:c\(index)", coins, coins.idempotencyKey),
-            ], occurredAt: { _ in Self.day(34) }, metadata: EventMetadata(source: "test"))
+            let renewal = LedgerEvent.subscriptionRenewed(
+                Renewal(
+                    transaction: TransactionFacts(
+                        productID: "monthly", transactionID: "k\(index)-r1", originalTransactionID: "k\(index)", purchaseDate: Self.day(32),
+                        expiresDate: Self.day(62), signedDate: Self.day(32))))
+            let link = LedgerEvent.linked(
+                TransactionLink(
+                    appUserID: "user-k\(index)", originalTransactionIDs: ["k\(index)", "c\(index)"],
+                    linkedAt: Self.day(33), source: .restore))
+            let coins = LedgerEvent.purchaseConsumable(
+                Purchase(
+                    transaction: TransactionFacts(
+                        appUserID: index % 2 == 0 ? "user-k\(index)" : nil, productID: "coins", transactionID: "c\(index)",
+                        originalTransactionID: "c\(index)",
+                        purchaseDate: Self.day(34), signedDate: Self.day(34), developerPayload: "level\t\(index)")))
+            _ = try await recorder.record(
+                app: Self.app,
+                [
+                    ("otx:k\(index)", renewal, renewal.idempotencyKey), ("otx:k\(index)", link, link.idempotencyKey),
+                    ("otx:c\(index)", coins, coins.idempotencyKey)
+                ], occurredAt: { _ in Self.day(34) }, metadata: EventMetadata(source: "test"))
         }
         let events = try await inspection.eventCount()
         // A rebuild folds the transactions below the server-wide commit horizon: wait until it has passed them all.
@@ -95,10 +103,12 @@ import UTCTime
         #expect(leftovers == 0)
 
         await pool.shutdown()
-        ReliabilityScale.report("rebuild-kill", [
-            "events": events, "kills_while_folding": killedWhileFolding, "lowest_kill_point": thresholds.min() ?? 0,
-            "highest_kill_point": thresholds.max() ?? 0, "seconds": Int((ContinuousClock.now - started) / .seconds(1)),
-        ])
+        ReliabilityScale.report(
+            "rebuild-kill",
+            [
+                "events": events, "kills_while_folding": killedWhileFolding, "lowest_kill_point": thresholds.min() ?? 0,
+                "highest_kill_point": thresholds.max() ?? 0, "seconds": Int((ContinuousClock.now - started) / .seconds(1))
+            ])
     }
 
     static func day(_ n: Int64) -> Instant { Instant(microsecondsSinceEpoch: 1_767_225_600_000_000 + n * 86_400_000_000) }
@@ -115,15 +125,20 @@ import UTCTime
         let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: inspection.databaseURL))
         var snapshot = Snapshot(counts: [:], digests: [:], checkpoints: [])
         for table in ["subscriptions", "purchases", "paying_purchases", "paying_users"] {
-            let row = try connection.query(PostgresQuery(unsafeSQL: """
-                SELECT count(*), coalesce(md5(string_agg(to_jsonb(t)::text, E'\\n' ORDER BY to_jsonb(t)::text)), '') FROM ledger.\(table) t
-                """)).first!
+            let row = try connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT count(*), coalesce(md5(string_agg(to_jsonb(t)::text, E'\\n' ORDER BY to_jsonb(t)::text)), '') FROM ledger.\(table) t
+                        """)
+            ).first!
             snapshot.counts[table] = try row.decode(Int64.self, at: 0)
             snapshot.digests[table] = try row.decode(String.self, at: 1)
         }
-        snapshot.checkpoints = try connection.query("""
+        snapshot.checkpoints = try connection.query(
+            """
             SELECT projection || ' ' || transaction_id::text || ' ' || position FROM ledger.projection_checkpoints ORDER BY 1
-            """).map { try $0.decode(String.self, at: 0) }
+            """
+        ).map { try $0.decode(String.self, at: 0) }
         return snapshot
     }
 

@@ -15,14 +15,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let calls = bin + "/calls"
         try """
-            #!/bin/sh
-            if [ "$1" = test ]; then
-                echo "reliability[crash] deliveries=3 kills=1"
-                echo "✘ Test run with 7 tests in 7 suites failed after 1.0 seconds with 1 issue."
-                exit 3
-            fi
-            echo "$*" >> "\(calls)"
-            """.write(toFile: bin + "/swift.txt", atomically: true, encoding: .utf8)
+        #!/bin/sh
+        if [ "$1" = test ]; then
+            echo "reliability[crash] deliveries=3 kills=1"
+            echo "✘ Test run with 7 tests in 7 suites failed after 1.0 seconds with 1 issue."
+            exit 3
+        fi
+        echo "$*" >> "\(calls)"
+        """.write(toFile: bin + "/swift.txt", atomically: true, encoding: .utf8)
         // Made executable by a child process: a file this process wrote can still be open in a child another test
         // is forking at that moment, and executing it then fails ("Text file busy").
         #expect(try await ProcessRunner.runOnThread(["/usr/bin/install", "-m", "755", bin + "/swift.txt", bin + "/swift"]).status == 0)

@@ -14,7 +14,8 @@ struct RequestDurationHistogram {
         let prefix = "http_server_request_duration_bucket{"
         for line in exposition.split(separator: "\n") where line.hasPrefix(prefix) {
             guard let close = line.lastIndex(of: "}"), let count = Int(line[line.index(after: close)...].trimmingCharacters(in: .whitespaces)),
-                  let leRange = line.range(of: "le=\"") else { continue }
+                let leRange = line.range(of: "le=\"")
+            else { continue }
             let afterLe = line[leRange.upperBound...]
             guard let quote = afterLe.firstIndex(of: "\"") else { continue }
             let bound = afterLe[..<quote] == "+Inf" ? Double.infinity : Double(afterLe[..<quote])

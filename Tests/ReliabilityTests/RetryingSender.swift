@@ -61,7 +61,9 @@ struct RetryingSender: Sendable {
             if attempt > 1 { counters.update { $0.retries += 1 } }
             let started = ContinuousClock.now
             let answer: HTTPAnswer
-            let killsBefore = counters.update { $0.requests += 1; return $0.kills }
+            let killsBefore = counters.update {
+                $0.requests += 1; return $0.kills
+            }
             do {
                 answer = try await client.send("POST", path, headers: headers, body: delivery.body)
             } catch {

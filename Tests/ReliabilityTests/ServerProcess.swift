@@ -32,18 +32,23 @@ actor ServerProcess {
     nonisolated var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// The fault tests' common start: a fresh database, a server trusting `signer`'s roots, already listening.
-    static func started(databasePrefix: String, signer: AppStoreTestSigner, extraArguments: [String] = [],
-                        environment: [String: String] = [:]) async throws -> (server: ServerProcess, databaseURL: String) {
+    static func started(
+        databasePrefix: String, signer: AppStoreTestSigner, extraArguments: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> (server: ServerProcess, databaseURL: String) {
         let databaseURL = try await TestDatabase.makeDatabase(prefix: databasePrefix, on: .faults)
-        let server = try ServerProcess(databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken,
-                                       extraArguments: extraArguments, extraEnvironment: environment)
+        let server = try ServerProcess(
+            databaseURL: databaseURL, rootFiles: try RootFiles.write(signer), adminToken: LedgerTenant.adminToken,
+            extraArguments: extraArguments, extraEnvironment: environment)
         try await server.start()
         return (server, databaseURL)
     }
 
     /// `databaseURL` nil: the embedded PostgreSQL (pass `--data-dir` in `extraArguments`).
-    init(databaseURL: String?, rootFiles: [String], adminToken: String, extraArguments: [String] = [], launch: Launch = .built,
-         extraEnvironment: [String: String] = [:]) throws {
+    init(
+        databaseURL: String?, rootFiles: [String], adminToken: String, extraArguments: [String] = [], launch: Launch = .built,
+        extraEnvironment: [String: String] = [:]
+    ) throws {
         port = try EmbeddedCluster.freeLoopbackPort()
         self.launch = launch
         arguments = ["serve", "--port", "\(port)", "--pool-size", "4"] + rootFiles.flatMap { ["--apple-root", $0] } + extraArguments

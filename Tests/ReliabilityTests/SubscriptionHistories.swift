@@ -109,28 +109,32 @@ private struct HistoryBuilder {
 
     private mutating func notify(_ type: String, _ subtype: String?, signed: Int64, transaction: String, renewalInfo: String? = nil) throws {
         let uuid = UUID().uuidString.lowercased()
-        let payload = try signer.notification(type: type, subtype: subtype, uuid: uuid, signed: signed, transactionJSON: transaction,
-                                              renewalInfoJSON: renewalInfo, environment: "Production")
+        let payload = try signer.notification(
+            type: type, subtype: subtype, uuid: uuid, signed: signed, transactionJSON: transaction,
+            renewalInfoJSON: renewalInfo, environment: "Production")
         deliveries.append(Delivery(kind: .notification(uuid: uuid), body: #"{"signedPayload":"\#(payload)"}"#))
     }
 
     mutating func payment(renewal: Int, at purchase: Int64, expires: Int64) throws {
         purchases[renewal] = purchase
         expiries[renewal] = expires
-        try notify(renewal == 0 ? "SUBSCRIBED" : "DID_RENEW", renewal == 0 ? "INITIAL_BUY" : nil, signed: purchase + 1000,
-                   transaction: transaction(renewal, signed: purchase + 1000))
+        try notify(
+            renewal == 0 ? "SUBSCRIBED" : "DID_RENEW", renewal == 0 ? "INITIAL_BUY" : nil, signed: purchase + 1000,
+            transaction: transaction(renewal, signed: purchase + 1000))
     }
 
     mutating func consumable(at instant: Int64) throws {
-        let json = AppStorePayloads.transaction(id: "\(original + 50)", original: "\(original + 50)", product: "coins", type: "Consumable",
-                                                purchase: "\(instant)", originalPurchase: instant, expires: nil, token: user,
-                                                environment: "Production", signed: instant)
+        let json = AppStorePayloads.transaction(
+            id: "\(original + 50)", original: "\(original + 50)", product: "coins", type: "Consumable",
+            purchase: "\(instant)", originalPurchase: instant, expires: nil, token: user,
+            environment: "Production", signed: instant)
         try notify("ONE_TIME_CHARGE", nil, signed: instant, transaction: json)
     }
 
     mutating func autoRenewOff(renewal: Int, at instant: Int64) throws {
-        try notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: instant, transaction: transaction(renewal, signed: instant),
-                   renewalInfo: AppStorePayloads.renewalInfo(original: "\(original)", autoRenew: 0, signed: instant, environment: "Production"))
+        try notify(
+            "DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", signed: instant, transaction: transaction(renewal, signed: instant),
+            renewalInfo: AppStorePayloads.renewalInfo(original: "\(original)", autoRenew: 0, signed: instant, environment: "Production"))
     }
 
     mutating func refund(renewal: Int, at instant: Int64) throws {

@@ -27,10 +27,12 @@ import UTCTime
         // Before: schema version 6 with the JSON states, as the old version left it.
         #expect(try value("SELECT max(version) FROM ledger.schema_migrations", Int64.self) == 6)
         #expect(try value("SELECT to_regclass('ledger.projection_state') IS NOT NULL", Bool.self) == true)
-        let oldStates = try UpgradeFixture.states(on: connection, sql: """
-            SELECT projection || '|' || app_id || '|' || key, state::text FROM ledger.projection_state
-            WHERE projection IN ('subscription_status', 'purchases')
-            """)
+        let oldStates = try UpgradeFixture.states(
+            on: connection,
+            sql: """
+                SELECT projection || '|' || app_id || '|' || key, state::text FROM ledger.projection_state
+                WHERE projection IN ('subscription_status', 'purchases')
+                """)
         #expect(oldStates.count >= 10, "\(oldStates.count) JSON states")
         let events = try UpgradeFixture.events(on: connection)
         #expect(events.count >= 30)
@@ -51,12 +53,14 @@ import UTCTime
         // `ledger migrate` itself built the read models from the log: every projection has its checkpoint past the
         // newest event, and each state equals the JSON state the old version kept for the same key (a row the rebuild
         // wrote without its fold state: folded from its stream, as reads do).
-        let built = try connection.query("""
+        let built = try connection.query(
+            """
             SELECT projection FROM ledger.projection_checkpoints
             WHERE (transaction_id, position) >= (SELECT transaction_id, position FROM ledger.events
                                                  ORDER BY transaction_id DESC, position DESC LIMIT 1)
             ORDER BY 1
-            """).map { try $0.decode(String.self, at: 0) }
+            """
+        ).map { try $0.decode(String.self, at: 0) }
         #expect(built == ["paying_users", "purchases", "subscription_status"], "\(migrate.output)")
         let subscriptions = try UpgradeFixture.states(SubscriptionsReadModel.self, on: connection)
         let purchases = try UpgradeFixture.states(PurchasesReadModel.self, on: connection)
@@ -78,7 +82,8 @@ import UTCTime
         #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
 
         // Every answer the old version gave, asked again of the new code at the same clock.
-        let harness = try await APIHarness.make(database: url, now: Instant(microsecondsSinceEpoch: Int64((fixture.clock * 1_000_000).rounded(.down))))
+        let harness = try await APIHarness.make(
+            database: url, now: Instant(microsecondsSinceEpoch: Int64((fixture.clock * 1_000_000).rounded(.down))))
         try await harness.test { client in
             for request in fixture.requests {
                 var fields = HTTPFields()
@@ -91,8 +96,9 @@ import UTCTime
                 #expect(UpgradeFixture.sameAnswer(answer.text, old), "\(request.path):\n  old \(old)\n  new \(answer.text)")
                 if request.path.hasPrefix("/v1/users/"), !request.path.hasSuffix("/events") {
                     let known = answer.json["known"] as? Bool
-                    #expect(known != nil && (known == false || !request.path.contains("000000000099")),
-                            "`known` is a boolean, false for the user never seen: \(request.path): \(answer.text)")
+                    #expect(
+                        known != nil && (known == false || !request.path.contains("000000000099")),
+                        "`known` is a boolean, false for the user never seen: \(request.path): \(answer.text)")
                 }
             }
         }
@@ -207,22 +213,24 @@ enum UpgradeFixture {
     /// snake_case members since issue 35 (`accountID` → `account_id`); what is stored and hashed is unchanged.
     static func withIntendedChanges(_ answer: String, path: String) -> String {
         guard path.hasPrefix("/v1/admin/invoice"),
-              let json = try? JSONSerialization.jsonObject(with: Data(answer.utf8)),
-              let data = try? JSONSerialization.data(withJSONObject: snakeCased(json)) else { return answer }
+            let json = try? JSONSerialization.jsonObject(with: Data(answer.utf8)),
+            let data = try? JSONSerialization.data(withJSONObject: snakeCased(json))
+        else { return answer }
         return String(decoding: data, as: UTF8.self)
     }
 
     private static func snakeCased(_ value: Any) -> Any {
         switch value {
         case let object as [String: Any]:
-            return Dictionary(uniqueKeysWithValues: object.map { key, value in
-                var name = ""
-                for (index, character) in key.enumerated() {
-                    if character.isUppercase, index > 0, !Array(key)[index - 1].isUppercase { name += "_" }
-                    name += character.lowercased()
-                }
-                return (name, snakeCased(value))
-            })
+            return Dictionary(
+                uniqueKeysWithValues: object.map { key, value in
+                    var name = ""
+                    for (index, character) in key.enumerated() {
+                        if character.isUppercase, index > 0, !Array(key)[index - 1].isUppercase { name += "_" }
+                        name += character.lowercased()
+                    }
+                    return (name, snakeCased(value))
+                })
         case let array as [Any]: return array.map(snakeCased)
         default: return value
         }
@@ -236,7 +244,8 @@ enum UpgradeFixture {
     /// when the text is.
     static func sameAnswer(_ a: String, _ b: String) -> Bool {
         guard var x = try? JSONSerialization.jsonObject(with: Data(a.utf8), options: [.fragmentsAllowed]),
-              let y = try? JSONSerialization.jsonObject(with: Data(b.utf8), options: [.fragmentsAllowed]) else { return a == b }
+            let y = try? JSONSerialization.jsonObject(with: Data(b.utf8), options: [.fragmentsAllowed])
+        else { return a == b }
         if var new = x as? [String: Any], let old = y as? [String: Any] {
             for member in addedMembers where old[member] == nil { new[member] = nil }
             x = new
@@ -258,7 +267,8 @@ enum UpgradeFixture {
     /// Restores the dump into the empty database at `url` with `psql`. Its grants name the service role, which a
     /// cluster has once any ledger database was migrated on it; created here if this one has none yet.
     static func restore(into url: String) throws {
-        try PostgresConnection.connect(PostgresConfiguration(connectionString: url)).execute("""
+        try PostgresConnection.connect(PostgresConfiguration(connectionString: url)).execute(
+            """
             DO $$
             BEGIN
                 IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'ledger_service') THEN
@@ -269,8 +279,10 @@ enum UpgradeFixture {
             $$;
             """)
         let psql = try PostgresInstallation.locate().program("psql")
-        let result = try ProcessRunner.run([psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "--dbname=\(url)",
-                                            "--file=\(folder.appendingPathComponent("ledger-006.sql").path)"])
+        let result = try ProcessRunner.run([
+            psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "--dbname=\(url)",
+            "--file=\(folder.appendingPathComponent("ledger-006.sql").path)"
+        ])
         guard result.status == 0 else { throw RestoreFailure(output: result.output) }
     }
 
@@ -284,28 +296,36 @@ enum UpgradeFixture {
     /// cluster) would not show them yet, and would hand out their ids again. Moves this cluster's counter past them,
     /// one transaction at a time, as a restore onto a new cluster must.
     static func advanceTransactionIDs(on connection: PostgresConnection) throws {
-        let needed = try connection.query("""
-            SELECT greatest((SELECT max(transaction_id) FROM ledger.events), (SELECT max(pg_snapshot_xmax(snapshot)) FROM ledger.invoices))
-            """).first?.decode(UInt64?.self, at: 0) ?? 0
+        let needed =
+            try connection.query(
+                """
+                SELECT greatest((SELECT max(transaction_id) FROM ledger.events), (SELECT max(pg_snapshot_xmax(snapshot)) FROM ledger.invoices))
+                """
+            ).first?.decode(UInt64?.self, at: 0) ?? 0
         while try connection.query("SELECT pg_current_xact_id()").first?.decode(UInt64.self, at: 0) ?? 0 <= needed {}
     }
 
     /// Every event, as a line of its stored columns, the hash chain included.
     static func events(on connection: PostgresConnection) throws -> [String] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT concat_ws(' ', position, transaction_id, app_id, stream_id, stream_version, event_type, schema_version, payload::text,
                              metadata::text, idempotency_key, occurred_at, recorded_at, encode(previous_hash, 'hex'), encode(hash, 'hex'))
             FROM ledger.events ORDER BY position
-            """).map { try $0.decode(String.self, at: 0) }
+            """
+        ).map { try $0.decode(String.self, at: 0) }
     }
 
     /// One read model's states by `app|key`: the stored fold state, else (a row a rebuild wrote) folded from its stream.
     static func states<Model: ReadModel>(_ model: Model.Type, on connection: PostgresConnection) throws -> [String: Model.Reducer.State] {
         var states: [String: Model.Reducer.State] = [:]
         var unfolded: [StateKey] = []
-        for row in try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT app_id, original_transaction_id, fold_state::text FROM ledger.\(Model.tables[0].name)
-            """)) {
+        for row in try connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT app_id, original_transaction_id, fold_state::text FROM ledger.\(Model.tables[0].name)
+                    """))
+        {
             let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
             if let text = try row.decode(String?.self, at: 2) {
                 states[key.appID + "|" + key.key] = try StateCodec.decode(Model.Reducer.State.self, from: text)
@@ -318,8 +338,9 @@ enum UpgradeFixture {
     }
 
     static func states(on connection: PostgresConnection, sql: String) throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try connection.query(PostgresQuery(unsafeSQL: sql)).map {
-            (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1))
-        })
+        Dictionary(
+            uniqueKeysWithValues: try connection.query(PostgresQuery(unsafeSQL: sql)).map {
+                (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1))
+            })
     }
 }

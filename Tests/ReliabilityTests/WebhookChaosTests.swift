@@ -14,15 +14,18 @@ import Testing
         let histories = try SubscriptionHistories(users: ReliabilityScale.pick(ci: 40, full: 200), seed: 23, signer: signer)
         let receiver = WebhookReceiver()
         try await receiver.start()
-        let (server, databaseURL) = try await ServerProcess.started(databasePrefix: "webhooks", signer: signer, environment: [
-            "LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "1", "LEDGER_WEBHOOK_RETRY_FIRST_MS": "100",
-            "LEDGER_WEBHOOK_RETRY_CAP_SECONDS": "2", "LEDGER_WEBHOOK_LEASE_SECONDS": "2",
-        ])
+        let (server, databaseURL) = try await ServerProcess.started(
+            databasePrefix: "webhooks", signer: signer,
+            environment: [
+                "LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "1", "LEDGER_WEBHOOK_RETRY_FIRST_MS": "100",
+                "LEDGER_WEBHOOK_RETRY_CAP_SECONDS": "2", "LEDGER_WEBHOOK_LEASE_SECONDS": "2"
+            ])
         defer { server.killNow() }
         let client = HTTPClient(base: server.baseURL, timeout: 15)
         let tenant = try await LedgerTenant.create(client)
-        let created = try await client.send("POST", "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
-                                            body: #"{"url":"\#(receiver.url)"}"#)
+        let created = try await client.send(
+            "POST", "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
+            body: #"{"url":"\#(receiver.url)"}"#)
         #expect(created.status == 201, "\(created.text)")
         let sender = RetryingSender(client: client, tenant: tenant, counters: LoadCounters())
         let lanes = (0..<4).map { lane in stride(from: lane, to: histories.deliveries.count, by: 4).flatMap { histories.deliveries[$0] } }
@@ -51,11 +54,13 @@ import Testing
         var done = false
         let end = ContinuousClock.now + .seconds(240)
         while !done && ContinuousClock.now < end {
-            done = try await inspection.query("""
-                SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
-                           >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
-                       AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
-                """)[0].decode(Bool?.self, at: 0) ?? false
+            done =
+                try await inspection.query(
+                    """
+                    SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
+                               >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
+                           AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
+                    """)[0].decode(Bool?.self, at: 0) ?? false
             if !done { try await Task.sleep(for: .milliseconds(200)) }
         }
         let log = await server.logTail(2000)
@@ -67,7 +72,8 @@ import Testing
         #expect(arrived == stored, "missing \(stored.subtracting(arrived).count), unknown \(arrived.subtracting(stored).count)")
         let problems = WebhookReceiver.orderProblems(messages)
         #expect(problems.isEmpty, "\(problems.prefix(5))")
-        let attempts = try await inspection.query("""
+        let attempts = try await inspection.query(
+            """
             SELECT count(*), count(*) FILTER (WHERE status_code IS NULL), count(*) FILTER (WHERE status_code >= 500), max(latency_ms)
             FROM ledger.webhook_attempts
             """)[0]
@@ -75,11 +81,13 @@ import Testing
         #expect(!messages.contains { $0.arrivedAt > outage && $0.arrivedAt < back }, "the receiver was not down")
         let tail = await server.logTail(3000)
         #expect(try attempts.decode(Int64.self, at: 1) > 0, "no attempt met the outage: \(tail)")
-        ReliabilityScale.report("webhooks", [
-            "deliveries": stored.count, "messages": messages.count, "refused": receiver.refused,
-            "attempts": Int(try attempts.decode(Int64.self, at: 0)), "unanswered": Int(try attempts.decode(Int64.self, at: 1)),
-            "longest_attempt_ms": Int(try attempts.decode(Int32?.self, at: 3) ?? 0), "restarts": await server.starts - 1,
-        ])
+        ReliabilityScale.report(
+            "webhooks",
+            [
+                "deliveries": stored.count, "messages": messages.count, "refused": receiver.refused,
+                "attempts": Int(try attempts.decode(Int64.self, at: 0)), "unanswered": Int(try attempts.decode(Int64.self, at: 1)),
+                "longest_attempt_ms": Int(try attempts.decode(Int32?.self, at: 3) ?? 0), "restarts": await server.starts - 1
+            ])
         _ = await server.stop()
         await receiver.stop()
     }

@@ -14,8 +14,9 @@ import Testing
         let tenant = try await SDKTenant.create(on: server)
         let signer = try XcodeSigner()
         let store = ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "8001")]))
-        let manager = PurchaseManager(configuration: SDKAgainstLedgerTests.configuration(tenant, storage: SDKAgainstLedgerTests.storage()),
-                                      store: store)
+        let manager = PurchaseManager(
+            configuration: SDKAgainstLedgerTests.configuration(tenant, storage: SDKAgainstLedgerTests.storage()),
+            store: store)
         defer { manager.shutdown() }
         await #expect(throws: LedgerError.notConfigured) { try await manager.recordConsumptionConsent(true) }
         try await manager.configure(userID: "user-8")
@@ -26,8 +27,9 @@ import Testing
         #expect(!withdrawn.consented && withdrawn.source == "app")
 
         // Both are in the user's history, as the backend reads it.
-        let history = try await HTTP.send("GET", tenant.baseURL.appendingPathComponent("v1/users/user-8/events"),
-                                          headers: ["Authorization": "Bearer \(tenant.secretKey)"])
+        let history = try await HTTP.send(
+            "GET", tenant.baseURL.appendingPathComponent("v1/users/user-8/events"),
+            headers: ["Authorization": "Bearer \(tenant.secretKey)"])
         let consents = (history.json["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "user.consumption_consent_recorded" }
         #expect(consents.map { ($0["payload"] as? [String: Any])?["consented"] as? Bool } == [true, false], "\(history.text)")
     }

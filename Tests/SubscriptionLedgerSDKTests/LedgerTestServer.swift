@@ -7,7 +7,7 @@ import PostgresTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A real `ledger serve` on a database of the test-owned PostgreSQL cluster (so its data outlives a restart), on a
@@ -127,20 +127,26 @@ struct SDKTenant: Sendable {
         let admin = ["Authorization": "Bearer \(LedgerTestServer.adminToken)"]
         let account = try await HTTP.send("POST", base.appendingPathComponent("v1/admin/accounts"), headers: admin, body: #"{"name":"SDK Inc."}"#)
         let accountID = try #require(account.json["id"] as? String, "\(account.text)")
-        let app = try await HTTP.send("POST", base.appendingPathComponent("v1/admin/apps"), headers: admin, body: """
-            {"name":"SDK","account_id":"\(accountID)","bundle_id":"\(bundleID)","apple_app_id":1234,
-             "transfer_policy":"\(transferPolicy)","allow_xcode":true,"app_account_token_policy":"token_is_app_user_id"}
-            """)
+        let app = try await HTTP.send(
+            "POST", base.appendingPathComponent("v1/admin/apps"), headers: admin,
+            body: """
+                {"name":"SDK","account_id":"\(accountID)","bundle_id":"\(bundleID)","apple_app_id":1234,
+                 "transfer_policy":"\(transferPolicy)","allow_xcode":true,"app_account_token_policy":"token_is_app_user_id"}
+                """)
         let appID = try #require(app.json["id"] as? String, "\(app.text)")
         let keys = base.appendingPathComponent("v1/admin/apps/\(appID)/keys")
         let secret = try await HTTP.send("POST", keys, headers: admin, body: #"{"kind":"secret"}"#)
         let publicKey = try await HTTP.send("POST", keys, headers: admin, body: #"{"kind":"public"}"#)
-        let tenant = SDKTenant(baseURL: base, appID: appID, secretKey: try #require(secret.json["key"] as? String),
-                               publicKey: try #require(publicKey.json["key"] as? String))
-        for (product, body) in [("monthly", #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#),
-                                ("lifetime", #"{"type":"non_consumable","entitlements":["pro"]}"#), ("coins", #"{"type":"consumable"}"#)] {
-            let answer = try await HTTP.send("PUT", base.appendingPathComponent("v1/apps/\(appID)/products/\(product)"),
-                                             headers: ["Authorization": "Bearer \(tenant.secretKey)"], body: body)
+        let tenant = SDKTenant(
+            baseURL: base, appID: appID, secretKey: try #require(secret.json["key"] as? String),
+            publicKey: try #require(publicKey.json["key"] as? String))
+        for (product, body) in [
+            ("monthly", #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#),
+            ("lifetime", #"{"type":"non_consumable","entitlements":["pro"]}"#), ("coins", #"{"type":"consumable"}"#)
+        ] {
+            let answer = try await HTTP.send(
+                "PUT", base.appendingPathComponent("v1/apps/\(appID)/products/\(product)"),
+                headers: ["Authorization": "Bearer \(tenant.secretKey)"], body: body)
             #expect(answer.status == 200 || answer.status == 201, "\(answer.text)")
         }
         return tenant
@@ -152,18 +158,22 @@ struct SDKTenant: Sendable {
         let transaction = AppStorePayloads.transaction(
             id: transactionID, original: transactionID, product: product, type: "Non-Consumable", purchase: "\(now - 1000)",
             originalPurchase: now - 1000, expires: nil, token: user, environment: "Xcode", signed: now, bundleID: Self.bundleID)
-        let payload = try signer.sign(AppStorePayloads.notification(
-            type: "ONE_TIME_CHARGE", uuid: UUID().uuidString.lowercased(), signed: now, environment: "Xcode", bundleID: Self.bundleID,
-            signedTransaction: try signer.sign(transaction)))
-        return try await HTTP.send("POST", baseURL.appendingPathComponent("v1/apps/\(appID)/notifications"),
-                                   body: #"{"signedPayload":"\#(payload)"}"#)
+        let payload = try signer.sign(
+            AppStorePayloads.notification(
+                type: "ONE_TIME_CHARGE", uuid: UUID().uuidString.lowercased(), signed: now, environment: "Xcode", bundleID: Self.bundleID,
+                signedTransaction: try signer.sign(transaction)))
+        return try await HTTP.send(
+            "POST", baseURL.appendingPathComponent("v1/apps/\(appID)/notifications"),
+            body: #"{"signedPayload":"\#(payload)"}"#)
     }
 }
 
 /// Waits (up to `timeout`) until `check` holds: for reads of the read models, which follow a write within a bound
 /// (2 s) on an idle server and later on a busy one. Whether it held.
-func eventually(within timeout: Duration = .seconds(90), isolation: isolated (any Actor)? = #isolation,
-                _ check: () async throws -> Bool) async throws -> Bool {
+func eventually(
+    within timeout: Duration = .seconds(90), isolation: isolated (any Actor)? = #isolation,
+    _ check: () async throws -> Bool
+) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await check() { return true }

@@ -8,9 +8,10 @@ import Testing
 /// The SDK core against a real `ledger serve` on a real PostgreSQL.
 @Suite(.serialized) struct SDKAgainstLedgerTests {
     static func configuration(_ tenant: SDKTenant, storage: URL) -> LedgerConfiguration {
-        LedgerConfiguration(baseURL: tenant.baseURL, apiKey: tenant.publicKey, storageDirectory: storage,
-                            retry: RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(500), jitter: 0),
-                            pollInterval: .seconds(1), requestTimeout: 10)
+        LedgerConfiguration(
+            baseURL: tenant.baseURL, apiKey: tenant.publicKey, storageDirectory: storage,
+            retry: RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(500), jitter: 0),
+            pollInterval: .seconds(1), requestTimeout: 10)
     }
 
     static func storage() -> URL { URL(fileURLWithPath: TestScratch.path("sdk-storage"), isDirectory: true) }
@@ -56,8 +57,9 @@ import Testing
         let user = UUID().uuidString.lowercased()  // token_is_app_user_id: Apple's appAccountToken names the user
         var configuration = Self.configuration(tenant, storage: Self.storage())
         configuration.pollInterval = .seconds(600)
-        let manager = PurchaseManager(configuration: configuration,
-                                      store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [])))
+        let manager = PurchaseManager(
+            configuration: configuration,
+            store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [])))
         defer { manager.shutdown() }
         let delegate = RecordingDelegate()
         manager.delegate = delegate
@@ -111,8 +113,9 @@ import Testing
         #expect(queueFile.read()?.isEmpty == true)
         let coinEvents = try await server.recordedEvents(originalTransactionID: "2002")
         // Sent again (as after an answer lost to the network): the ledger records nothing twice.
-        let again = try await manager.engine!.client.recordTransactions("user-2", signed: [coins.jwsRepresentation],
-                                                                        cookie: await manager.engine!.cookie(for: "user-2"))
+        let again = try await manager.engine!.client.recordTransactions(
+            "user-2", signed: [coins.jwsRepresentation],
+            cookie: await manager.engine!.cookie(for: "user-2"))
         #expect(again.recorded == 0)
         #expect(again.alreadyKnown > 0)
         #expect(coinEvents > 0)
@@ -174,10 +177,11 @@ import Testing
         let status = try await manager.configure(userID: "sk2-user")
         #expect(status.userID == "sk2-user")
         #expect(!status.isCached)
-        #expect(try await eventually {
-            let now = try await manager.refreshStatus()
-            return now.products.contains(ProductStatus(id: "lifetime", status: "active")) && now.activeEntitlements == ["pro"]
-        })
+        #expect(
+            try await eventually {
+                let now = try await manager.refreshStatus()
+                return now.products.contains(ProductStatus(id: "lifetime", status: "active")) && now.activeEntitlements == ["pro"]
+            })
         let finished = await store.finished.entries
         #expect(finished.map(\.id) == ["6001"])
         #expect(finished.first?.recordedFirst == true, "finish() ran before the ledger had the transaction")
@@ -234,8 +238,9 @@ import Testing
         defer { Task { await server.kill() } }
         let tenant = try await SDKTenant.create(on: server, transferPolicy: "keep_and_refuse")
         let signer = try XcodeSigner()
-        let alice = PurchaseManager(configuration: Self.configuration(tenant, storage: Self.storage()),
-                                    store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "4001")])))
+        let alice = PurchaseManager(
+            configuration: Self.configuration(tenant, storage: Self.storage()),
+            store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "4001")])))
         defer { alice.shutdown() }
         try await alice.configure(userID: "alice")
         #expect(try await eventually { try await alice.refreshStatus().activeEntitlements == ["pro"] })
@@ -262,12 +267,14 @@ import Testing
         let tenant = try await SDKTenant.create(on: server)
         let signer = try XcodeSigner()
         let storage = Self.storage()  // one device, two users one after the other
-        let alice = PurchaseManager(configuration: Self.configuration(tenant, storage: storage),
-                                    store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "5001")])))
+        let alice = PurchaseManager(
+            configuration: Self.configuration(tenant, storage: storage),
+            store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [("lifetime", "5001")])))
         try await alice.configure(userID: "alice")
         alice.shutdown()
-        let bob = PurchaseManager(configuration: Self.configuration(tenant, storage: storage),
-                                  store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [])))
+        let bob = PurchaseManager(
+            configuration: Self.configuration(tenant, storage: storage),
+            store: ScriptedStore(signer: signer, receipt: try ScriptedStore.receipt(signer, [])))
         defer { bob.shutdown() }
         let status = try await bob.configure(userID: "bob")
         #expect(status.userID == "bob")
@@ -289,8 +296,9 @@ import Testing
         forged.uid = "alice"
         await #expect(throws: LedgerError.self) { try await engine.client.userState("alice", cookie: forged) }
         // The live stream likewise.
-        let updater = LiveUpdater(client: engine.client, userID: "alice", cookie: { bobCookie }, onState: { _ in }, poll: {}, log: { _ in },
-                                  policy: LiveConnectionPolicy())
+        let updater = LiveUpdater(
+            client: engine.client, userID: "alice", cookie: { bobCookie }, onState: { _ in }, poll: {}, log: { _ in },
+            policy: LiveConnectionPolicy())
         let (ending, _) = await updater.hold(cursor: nil)
         #expect(ending == .refused(status: 403))
     }
@@ -312,8 +320,10 @@ final class RecordingDelegate: PurchaseManagerDelegate {
 }
 
 /// The first element of `stream` satisfying `check` within `timeout`, else nil.
-func first<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration,
-                              where check: @escaping @Sendable (Element) -> Bool) async throws -> Element? {
+func first<Element: Sendable>(
+    of stream: AsyncStream<Element>, within timeout: Duration,
+    where check: @escaping @Sendable (Element) -> Bool
+) async throws -> Element? {
     try await withThrowingTaskGroup(of: Element?.self) { group in
         group.addTask {
             for await element in stream where check(element) { return element }
@@ -328,4 +338,3 @@ func first<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: D
         return result
     }
 }
-

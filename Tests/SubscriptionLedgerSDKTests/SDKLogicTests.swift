@@ -8,8 +8,11 @@ import Testing
 @Suite struct SDKLogicTests {
     @Test func backoffDoublesFromTheInitialDelayUpToTheCapAndJitterOnlyShortensIt() {
         let policy = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(10), multiplier: 2, jitter: 0.5)
-        #expect((0...6).map { policy.delay(afterFailures: $0, random: 0) } == [.zero, .seconds(1), .seconds(2), .seconds(4), .seconds(8),
-                                                                                 .seconds(10), .seconds(10)])
+        #expect(
+            (0...6).map { policy.delay(afterFailures: $0, random: 0) } == [
+                .zero, .seconds(1), .seconds(2), .seconds(4), .seconds(8),
+                .seconds(10), .seconds(10)
+            ])
         #expect(policy.delay(afterFailures: 3, random: 0.999) > .milliseconds(2000))
         #expect(policy.delay(afterFailures: 3, random: 0.999) < .seconds(4))
         #expect(policy.delay(afterFailures: 10_000, random: 0) == .seconds(10))
@@ -58,12 +61,15 @@ import Testing
     }
 
     @Test func serverSentEventsAreParsedWhereverTheChunksAreCut() {
-        let text = "id: 1-2\r\nevent: snapshot\r\ndata: {\"a\":1}\r\n\r\n: heartbeat\n\nid: 1-3\nevent: change\ndata: line1\ndata:line2\n\n"
+        let text =
+            "id: 1-2\r\nevent: snapshot\r\ndata: {\"a\":1}\r\n\r\n: heartbeat\n\nid: 1-3\nevent: change\ndata: line1\ndata:line2\n\n"
             + "data: é\n\n"
         let bytes = Array(text.utf8)
-        let expected = [ServerSentEvent(id: "1-2", event: "snapshot", data: #"{"a":1}"#),
-                        ServerSentEvent(id: "1-3", event: "change", data: "line1\nline2"),
-                        ServerSentEvent(id: "1-3", event: "message", data: "é")]
+        let expected = [
+            ServerSentEvent(id: "1-2", event: "snapshot", data: #"{"a":1}"#),
+            ServerSentEvent(id: "1-3", event: "change", data: "line1\nline2"),
+            ServerSentEvent(id: "1-3", event: "message", data: "é")
+        ]
         for chunkSize in [1, 2, 3, 7, bytes.count] {
             var parser = ServerSentEventParser()
             var events: [ServerSentEvent] = []
@@ -78,8 +84,9 @@ import Testing
     }
 
     @Test func theLiveStreamReconnectsWithItsCursorAndFallsBackToPolling() {
-        var policy = LiveConnectionPolicy(retry: RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(30), jitter: 0),
-                                          pollInterval: .seconds(60), failuresBeforePolling: 3)
+        var policy = LiveConnectionPolicy(
+            retry: RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(30), jitter: 0),
+            pollInterval: .seconds(60), failuresBeforePolling: 3)
         #expect(policy.decide(after: .droppedAfterEvents) == .reconnect(after: .zero, keepCursor: true))
         #expect(policy.decide(after: .unreachable, random: 0) == .reconnect(after: .seconds(1), keepCursor: true))
         #expect(policy.decide(after: .refused(status: 503), random: 0) == .reconnect(after: .seconds(2), keepCursor: true))
@@ -93,7 +100,8 @@ import Testing
     }
 
     @Test func theUIDCookieIsReadFromFoldedSetCookieHeaders() throws {
-        let folded = "uid=user%20one; Expires=Fri, 01 Jan 2027 00:00:00 GMT; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax, "
+        let folded =
+            "uid=user%20one; Expires=Fri, 01 Jan 2027 00:00:00 GMT; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax, "
             + "uid_sig=1798761600.q3Jt0u4c9m0d-_; Expires=Fri, 01 Jan 2027 00:00:00 GMT; Max-Age=2592000; Path=/; HttpOnly"
         let cookie = try #require(UIDCookie.from(setCookie: folded, userID: "user one"))
         #expect(cookie.uid == "user%20one")
@@ -106,12 +114,16 @@ import Testing
     }
 
     @Test func errorAnswersBecomeTypedErrors() {
-        let refused = LedgerError.fromAnswer(status: 409, body: Data(#"""
-            {"error":{"code":"restore_refused","message":"kept","conflicts":[{"original_transaction_id":"1","owner_user_id":"alice"}]}}
-            """#.utf8), requestID: nil)
+        let refused = LedgerError.fromAnswer(
+            status: 409,
+            body: Data(
+                #"""
+                {"error":{"code":"restore_refused","message":"kept","conflicts":[{"original_transaction_id":"1","owner_user_id":"alice"}]}}
+                """#.utf8), requestID: nil)
         #expect(refused == .restoreRefused(conflicts: [RestoreConflict(originalTransactionID: "1", ownerUserID: "alice")], message: "kept"))
-        let consumed = LedgerError.fromAnswer(status: 409, body: Data(#"{"error":{"code":"already_consumed","message":"m"}}"#.utf8),
-                                              requestID: "r")
+        let consumed = LedgerError.fromAnswer(
+            status: 409, body: Data(#"{"error":{"code":"already_consumed","message":"m"}}"#.utf8),
+            requestID: "r")
         #expect(consumed == .server(LedgerServerError(status: 409, code: .alreadyConsumed, message: "m", requestID: "r")))
         #expect(LedgerErrorCode(rawValue: "brand_new_code") == .other("brand_new_code"))
         #expect(LedgerErrorCode.wrongBundleID.rawValue == "wrong_bundle_id")
@@ -123,7 +135,8 @@ import Testing
     /// without it (an older ledger) or with members the SDK does not know still decodes.
     @Test func theUserStateCarriesKnownAndToleratesItsAbsence() throws {
         func state(_ members: String) throws -> UserState {
-            let text = #"{"app_user_id":"u",\#(members)"subscriptions":[],"entitlements":[],"one_time_purchases":[],"unconsumed":[],"#
+            let text =
+                #"{"app_user_id":"u",\#(members)"subscriptions":[],"entitlements":[],"one_time_purchases":[],"unconsumed":[],"#
                 + #""products_status":[],"intro_offer_eligibility":[]}"#
             return try JSONDecoder().decode(UserState.self, from: Data(text.utf8))
         }

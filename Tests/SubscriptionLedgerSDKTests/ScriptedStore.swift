@@ -46,9 +46,11 @@ struct ScriptedStore: PurchaseStore {
 
     /// An Xcode receipt holding one-time purchases `(product, transaction id)`.
     static func receipt(_ signer: XcodeSigner, _ purchases: [(String, String)]) throws -> Data {
-        let base64 = try signer.receipt(bundleID: SDKTenant.bundleID, purchases: purchases.map {
-            ReceiptBuilder.inAppPurchase(product: $0.0, transactionId: $0.1)
-        })
+        let base64 = try signer.receipt(
+            bundleID: SDKTenant.bundleID,
+            purchases: purchases.map {
+                ReceiptBuilder.inAppPurchase(product: $0.0, transactionId: $0.1)
+            })
         return Data(base64Encoded: base64)!
     }
 }

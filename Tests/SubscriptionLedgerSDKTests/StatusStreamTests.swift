@@ -18,8 +18,10 @@ import Testing
     @Test func aStateIsDeliveredOnlyWhenItDiffersFromTheLastOne() async throws {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("status-stream-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: storage) }
-        let engine = LedgerEngine(configuration: LedgerConfiguration(baseURL: URL(string: "http://127.0.0.1:9")!, apiKey: "pk_test",
-                                                                     storageDirectory: storage), store: NoStore())
+        let engine = LedgerEngine(
+            configuration: LedgerConfiguration(
+                baseURL: URL(string: "http://127.0.0.1:9")!, apiKey: "pk_test",
+                storageDirectory: storage), store: NoStore())
         let updates = await engine.statusUpdates()
         let inactive = LedgerStatus(userID: "u1", products: [ProductStatus(id: "monthly", status: "inactive")], entitlements: [])
         var cached = inactive
@@ -28,8 +30,9 @@ import Testing
         reread.receivedAt = inactive.receivedAt.addingTimeInterval(5)
         var snapshot = inactive
         snapshot.cursor = "c-1"
-        let active = LedgerStatus(userID: "u1", products: [ProductStatus(id: "monthly", status: "active")], entitlements: [],
-                                  cursor: "c-2")
+        let active = LedgerStatus(
+            userID: "u1", products: [ProductStatus(id: "monthly", status: "active")], entitlements: [],
+            cursor: "c-2")
 
         await engine.publish(cached)  // the disk cache at start
         await engine.publish(inactive)  // the ledger confirms it: delivered, no longer cached

@@ -66,8 +66,8 @@ struct ChainVerifier: Sendable {
         let probeTime = probeTime(leaf: leaf, intermediate: intermediate)
         let untrusted = AppStoreVerificationError(
             .untrustedChain,
-            "the signing certificates do not chain to a configured root (leaf issued by \(leaf.issuer), intermediate issued by " +
-                "\(intermediate.issuer)); configure the right root with --root / LEDGER_APPLE_ROOTS, or the data is forged"
+            "the signing certificates do not chain to a configured root (leaf issued by \(leaf.issuer), intermediate issued by "
+                + "\(intermediate.issuer)); configure the right root with --root / LEDGER_APPLE_ROOTS, or the data is forged"
         )
         guard !issuers.isEmpty else { return untrusted }
         guard case .validCertificate = await validate(leaf: leaf, intermediate: intermediate, at: probeTime, requireAppleOIDs: false)

@@ -10,7 +10,7 @@ enum SelfSignedCertificate {
     /// The certificate is self-issued and its own signature verifies (`untrusted_chain` otherwise).
     static func checkIntact(_ certificate: Certificate, what: String) throws(AppStoreVerificationError) {
         guard certificate.issuer == certificate.subject,
-              certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+            certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
         else {
             throw AppStoreVerificationError(
                 .untrustedChain, "\(what) is not an intact self-signed certificate (its own signature does not verify)"
@@ -23,8 +23,8 @@ enum SelfSignedCertificate {
         guard certificate.notValidBefore <= time, time <= certificate.notValidAfter else {
             throw AppStoreVerificationError(
                 .certificateExpired,
-                "\(what) was not valid at the signing date \(time.formatted(.iso8601)) (valid \(certificate.notValidBefore.formatted(.iso8601)) " +
-                    "to \(certificate.notValidAfter.formatted(.iso8601)))"
+                "\(what) was not valid at the signing date \(time.formatted(.iso8601)) (valid \(certificate.notValidBefore.formatted(.iso8601)) "
+                    + "to \(certificate.notValidAfter.formatted(.iso8601)))"
             )
         }
     }

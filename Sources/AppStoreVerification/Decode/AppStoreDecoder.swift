@@ -21,9 +21,11 @@ public struct AppStoreDecoder: Sendable {
         }
         let kind = requested == .auto ? KindDetector.detect(input) : requested
         if case .receipt = input, kind != .receipt {
-            return .failure(kind,
-                .malformed("expected a JWS (three base64url parts separated by dots) for \(kind.rawValue); this looks like a base64 receipt, use " +
-                    "--kind receipt"))
+            return .failure(
+                kind,
+                .malformed(
+                    "expected a JWS (three base64url parts separated by dots) for \(kind.rawValue); this looks like a base64 receipt, use "
+                        + "--kind receipt"))
         }
         do throws(AppStoreVerificationError) {
             return .success(kind, try await verify(input.text, as: kind, now: now))

@@ -36,7 +36,7 @@ enum KindDetector {
         if !keys.isDisjoint(with: [
             "autoRenewStatus", "autoRenewProductId", "renewalDate", "expirationIntent", "isInBillingRetryPeriod",
             "priceIncreaseStatus", "gracePeriodExpiresDate", "recentSubscriptionStartDate", "renewalPrice",
-            "eligibleWinBackOfferIds",
+            "eligibleWinBackOfferIds"
         ]) {
             return .renewalInfo
         }

@@ -9,8 +9,8 @@ public enum ReceiptInput {
         }
         if CompactJWS.looksLikeJWS(trimmed) {
             throw .malformed(
-                "this is a JWS (StoreKit 2 signed transaction or notification), not a legacy receipt; verify it as a transaction, renewal info, " +
-                    "notification or app transaction instead"
+                "this is a JWS (StoreKit 2 signed transaction or notification), not a legacy receipt; verify it as a transaction, renewal info, "
+                    + "notification or app transaction instead"
             )
         }
         guard let bytes = Base64.decodeReceipt(trimmed) else {

@@ -52,8 +52,8 @@ struct JWSVerifier: Sendable {
         case 1:
             throw AppStoreVerificationError(
                 .untrustedChain,
-                "signed by a single self-signed certificate (StoreKit testing in Xcode); such data is accepted only when the app is configured " +
-                    "for the Xcode or LocalTesting environment"
+                "signed by a single self-signed certificate (StoreKit testing in Xcode); such data is accepted only when the app is configured "
+                    + "for the Xcode or LocalTesting environment"
             )
         default:
             throw AppStoreVerificationError(
@@ -92,8 +92,8 @@ struct JWSVerifier: Sendable {
             )
         }
         guard let raw = jws.signature, raw.count == 64,
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
-              key.isValidSignature(signature, for: jws.signingInput)
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+            key.isValidSignature(signature, for: jws.signingInput)
         else {
             throw AppStoreVerificationError(
                 .invalidSignature,

@@ -31,7 +31,7 @@ public struct NotificationType: OpenEnumeration {
         .subscribed, .didChangeRenewalPref, .didChangeRenewalStatus, .offerRedeemed, .didRenew, .expired,
         .didFailToRenew, .gracePeriodExpired, .priceIncrease, .refund, .refundDeclined, .consumptionRequest,
         .renewalExtended, .revoke, .test, .renewalExtension, .refundReversed, .externalPurchaseToken,
-        .oneTimeCharge, .priceChange, .metadataUpdate, .migration, .rescindConsent,
+        .oneTimeCharge, .priceChange, .metadataUpdate, .migration, .rescindConsent
     ]
 }
 
@@ -63,6 +63,6 @@ public struct NotificationSubtype: OpenEnumeration {
     public static let documented: [Self] = [
         .initialBuy, .resubscribe, .downgrade, .upgrade, .autoRenewEnabled, .autoRenewDisabled, .voluntary,
         .billingRetry, .priceIncrease, .gracePeriod, .pending, .accepted, .billingRecovery, .productNotForSale,
-        .summary, .failure, .unreported, .created, .activeTokenReminder,
+        .summary, .failure, .unreported, .created, .activeTokenReminder
     ]
 }

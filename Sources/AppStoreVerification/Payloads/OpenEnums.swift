@@ -101,7 +101,7 @@ public struct ExpirationIntent: OpenEnumeration {
     public static let productNotAvailable = Self(rawValue: 4)
     public static let other = Self(rawValue: 5)
     public static let documented: [Self] = [
-        .customerCancelled, .billingError, .customerDidNotConsentToPriceIncrease, .productNotAvailable, .other,
+        .customerCancelled, .billingError, .customerDidNotConsentToPriceIncrease, .productNotAvailable, .other
     ]
 }
 

@@ -75,13 +75,13 @@ struct PKCS7SignedData: Sendable {
         self.certificates = certificates
 
         guard let signerInfos = signedData.last, signerInfos.identifier == .set,
-              let signerInfo = try Self.children(signerInfos).first
+            let signerInfo = try Self.children(signerInfos).first
         else { throw AppStoreVerificationError.malformed("the PKCS#7 container has no signer") }
         let fields = try Self.children(signerInfo)
         guard fields.count >= 5 else { throw AppStoreVerificationError.malformed("the PKCS#7 signer info is truncated") }
         let signerIdentifier = try Self.children(fields[1])
         guard signerIdentifier.count >= 2, let issuer = try? DistinguishedName(derEncoded: signerIdentifier[0]),
-              case .primitive(let serial) = signerIdentifier[1].content
+            case .primitive(let serial) = signerIdentifier[1].content
         else { throw AppStoreVerificationError.malformed("the PKCS#7 signer is not identified by issuer and serial number") }
         signerIssuer = issuer
         signerSerialNumber = Self.normalizedSerial(Array(serial))
@@ -102,7 +102,8 @@ struct PKCS7SignedData: Sendable {
                 let parts = try Self.children(attribute)
                 guard parts.count >= 2 else { throw AppStoreVerificationError.malformed("a PKCS#7 signed attribute is truncated") }
                 if (try? ASN1ObjectIdentifier(berEncoded: parts[0])) == Self.messageDigestOID,
-                   let value = try Self.children(parts[1]).first {
+                    let value = try Self.children(parts[1]).first
+                {
                     digestValue = try Self.octetString(value)
                 }
             }

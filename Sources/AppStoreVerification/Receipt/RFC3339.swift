@@ -4,12 +4,12 @@ enum RFC3339 {
     static func milliseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-              let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
-              let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 61
+            bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            let year = number(bytes[0..<4]), let month = number(bytes[5..<7]), let day = number(bytes[8..<10]),
+            let hour = number(bytes[11..<13]), let minute = number(bytes[14..<16]), let second = number(bytes[17..<19]),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 61
         else { return nil }
         var index = 19
         var fractionMs: Int64 = 0
@@ -31,8 +31,8 @@ enum RFC3339 {
             index += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             guard bytes.count - index == 6, bytes[index + 3] == UInt8(ascii: ":"),
-                  let offsetHour = number(bytes[index + 1..<index + 3]), let offsetMinute = number(bytes[index + 4..<index + 6]),
-                  offsetHour < 24, offsetMinute < 60
+                let offsetHour = number(bytes[index + 1..<index + 3]), let offsetMinute = number(bytes[index + 4..<index + 6]),
+                offsetHour < 24, offsetMinute < 60
             else { return nil }
             offsetSeconds = (offsetHour * 3600 + offsetMinute * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
             index += 6

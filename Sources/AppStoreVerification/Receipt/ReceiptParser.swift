@@ -79,8 +79,8 @@ public enum ReceiptParser {
                 }
                 let parts = Array(fields)
                 guard parts.count == 3, let type = try? Int64(berEncoded: parts[0]), type >= 0,
-                      let version = try? Int64(berEncoded: parts[1]),
-                      parts[2].identifier == .octetString
+                    let version = try? Int64(berEncoded: parts[1]),
+                    parts[2].identifier == .octetString
                 else { throw AppStoreVerificationError.malformed("a \(path) attribute is not (INTEGER, INTEGER, OCTET STRING)") }
                 result.append(Attribute(type: type, version: version, value: try PKCS7SignedData.octetString(parts[2])))
             }
@@ -94,8 +94,8 @@ public enum ReceiptParser {
 
     private static func string(_ value: [UInt8], _ name: String) throws(AppStoreVerificationError) -> String {
         guard let node = try? BER.parse(value), case .primitive(let bytes) = node.content,
-              [ASN1Identifier.utf8String, .ia5String, .printableString].contains(node.identifier),
-              let text = String(validating: bytes, as: UTF8.self)
+            [ASN1Identifier.utf8String, .ia5String, .printableString].contains(node.identifier),
+            let text = String(validating: bytes, as: UTF8.self)
         else { throw .malformed("the receipt's \(name) is not an ASN.1 string") }
         return text
     }

@@ -26,16 +26,16 @@ struct ReceiptVerifier: Sendable {
         } else if selfSigned {
             throw AppStoreVerificationError(
                 .untrustedChain,
-                "the receipt is signed by a self-signed certificate (\(signer.subject)), as StoreKit testing in Xcode does; such receipts are " +
-                    "accepted only when the app is configured for the Xcode or LocalTesting environment"
+                "the receipt is signed by a self-signed certificate (\(signer.subject)), as StoreKit testing in Xcode does; such receipts are "
+                    + "accepted only when the app is configured for the Xcode or LocalTesting environment"
             )
         } else if chain.count == 3 {
             try await chainVerifier.verifyTrust(leaf: chain[0], intermediate: chain[1])
         } else {
             throw AppStoreVerificationError(
                 .untrustedChain,
-                "the receipt embeds a chain of \(chain.count) certificates from its signer; App Store receipts embed 3 (signer, WWDR intermediate," +
-                    " Apple root)"
+                "the receipt embeds a chain of \(chain.count) certificates from its signer; App Store receipts embed 3 (signer, WWDR intermediate,"
+                    + " Apple root)"
             )
         }
         try Self.checkSignature(of: container, with: signer)
@@ -53,7 +53,8 @@ struct ReceiptVerifier: Sendable {
     static func orderedChain(from signer: Certificate, in certificates: [Certificate]) -> [Certificate] {
         var ordered = [signer]
         while ordered.count < certificates.count, let tip = ordered.last, tip.issuer != tip.subject,
-              let issuer = certificates.first(where: { $0.subject == tip.issuer && !ordered.contains($0) }) {
+            let issuer = certificates.first(where: { $0.subject == tip.issuer && !ordered.contains($0) })
+        {
             ordered.append(issuer)
         }
         return ordered

@@ -49,8 +49,10 @@ public struct RenewalExtensionSummary: Sendable, Hashable, Codable {
     public var succeededCount: Int64
     public var failedCount: Int64
 
-    public init(requestIdentifier: String?, productID: String?, storefrontCountryCodes: [String],
-                succeededCount: Int64, failedCount: Int64) {
+    public init(
+        requestIdentifier: String?, productID: String?, storefrontCountryCodes: [String],
+        succeededCount: Int64, failedCount: Int64
+    ) {
         self.requestIdentifier = requestIdentifier
         self.productID = productID
         self.storefrontCountryCodes = storefrontCountryCodes

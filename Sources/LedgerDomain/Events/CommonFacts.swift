@@ -60,8 +60,10 @@ public struct Commitment: Sendable, Hashable, Codable {
     /// The price after the commitment ends.
     public var priceAfter: Money?
 
-    public init(billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, expiresAt: Instant? = nil,
-                priceAfter: Money? = nil) {
+    public init(
+        billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, expiresAt: Instant? = nil,
+        priceAfter: Money? = nil
+    ) {
         self.billingPeriodNumber = billingPeriodNumber
         self.totalBillingPeriods = totalBillingPeriods
         self.expiresAt = expiresAt

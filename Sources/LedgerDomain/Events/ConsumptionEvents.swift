@@ -36,9 +36,11 @@ public struct ConsumptionInformationSent: Sendable, Hashable, Codable {
     /// The retired V1 body of an answer recorded with schema version 1.
     public var v1Body: ConsumptionInformationV1Body?
 
-    public init(originalTransactionID: String, transactionID: String, productID: String, environment: StoreEnvironment,
-                requestSignedDate: Instant, sentAt: Instant, answer: ConsumptionAnswer?, inputs: ConsumptionInputs?,
-                appleStatus: Int?, appleErrorCode: Int? = nil, v1Body: ConsumptionInformationV1Body? = nil) {
+    public init(
+        originalTransactionID: String, transactionID: String, productID: String, environment: StoreEnvironment,
+        requestSignedDate: Instant, sentAt: Instant, answer: ConsumptionAnswer?, inputs: ConsumptionInputs?,
+        appleStatus: Int?, appleErrorCode: Int? = nil, v1Body: ConsumptionInformationV1Body? = nil
+    ) {
         self.originalTransactionID = originalTransactionID
         self.transactionID = transactionID
         self.productID = productID
@@ -81,8 +83,10 @@ public struct ConsumptionAnswerWithheld: Sendable, Hashable, Codable {
     public var reason: ConsumptionWithholdReason
     public var inputs: ConsumptionInputs
 
-    public init(originalTransactionID: String, transactionID: String, productID: String, environment: StoreEnvironment,
-                requestSignedDate: Instant, decidedAt: Instant, reason: ConsumptionWithholdReason, inputs: ConsumptionInputs) {
+    public init(
+        originalTransactionID: String, transactionID: String, productID: String, environment: StoreEnvironment,
+        requestSignedDate: Instant, decidedAt: Instant, reason: ConsumptionWithholdReason, inputs: ConsumptionInputs
+    ) {
         self.originalTransactionID = originalTransactionID
         self.transactionID = transactionID
         self.productID = productID

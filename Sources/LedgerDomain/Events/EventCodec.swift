@@ -159,8 +159,9 @@ struct ConsumptionInformationSentV1: Decodable {
         ConsumptionInformationSent(
             originalTransactionID: originalTransactionID, transactionID: transactionID, productID: productID, environment: environment,
             requestSignedDate: requestSignedDate, sentAt: sentAt, answer: nil, inputs: nil, appleStatus: nil,
-            v1Body: ConsumptionInformationV1Body(consumptionStatus: consumptionStatus, deliveryStatus: deliveryStatus, platform: platform,
-                                                 customerConsented: customerConsented))
+            v1Body: ConsumptionInformationV1Body(
+                consumptionStatus: consumptionStatus, deliveryStatus: deliveryStatus, platform: platform,
+                customerConsented: customerConsented))
     }
 }
 

@@ -18,20 +18,22 @@ struct TransactionPayloadReader {
         var reader = TransactionPayloadReader(payload)
         var transaction: TransactionFacts?
         var isResubscribe: Bool?
-        guard reader.object({ reader, key in
-            switch key {
-            case "transaction":
-                guard transaction == nil, let value = reader.transaction() else { return false }
-                transaction = value
-                return true
-            case "isResubscribe" where startsSubscription:
-                guard isResubscribe == nil, let value = reader.bool() else { return false }
-                isResubscribe = value
-                return true
-            default:
-                return false
-            }
-        }), reader.atEnd, let transaction else { return nil }
+        guard
+            reader.object({ reader, key in
+                switch key {
+                case "transaction":
+                    guard transaction == nil, let value = reader.transaction() else { return false }
+                    transaction = value
+                    return true
+                case "isResubscribe" where startsSubscription:
+                    guard isResubscribe == nil, let value = reader.bool() else { return false }
+                    isResubscribe = value
+                    return true
+                default:
+                    return false
+                }
+            }), reader.atEnd, let transaction
+        else { return nil }
         if startsSubscription {
             guard let isResubscribe else { return nil }
             return (transaction, isResubscribe)
@@ -47,33 +49,36 @@ struct TransactionPayloadReader {
             storefront, webOrderLineItemID, appTransactionID, billingPlanType: String??
         var purchaseDate, originalPurchaseDate, expiresDate, signedDate: Int64??
         var price: Money??, offer: Offer??, commitment: Commitment??, familyShared: Bool??, quantity: Int64??
-        guard object({ reader, key in
-            switch key {
-            case "appUserID": Self.once(&appUserID, reader.optionalString())
-            case "productID": Self.once(&productID, reader.optionalString())
-            case "transactionID": Self.once(&transactionID, reader.optionalString())
-            case "originalTransactionID": Self.once(&originalTransactionID, reader.optionalString())
-            case "subscriptionGroupID": Self.once(&subscriptionGroupID, reader.optionalString())
-            case "environment": Self.once(&environment, reader.optionalString())
-            case "developerPayload": Self.once(&developerPayload, reader.optionalString())
-            case "storefront": Self.once(&storefront, reader.optionalString())
-            case "webOrderLineItemID": Self.once(&webOrderLineItemID, reader.optionalString())
-            case "appTransactionID": Self.once(&appTransactionID, reader.optionalString())
-            case "billingPlanType": Self.once(&billingPlanType, reader.optionalString())
-            case "purchaseDate": Self.once(&purchaseDate, reader.optionalInteger())
-            case "originalPurchaseDate": Self.once(&originalPurchaseDate, reader.optionalInteger())
-            case "expiresDate": Self.once(&expiresDate, reader.optionalInteger())
-            case "signedDate": Self.once(&signedDate, reader.optionalInteger())
-            case "price": Self.once(&price, reader.optional { $0.money() })
-            case "offer": Self.once(&offer, reader.optional { $0.offer() })
-            case "commitment": Self.once(&commitment, reader.optional { $0.commitment() })
-            case "familyShared": Self.once(&familyShared, reader.optional { $0.bool() })
-            case "quantity": Self.once(&quantity, reader.optionalInteger())
-            default: false
-            }
-        }) else { return nil }
+        guard
+            object({ reader, key in
+                switch key {
+                case "appUserID": Self.once(&appUserID, reader.optionalString())
+                case "productID": Self.once(&productID, reader.optionalString())
+                case "transactionID": Self.once(&transactionID, reader.optionalString())
+                case "originalTransactionID": Self.once(&originalTransactionID, reader.optionalString())
+                case "subscriptionGroupID": Self.once(&subscriptionGroupID, reader.optionalString())
+                case "environment": Self.once(&environment, reader.optionalString())
+                case "developerPayload": Self.once(&developerPayload, reader.optionalString())
+                case "storefront": Self.once(&storefront, reader.optionalString())
+                case "webOrderLineItemID": Self.once(&webOrderLineItemID, reader.optionalString())
+                case "appTransactionID": Self.once(&appTransactionID, reader.optionalString())
+                case "billingPlanType": Self.once(&billingPlanType, reader.optionalString())
+                case "purchaseDate": Self.once(&purchaseDate, reader.optionalInteger())
+                case "originalPurchaseDate": Self.once(&originalPurchaseDate, reader.optionalInteger())
+                case "expiresDate": Self.once(&expiresDate, reader.optionalInteger())
+                case "signedDate": Self.once(&signedDate, reader.optionalInteger())
+                case "price": Self.once(&price, reader.optional { $0.money() })
+                case "offer": Self.once(&offer, reader.optional { $0.offer() })
+                case "commitment": Self.once(&commitment, reader.optional { $0.commitment() })
+                case "familyShared": Self.once(&familyShared, reader.optional { $0.bool() })
+                case "quantity": Self.once(&quantity, reader.optionalInteger())
+                default: false
+                }
+            })
+        else { return nil }
         guard let productID = productID ?? nil, let transactionID = transactionID ?? nil,
-              let originalTransactionID = originalTransactionID ?? nil, let purchase = purchaseDate ?? nil else { return nil }
+            let originalTransactionID = originalTransactionID ?? nil, let purchase = purchaseDate ?? nil
+        else { return nil }
         var count = 1
         if let value = quantity ?? nil {
             guard let exact = Int(exactly: value) else { return nil }
@@ -102,56 +107,63 @@ struct TransactionPayloadReader {
 
     private mutating func money() -> Money? {
         var milliunits: Int64?, currency: String?
-        guard object({ reader, key in
-            switch key {
-            case "milliunits" where milliunits == nil: milliunits = reader.integer()
-            case "currency" where currency == nil: currency = reader.string()
-            default: return false
-            }
-            return true
-        }), let milliunits, let currency else { return nil }
+        guard
+            object({ reader, key in
+                switch key {
+                case "milliunits" where milliunits == nil: milliunits = reader.integer()
+                case "currency" where currency == nil: currency = reader.string()
+                default: return false
+                }
+                return true
+            }), let milliunits, let currency
+        else { return nil }
         return Money(milliunits: milliunits, currency: currency)
     }
 
     private mutating func offer() -> Offer? {
         var type: OfferType?, strings: [String: String] = [:]
-        guard object({ reader, key in
-            switch key {
-            case "type" where type == nil:
-                guard let raw = reader.string(), let value = OfferType(rawValue: raw) else { return false }
-                type = value
-            case "identifier", "paymentMode", "period":
-                guard strings[key] == nil, let value = reader.optionalString() else { return false }
-                if let value { strings[key] = value }
-            default:
-                return false
-            }
-            return true
-        }), let type else { return nil }
+        guard
+            object({ reader, key in
+                switch key {
+                case "type" where type == nil:
+                    guard let raw = reader.string(), let value = OfferType(rawValue: raw) else { return false }
+                    type = value
+                case "identifier", "paymentMode", "period":
+                    guard strings[key] == nil, let value = reader.optionalString() else { return false }
+                    if let value { strings[key] = value }
+                default:
+                    return false
+                }
+                return true
+            }), let type
+        else { return nil }
         return Offer(type: type, identifier: strings["identifier"], paymentMode: strings["paymentMode"], period: strings["period"])
     }
 
     private mutating func commitment() -> Commitment? {
         var integers: [String: Int64] = [:], priceAfter: Money?, seenPrice = false
-        guard object({ reader, key in
-            switch key {
-            case "billingPeriodNumber", "totalBillingPeriods", "expiresAt":
-                guard integers[key] == nil, let value = reader.optionalInteger() else { return false }
-                if let value { integers[key] = value }
-            case "priceAfter" where !seenPrice:
-                seenPrice = true
-                guard let value = reader.optional({ $0.money() }) else { return false }
-                priceAfter = value
-            default:
-                return false
-            }
-            return true
-        }) else { return nil }
+        guard
+            object({ reader, key in
+                switch key {
+                case "billingPeriodNumber", "totalBillingPeriods", "expiresAt":
+                    guard integers[key] == nil, let value = reader.optionalInteger() else { return false }
+                    if let value { integers[key] = value }
+                case "priceAfter" where !seenPrice:
+                    seenPrice = true
+                    guard let value = reader.optional({ $0.money() }) else { return false }
+                    priceAfter = value
+                default:
+                    return false
+                }
+                return true
+            })
+        else { return nil }
         func int(_ key: String) -> Int?? { integers[key].map { Int(exactly: $0) } }
         if case .some(nil) = int("billingPeriodNumber") { return nil }
         if case .some(nil) = int("totalBillingPeriods") { return nil }
-        return Commitment(billingPeriodNumber: int("billingPeriodNumber") ?? nil, totalBillingPeriods: int("totalBillingPeriods") ?? nil,
-                          expiresAt: integers["expiresAt"].map(Instant.init(microsecondsSinceEpoch:)), priceAfter: priceAfter)
+        return Commitment(
+            billingPeriodNumber: int("billingPeriodNumber") ?? nil, totalBillingPeriods: int("totalBillingPeriods") ?? nil,
+            expiresAt: integers["expiresAt"].map(Instant.init(microsecondsSinceEpoch:)), priceAfter: priceAfter)
     }
 
     // MARK: Syntax

@@ -13,11 +13,12 @@
 /// again is a withdrawn change.
 public enum AppStoreNotificationMapping {
     public static func events(for n: DecodedNotification) -> [LedgerEvent] {
-        let raw = LedgerEvent.appStoreNotification(AppStoreNotification(
-            notificationType: n.notificationType, subtype: n.subtype, notificationUUID: n.notificationUUID,
-            signedDate: n.signedDate, environment: n.environment,
-            originalTransactionID: n.transaction?.originalTransactionID, rawJSON: n.rawJSON,
-            renewalExtensionSummary: n.renewalExtensionSummary))
+        let raw = LedgerEvent.appStoreNotification(
+            AppStoreNotification(
+                notificationType: n.notificationType, subtype: n.subtype, notificationUUID: n.notificationUUID,
+                signedDate: n.signedDate, environment: n.environment,
+                originalTransactionID: n.transaction?.originalTransactionID, rawJSON: n.rawJSON,
+                renewalExtensionSummary: n.renewalExtensionSummary))
         return [raw] + typedEvents(n)
     }
 
@@ -37,22 +38,34 @@ public enum AppStoreNotificationMapping {
         case ("DID_RENEW", _):
             return [.subscriptionRenewed(Renewal(transaction: t))]
         case ("DID_CHANGE_RENEWAL_PREF", "UPGRADE"), ("OFFER_REDEEMED", "UPGRADE"):
-            return [.renewalPreferenceChanged(RenewalPreferenceChange(
-                subscription: ref, kind: .upgrade, autoRenewProductID: nextProduct, transaction: t))]
+            return [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: ref, kind: .upgrade, autoRenewProductID: nextProduct, transaction: t))
+            ]
         case ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE"), ("OFFER_REDEEMED", "DOWNGRADE"):
-            return [.renewalPreferenceChanged(RenewalPreferenceChange(
-                subscription: ref, kind: .downgrade, autoRenewProductID: nextProduct))]
+            return [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: ref, kind: .downgrade, autoRenewProductID: nextProduct))
+            ]
         case ("DID_CHANGE_RENEWAL_PREF", _):
-            return [.renewalPreferenceChanged(RenewalPreferenceChange(
-                subscription: ref, kind: nextProduct == t.productID ? .downgradeCancelled : .crossgrade,
-                autoRenewProductID: nextProduct))]
+            return [
+                .renewalPreferenceChanged(
+                    RenewalPreferenceChange(
+                        subscription: ref, kind: nextProduct == t.productID ? .downgradeCancelled : .crossgrade,
+                        autoRenewProductID: nextProduct))
+            ]
         case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"):
             return [.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: true))]
         case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"):
             return [.autoRenewChanged(AutoRenewChange(subscription: ref, enabled: false))]
         case ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"):
-            return [.billingFailed(BillingFailure(
-                subscription: ref, gracePeriodExpiresAt: n.renewal?.gracePeriodExpiresAt, expiresDate: t.expiresDate))]
+            return [
+                .billingFailed(
+                    BillingFailure(
+                        subscription: ref, gracePeriodExpiresAt: n.renewal?.gracePeriodExpiresAt, expiresDate: t.expiresDate))
+            ]
         case ("DID_FAIL_TO_RENEW", _):
             return [.billingFailed(BillingFailure(subscription: ref, expiresDate: t.expiresDate))]
         case ("GRACE_PERIOD_EXPIRED", _):
@@ -64,16 +77,22 @@ public enum AppStoreNotificationMapping {
         case ("PRICE_INCREASE", "ACCEPTED"):
             return [.priceIncrease(PriceIncrease(subscription: ref, consent: .accepted))]
         case ("REFUND", _):
-            return [.refunded(Refund(
-                subscription: ref, transactionID: t.transactionID, refundDate: n.revocationDate ?? n.signedDate,
-                reason: n.revocationReason))]
+            return [
+                .refunded(
+                    Refund(
+                        subscription: ref, transactionID: t.transactionID, refundDate: n.revocationDate ?? n.signedDate,
+                        reason: n.revocationReason))
+            ]
         case ("REFUND_DECLINED", _):
             return [.refundDeclined(RefundDeclined(subscription: ref, transactionID: t.transactionID))]
         case ("REFUND_REVERSED", _):
             return [.refundReversed(RefundReversed(subscription: ref, transactionID: t.transactionID))]
         case ("REVOKE", _):
-            return [.revoked(Revocation(
-                subscription: ref, transactionID: t.transactionID, revocationDate: n.revocationDate ?? n.signedDate))]
+            return [
+                .revoked(
+                    Revocation(
+                        subscription: ref, transactionID: t.transactionID, revocationDate: n.revocationDate ?? n.signedDate))
+            ]
         case ("CONSUMPTION_REQUEST", _):
             return [.consumptionRequested(ConsumptionRequest(subscription: ref, transactionID: t.transactionID))]
         case ("RENEWAL_EXTENDED", _):

@@ -27,12 +27,14 @@ public struct PricePlan: Sendable, Hashable, Codable {
     }
 
     /// The seed's table: 1–100 free, 101–1,000 $0.01, 1,001–10,000 $0.02, above $0.03 per paying user.
-    public static let standard = PricePlan(id: "standard", currency: "USD", tiers: [
-        Tier(from: 1, to: 100, unitPriceMinor: 0),
-        Tier(from: 101, to: 1_000, unitPriceMinor: 1),
-        Tier(from: 1_001, to: 10_000, unitPriceMinor: 2),
-        Tier(from: 10_001, to: nil, unitPriceMinor: 3),
-    ])
+    public static let standard = PricePlan(
+        id: "standard", currency: "USD",
+        tiers: [
+            Tier(from: 1, to: 100, unitPriceMinor: 0),
+            Tier(from: 101, to: 1_000, unitPriceMinor: 1),
+            Tier(from: 1_001, to: 10_000, unitPriceMinor: 2),
+            Tier(from: 10_001, to: nil, unitPriceMinor: 3)
+        ])
 
     /// Why a plan is not usable.
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
@@ -73,8 +75,9 @@ public struct PricePlan: Sendable, Hashable, Codable {
             guard users >= tier.from else { return nil }
             let upper = min(users, tier.to ?? Int.max)
             let count = upper - tier.from + 1
-            return BandCharge(from: tier.from, to: tier.to, users: count, unitPriceMinor: tier.unitPriceMinor,
-                              flatFeeMinor: tier.flatFeeMinor, amountMinor: Int64(count) * tier.unitPriceMinor + tier.flatFeeMinor)
+            return BandCharge(
+                from: tier.from, to: tier.to, users: count, unitPriceMinor: tier.unitPriceMinor,
+                flatFeeMinor: tier.flatFeeMinor, amountMinor: Int64(count) * tier.unitPriceMinor + tier.flatFeeMinor)
         }
     }
 

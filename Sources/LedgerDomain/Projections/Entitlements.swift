@@ -48,17 +48,19 @@ public func entitlements(
     for status in statuses where status.isKnown {
         guard let product = status.productID else { continue }
         for id in catalog.entitlements(of: product) {
-            grants.append(Entitlement(
-                entitlementID: id, isActive: status.isEntitled(at: instant), expiresAt: status.accessEndsAt,
-                grantingProductID: product))
+            grants.append(
+                Entitlement(
+                    entitlementID: id, isActive: status.isEntitled(at: instant), expiresAt: status.accessEndsAt,
+                    grantingProductID: product))
         }
     }
     for record in purchases {
         guard let d = record.details, d.productType != .consumable else { continue }
         for id in catalog.entitlements(of: d.productID) {
-            grants.append(Entitlement(
-                entitlementID: id, isActive: record.isActive(at: instant), expiresAt: d.expiresAt,
-                grantingProductID: d.productID))
+            grants.append(
+                Entitlement(
+                    entitlementID: id, isActive: record.isActive(at: instant), expiresAt: d.expiresAt,
+                    grantingProductID: d.productID))
         }
     }
     var result: [String: Entitlement] = [:]

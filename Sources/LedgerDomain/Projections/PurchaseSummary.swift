@@ -47,7 +47,8 @@ public struct PurchaseSummary: Sendable, Hashable {
 extension PurchaseRecord {
     /// The values the per-user views read.
     public var summary: PurchaseSummary {
-        PurchaseSummary(originalTransactionID: originalTransactionID, ownerUserID: ownerUserID, details: details,
-                        consumedAt: consumedAt, standing: standing?.value)
+        PurchaseSummary(
+            originalTransactionID: originalTransactionID, ownerUserID: ownerUserID, details: details,
+            consumedAt: consumedAt, standing: standing?.value)
     }
 }

@@ -48,8 +48,11 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
         case .gracePeriodExpired(let e):
             s.setLifecycle(.init(state: .inBillingRetry, periodEndsAt: e.expiresDate), Stamp(at: e.subscription.signedDate, rank: 2))
         case .subscriptionExpired(let e):
-            s.setLifecycle(.init(state: .expired(e.reason), periodEndsAt: e.expiresDate), Stamp(at: e.subscription.signedDate, rank: 3,
-                tie: e.reason.rawValue))
+            s.setLifecycle(
+                .init(state: .expired(e.reason), periodEndsAt: e.expiresDate),
+                Stamp(
+                    at: e.subscription.signedDate, rank: 3,
+                    tie: e.reason.rawValue))
         case .autoRenewChanged(let e):
             s.autoRenew = .merge(s.autoRenew, e.enabled, Stamp(at: e.subscription.signedDate, rank: 1, tie: e.enabled ? "on" : "off"))
         case .renewalPreferenceChanged(let e):

@@ -16,10 +16,12 @@ public struct UserView: Sendable, Equatable {
     /// Selects the states owned by `appUserID` (states of other owners are dropped, unknown ones too).
     public init(appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
         self.appUserID = appUserID
-        self.subscriptions = subscriptions
+        self.subscriptions =
+            subscriptions
             .filter { $0.isKnown && $0.ownerUserID == appUserID }
             .sorted { $0.originalTransactionID < $1.originalTransactionID }
-        self.purchases = purchases
+        self.purchases =
+            purchases
             .filter { $0.isKnown && $0.ownerUserID == appUserID }
             .sorted { $0.originalTransactionID < $1.originalTransactionID }
     }

@@ -42,8 +42,10 @@ public struct ConsumptionAnswer: Sendable, Hashable, Codable {
     public var refundPreference: RefundPreference?
     public var sampleContentProvided: Bool
 
-    public init(customerConsented: Bool = true, consumptionPercentage: Int?, deliveryStatus: DeliveryStatus,
-                refundPreference: RefundPreference?, sampleContentProvided: Bool) {
+    public init(
+        customerConsented: Bool = true, consumptionPercentage: Int?, deliveryStatus: DeliveryStatus,
+        refundPreference: RefundPreference?, sampleContentProvided: Bool
+    ) {
         self.customerConsented = customerConsented
         self.consumptionPercentage = consumptionPercentage
         self.deliveryStatus = deliveryStatus
@@ -72,9 +74,11 @@ public struct ConsumptionInputs: Sendable, Hashable, Codable {
     /// The app's setting `sample_content_provided` (a free sample or trial before the purchase).
     public var sampleContentProvided: Bool
 
-    public init(appUserID: String?, productType: ProductType?, consumedAt: Instant? = nil, periodStart: Instant? = nil,
-                periodEnd: Instant? = nil, requestedAt: Instant, consent: ConsumptionConsent?, refundPolicy: RefundPolicy,
-                sampleContentProvided: Bool) {
+    public init(
+        appUserID: String?, productType: ProductType?, consumedAt: Instant? = nil, periodStart: Instant? = nil,
+        periodEnd: Instant? = nil, requestedAt: Instant, consent: ConsumptionConsent?, refundPolicy: RefundPolicy,
+        sampleContentProvided: Bool
+    ) {
         self.appUserID = appUserID
         self.productType = productType
         self.consumedAt = consumedAt
@@ -127,10 +131,11 @@ public enum ConsumptionAnswerRules {
         guard consent.consented else { return .withhold(.consentWithdrawn) }
         let percentage = consumptionPercentage(inputs)
         let delivery = deliveryStatus(inputs)
-        return .send(ConsumptionAnswer(
-            consumptionPercentage: percentage, deliveryStatus: delivery,
-            refundPreference: refundPreference(inputs.refundPolicy, delivery: delivery, percentage: percentage),
-            sampleContentProvided: inputs.sampleContentProvided))
+        return .send(
+            ConsumptionAnswer(
+                consumptionPercentage: percentage, deliveryStatus: delivery,
+                refundPreference: refundPreference(inputs.refundPolicy, delivery: delivery, percentage: percentage),
+                sampleContentProvided: inputs.sampleContentProvided))
     }
 
     public static func consumptionPercentage(_ inputs: ConsumptionInputs) -> Int? {
@@ -170,7 +175,8 @@ public enum ConsumptionAnswerRules {
     /// What the purchase's stream says for a request about `transactionID`: its owner, kind, consumption and the
     /// requested transaction's period. The rest of `ConsumptionInputs` (consent, policy) the caller adds.
     public static func purchaseFacts(_ stream: [LedgerEvent], transactionID: String)
-        -> (appUserID: String?, productType: ProductType?, consumedAt: Instant?, periodStart: Instant?, periodEnd: Instant?) {
+        -> (appUserID: String?, productType: ProductType?, consumedAt: Instant?, periodStart: Instant?, periodEnd: Instant?)
+    {
         var owner: OwnerClaim?
         var type: ProductType?
         var consumedAt: Instant?

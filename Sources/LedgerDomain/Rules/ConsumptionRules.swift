@@ -37,8 +37,10 @@ public enum ConsumptionRules {
         if let consumedAt = record.consumedAt {
             return .failure(.alreadyConsumed(originalTransactionID: originalTransactionID, consumedAt: consumedAt))
         }
-        return .success(.consumed(Consumption(
-            appUserID: appUserID, productID: details.productID, transactionID: details.transactionID,
-            originalTransactionID: originalTransactionID, consumedAt: instant)))
+        return .success(
+            .consumed(
+                Consumption(
+                    appUserID: appUserID, productID: details.productID, transactionID: details.transactionID,
+                    originalTransactionID: originalTransactionID, consumedAt: instant)))
     }
 }

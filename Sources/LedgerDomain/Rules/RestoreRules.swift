@@ -28,8 +28,8 @@ public struct RestoreRefusal: Error, Sendable, Equatable {
         case .keepAndRefuse:
             return "These purchases belong to another account of this app (\(ids)); sign in with that account to use them."
         case .transferIfNoActive, .transfer:
-            return "These purchases belong to another account that still has active purchases (\(ids)); sign in with that account or wait until " +
-                "they end."
+            return "These purchases belong to another account that still has active purchases (\(ids)); sign in with that account or wait until "
+                + "they end."
         }
     }
 }
@@ -78,19 +78,24 @@ public enum RestoreRules {
             if refuse { conflicts += ids.map { .init(originalTransactionID: $0, ownerUserID: owner) } }
         }
         if !conflicts.isEmpty {
-            return .failure(RestoreRefusal(
-                policy: policy, conflicts: conflicts.sorted { $0.originalTransactionID < $1.originalTransactionID }))
+            return .failure(
+                RestoreRefusal(
+                    policy: policy, conflicts: conflicts.sorted { $0.originalTransactionID < $1.originalTransactionID }))
         }
 
         var events: [LedgerEvent] = []
         if !toLink.isEmpty {
-            events.append(.linked(TransactionLink(
-                appUserID: appUserID, originalTransactionIDs: toLink, linkedAt: instant, source: .restore)))
+            events.append(
+                .linked(
+                    TransactionLink(
+                        appUserID: appUserID, originalTransactionIDs: toLink, linkedAt: instant, source: .restore)))
         }
         for owner in byOldOwner.keys.sorted() {
-            events.append(.transferred(Transfer(
-                fromUserID: owner, toUserID: appUserID, originalTransactionIDs: byOldOwner[owner] ?? [],
-                transferredAt: instant, policy: policy)))
+            events.append(
+                .transferred(
+                    Transfer(
+                        fromUserID: owner, toUserID: appUserID, originalTransactionIDs: byOldOwner[owner] ?? [],
+                        transferredAt: instant, policy: policy)))
         }
         return .success(events)
     }

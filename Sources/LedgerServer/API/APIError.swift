@@ -13,8 +13,10 @@ package struct APIError: Error, HTTPResponseError, Sendable {
     package var details: [String: AnyEncodableValue]
     package var headers: HTTPFields
 
-    package init(_ status: HTTPResponse.Status, _ code: String, _ message: String,
-                details: [String: AnyEncodableValue] = [:], headers: HTTPFields = [:]) {
+    package init(
+        _ status: HTTPResponse.Status, _ code: String, _ message: String,
+        details: [String: AnyEncodableValue] = [:], headers: HTTPFields = [:]
+    ) {
         self.status = status
         self.code = code
         self.message = message

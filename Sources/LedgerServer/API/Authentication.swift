@@ -9,8 +9,10 @@ import Hummingbird
 struct AdminAuthentication: RouterMiddleware {
     let auth: Authenticator
 
-    func handle(_ request: Request, context: LedgerRequestContext,
-                next: (Request, LedgerRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: LedgerRequestContext,
+        next: (Request, LedgerRequestContext) async throws -> Response
+    ) async throws -> Response {
         try auth.requireAdmin(request)
         return try await next(request, context)
     }
@@ -24,8 +26,10 @@ struct AppKeyAuthentication: RouterMiddleware {
     var secretOnly = false
     var appFromPath = false
 
-    func handle(_ request: Request, context: LedgerRequestContext,
-                next: (Request, LedgerRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: LedgerRequestContext,
+        next: (Request, LedgerRequestContext) async throws -> Response
+    ) async throws -> Response {
         var context = context
         let (auth, secretOnly) = (auth, secretOnly)
         let app = appFromPath ? try context.path("app_id") : nil
@@ -44,8 +48,10 @@ struct UserAuthentication: RouterMiddleware {
     let timeout: Duration
     var secretOnly = false
 
-    func handle(_ request: Request, context: LedgerRequestContext,
-                next: (Request, LedgerRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: LedgerRequestContext,
+        next: (Request, LedgerRequestContext) async throws -> Response
+    ) async throws -> Response {
         var context = context
         let (auth, secretOnly) = (auth, secretOnly)
         let caller = try await withRequestTimeout(timeout) { try await auth.requireAppKey(request, secretOnly: secretOnly) }

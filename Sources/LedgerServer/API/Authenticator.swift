@@ -53,7 +53,7 @@ struct Authenticator: Sendable {
             throw APIError.unauthorized("send an app key as `Authorization: Bearer <key>` or in the `APIKey` header")
         }
         guard let key = try await cache.key(Self.trimmingOptionalWhitespace(presented)),
-              let app = try await cache.app(id: key.appID)
+            let app = try await cache.app(id: key.appID)
         else { throw APIError.unauthorized("the app key is not valid (unknown or revoked); create one with POST /v1/admin/apps/{app_id}/keys") }
         let caller = AppCaller(key: key, app: app)
         if secretOnly && !caller.isSecret {

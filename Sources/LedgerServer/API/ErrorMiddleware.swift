@@ -39,9 +39,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(error)
         case let error as HTTPError:
             if error.status == .notFound, let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {
-                return APIError(.methodNotAllowed, "method_not_allowed",
-                                "\(request.method) is not allowed on \(request.uri.path); use \(allowed.map(\.rawValue).joined(separator: ", "))",
-                                headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+                return APIError(
+                    .methodNotAllowed, "method_not_allowed",
+                    "\(request.method) is not allowed on \(request.uri.path); use \(allowed.map(\.rawValue).joined(separator: ", "))",
+                    headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
             }
             return translate(error, request: request)
         case let error as HTTPParserError:
@@ -58,8 +59,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as LiveRegistry.Refusal:
             switch error {
             case .tooManyStreams(let limit):
-                return APIError(.tooManyRequests, "too_many_streams",
-                                "this key has \(limit) live streams open on this server; close one, or retry later", headers: [.retryAfter: "5"])
+                return APIError(
+                    .tooManyRequests, "too_many_streams",
+                    "this key has \(limit) live streams open on this server; close one, or retry later", headers: [.retryAfter: "5"])
             }
         case let error as WebhookStoreError:
             return .notFound(error.description)
@@ -78,17 +80,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     + "remove control characters and keep numbers in range")
         case let error as PostgresError where error.isConnectionProblem || error.isPoolClosed:
             context.logger.warning("database unavailable", metadata: ["error": "\(error)"])
-            return APIError(.serviceUnavailable, "service_unavailable",
-                            "the database is not reachable right now; retry the request later (recording is idempotent: "
-                                + "if this attempt reached the database before it went away, the retry records nothing twice)",
-                            headers: [.retryAfter: "5"])
+            return APIError(
+                .serviceUnavailable, "service_unavailable",
+                "the database is not reachable right now; retry the request later (recording is idempotent: "
+                    + "if this attempt reached the database before it went away, the retry records nothing twice)",
+                headers: [.retryAfter: "5"])
         case is CancellationError:
-            return APIError(.serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request",
-                            headers: [.retryAfter: "1"])
+            return APIError(
+                .serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request",
+                headers: [.retryAfter: "1"])
         default:
             context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
-            return APIError(.internalServerError, "internal_error",
-                            "the server failed to handle the request; it was logged under this response's X-Request-Id")
+            return APIError(
+                .internalServerError, "internal_error",
+                "the server failed to handle the request; it was logged under this response's X-Request-Id")
         }
     }
 
@@ -99,11 +104,13 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case .contentTooLarge:
             return APIError(.contentTooLarge, "payload_too_large", "the request body is larger than the server accepts; \(error.body ?? "send less")")
         case .methodNotAllowed:
-            return APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path); see GET /openapi.json",
-                            headers: error.headers)
+            return APIError(
+                .methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path); see GET /openapi.json",
+                headers: error.headers)
         default:
-            return APIError(error.status, error.status.code < 500 ? "invalid_request" : "internal_error",
-                            error.body ?? error.status.reasonPhrase)
+            return APIError(
+                error.status, error.status.code < 500 ? "invalid_request" : "internal_error",
+                error.body ?? error.status.reasonPhrase)
         }
     }
 }

@@ -24,8 +24,10 @@ package struct ExpiringCache<Key: Hashable, Value> {
     }
 
     /// Keeps `value`, read by a lookup that began at `generation`, unless an invalidation came since.
-    package mutating func store(_ value: Value, for key: Key, readAt generation: UInt64, now: ContinuousClock.Instant,
-                                timeToLive: Duration) {
+    package mutating func store(
+        _ value: Value, for key: Key, readAt generation: UInt64, now: ContinuousClock.Instant,
+        timeToLive: Duration
+    ) {
         guard generation == self.generation else { return }
         if entries.count >= capacity, entries[key] == nil {
             entries = entries.filter { now < $0.value.expires }

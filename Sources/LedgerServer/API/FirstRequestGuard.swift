@@ -12,8 +12,10 @@ extension LedgerApplication {
     package static func server(router: Router<LedgerRequestContext>) -> HTTPServerBuilder {
         let webSocketResponder = router.buildResponder()
         return HTTPServerBuilder { responder in
-            FirstRequestGuard(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                   configuration: .init()))
+            FirstRequestGuard(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init()))
         }
     }
 }
@@ -67,7 +69,7 @@ final class MalformedFirstRequestAnswer: ChannelInboundHandler, RemovableChannel
         let body = Self.body(Self.message(for: parseError))
         let headers = HTTPHeaders([
             ("Content-Type", "application/json; charset=utf-8"), ("Content-Length", String(body.readableBytes)), ("Connection", "close"),
-            (RequestIDMiddleware<LedgerRequestContext>.headerName.rawName, RequestID().description),
+            (RequestIDMiddleware<LedgerRequestContext>.headerName.rawName, RequestID().description)
         ])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)

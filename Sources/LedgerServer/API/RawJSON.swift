@@ -21,12 +21,19 @@ indirect enum AnyJSON: Codable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Decimal.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([AnyJSON].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: AnyJSON].self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? c.decode(Decimal.self) {
+            self = .number(n)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([AnyJSON].self) {
+            self = .array(a)
+        } else {
+            self = .object(try c.decode([String: AnyJSON].self))
+        }
     }
 
     func encode(to encoder: any Encoder) throws {

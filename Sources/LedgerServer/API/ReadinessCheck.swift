@@ -33,12 +33,14 @@ package struct ReadinessCheck: Sendable {
             let pending = try await pool.withConnection { connection in
                 try SchemaMigrator(migrations: migrations).pending(on: connection)
             }
-            return ReadinessStatus(status: pending.isEmpty ? "ready" : "migrating", database: "reachable",
-                                   pendingMigrations: pending.map(\.name),
-                                   message: pending.isEmpty ? nil : "migrations are not applied yet; run `ledger migrate`")
+            return ReadinessStatus(
+                status: pending.isEmpty ? "ready" : "migrating", database: "reachable",
+                pendingMigrations: pending.map(\.name),
+                message: pending.isEmpty ? nil : "migrations are not applied yet; run `ledger migrate`")
         } catch {
-            return ReadinessStatus(status: "unavailable", database: "unreachable", pendingMigrations: [],
-                                   message: "the database does not answer: \(error)")
+            return ReadinessStatus(
+                status: "unavailable", database: "unreachable", pendingMigrations: [],
+                message: "the database does not answer: \(error)")
         }
     }
 }

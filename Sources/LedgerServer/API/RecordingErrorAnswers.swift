@@ -19,9 +19,14 @@ extension APIError {
         case .unrecordable(let failure):
             self = APIError(.badRequest, "unrecordable", failure.description)
         case .restoreRefused(let refusal):
-            self = APIError(.conflict, "restore_refused", refusal.message, details: ["conflicts": .array(refusal.conflicts.map {
-                .object(["original_transaction_id": .string($0.originalTransactionID), "owner_user_id": .string($0.ownerUserID)])
-            })])
+            self = APIError(
+                .conflict, "restore_refused", refusal.message,
+                details: [
+                    "conflicts": .array(
+                        refusal.conflicts.map {
+                            .object(["original_transaction_id": .string($0.originalTransactionID), "owner_user_id": .string($0.ownerUserID)])
+                        })
+                ])
         case .subscriptionNotConsumable(let id):
             self = APIError(.conflict, "not_consumable", "purchase \(id) is a subscription; only consumables are consumed")
         case .nothingToRestore:

@@ -46,7 +46,7 @@ struct RequestBodyReader: Sendable {
     }
 
     static func check(_ value: JSONValue, against body: any StrictBody.Type, path: String) throws(APIError) {
-        guard case .object(let members) = value else { return } // a wrong type is reported by the decoder
+        guard case .object(let members) = value else { return }  // a wrong type is reported by the decoder
         for member in members {
             let name = path.isEmpty ? member.key : "\(path).\(member.key)"
             guard let rule = body.members[member.key] else {

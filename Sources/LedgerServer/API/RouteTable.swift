@@ -20,14 +20,18 @@ struct RouteTable {
     }
 
     /// A route without authentication (operational routes, Apple's notifications).
-    func on(_ method: HTTPRequest.Method, _ path: String,
-            _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) {
+    func on(
+        _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response
+    ) {
         register(method, path, handler) { router.on(Self.routerPath(path), method: method, use: $0) }
     }
 
-    fileprivate func register(_ method: HTTPRequest.Method, _ path: String,
-                              _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response,
-                              on add: (@escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) -> Void) {
+    fileprivate func register(
+        _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response,
+        on add: (@escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) -> Void
+    ) {
         known.add(segments: path.split(separator: "/").map(String.init), method: method)
         let timeout = timeout
         add { request, context in try await withRequestTimeout(timeout) { try await handler(request, context) } }
@@ -47,8 +51,10 @@ struct RouteGroup {
     let table: RouteTable
 
     /// `path` is the full path and starts with the group's prefix.
-    func on(_ method: HTTPRequest.Method, _ path: String,
-            _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response) {
+    func on(
+        _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (Request, LedgerRequestContext) async throws -> Response
+    ) {
         precondition(path.hasPrefix(prefix), "\(path) is not under \(prefix)")
         let rest = String(path.dropFirst(prefix.count))
         table.register(method, path, handler) { group.on(RouteTable.routerPath(rest), method: method, use: $0) }

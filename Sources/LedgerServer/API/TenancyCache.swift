@@ -34,8 +34,10 @@ package final class TenancyCache: Sendable {
     /// Whether the listener is connected (`follow`): notifications then arrive as changes commit.
     private let listening = Atomic<Bool>(false)
 
-    package init(tenancy: TenancyStore, timeToLive: Duration = .seconds(10), fallbackTimeToLive: Duration = .seconds(1),
-                 capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    package init(
+        tenancy: TenancyStore, timeToLive: Duration = .seconds(10), fallbackTimeToLive: Duration = .seconds(1),
+        capacity: Int = 10_000, now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.tenancy = tenancy
         self.now = now
         self.timeToLive = timeToLive
@@ -91,8 +93,10 @@ package final class TenancyCache: Sendable {
         invalidate(nil)
     }
 
-    private func cached<Value: Sendable>(_ key: String, in cache: borrowing Mutex<ExpiringCache<String, Value>>,
-                                         read: () async throws -> Value?) async throws -> Value? {
+    private func cached<Value: Sendable>(
+        _ key: String, in cache: borrowing Mutex<ExpiringCache<String, Value>>,
+        read: () async throws -> Value?
+    ) async throws -> Value? {
         let (hit, generation) = cache.withLock { ($0.value(for: key, now: now()), $0.generation) }
         if let hit { return hit }
         guard let value = try await read() else { return nil }

@@ -57,7 +57,7 @@ package struct UserCookie: Sendable {
         let expected = mac(app: appID, user: user, expires: expires)
         // Compare MACs in constant time.
         guard expected.utf8.count == parts[1].utf8.count,
-              zip(expected.utf8, parts[1].utf8).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0
+            zip(expected.utf8, parts[1].utf8).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0
         else { return .failure(.badSignature) }
         guard expires > now else { return .failure(.expired) }
         return .success(user)

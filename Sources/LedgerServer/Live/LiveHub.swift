@@ -61,8 +61,10 @@ package final class LiveHub: Sendable {
         var cursor: LogCheckpoint?
     }
 
-    package init(pool: PostgresPool, catalog: @escaping @Sendable (String) async throws -> [ProductRecord], clock: LedgerClock,
-                 settings: Settings = Settings(), logger: Logger = Logger(label: "ledger.live")) {
+    package init(
+        pool: PostgresPool, catalog: @escaping @Sendable (String) async throws -> [ProductRecord], clock: LedgerClock,
+        settings: Settings = Settings(), logger: Logger = Logger(label: "ledger.live")
+    ) {
         self.users = UserQueries(pool: pool)
         self.live = LiveQueries(pool: pool)
         self.catalog = catalog
@@ -160,8 +162,9 @@ package final class LiveHub: Sendable {
                 let purchases = Dictionary(grouping: owned.purchases) { $0.ownerUserID ?? "" }
                 for id in slice {
                     let user = LiveRegistry.User(app: app, id: id)
-                    let (json, held) = try Self.state(of: id, subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [],
-                                                      catalog: products, at: clock.now(), encoder: encoder)
+                    let (json, held) = try Self.state(
+                        of: id, subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [],
+                        catalog: products, at: clock.now(), encoder: encoder)
                     let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
                     for (id, snapshot) in sends {
                         send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
@@ -175,11 +178,14 @@ package final class LiveHub: Sendable {
     static let usersPerRead = 500
 
     /// The user's state as the API shows it, and the purchases it was read from.
-    private static func state(of user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary],
-                              catalog products: [ProductRecord], at now: Instant, encoder: JSONEncoder) throws -> (String, Set<String>) {
+    private static func state(
+        of user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary],
+        catalog products: [ProductRecord], at now: Instant, encoder: JSONEncoder
+    ) throws -> (String, Set<String>) {
         let snapshot = UserSnapshot(appUserID: user, subscriptions: subscriptions, purchases: purchases, catalog: products.catalog, at: now)
-        let body = LiveState(appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements),
-                             productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: products))
+        let body = LiveState(
+            appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements),
+            productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: products))
         let held = Set(subscriptions.map(\.originalTransactionID) + purchases.map(\.originalTransactionID))
         return (String(decoding: try encoder.encode(body), as: UTF8.self), held)
     }

@@ -34,9 +34,11 @@ struct AdminRoutes {
             case appAccountTokenPolicy = "app_account_token_policy"
             case refundPolicy = "refund_policy"
         }
-        static let members = plain("name", "account_id", "bundle_id", "transfer_policy", "allow_xcode", "app_account_token_policy",
-                                   "refund_policy")
-            .merging(["apple_app_id": .nullable]) { $1 }
+        static let members = plain(
+            "name", "account_id", "bundle_id", "transfer_policy", "allow_xcode", "app_account_token_policy",
+            "refund_policy"
+        )
+        .merging(["apple_app_id": .nullable]) { $1 }
     }
 
     struct RefundPolicyInput: StrictBody {
@@ -114,19 +116,21 @@ struct AdminRoutes {
     }
 
     static func validate(_ body: NewApp) throws(APIError) -> TenancyStore.NewApp {
-        let policy = try body.transferPolicy.map { name throws(APIError) -> TransferPolicy in
-            guard let policy = TransferPolicy(apiName: name) else {
-                throw .badRequest("`transfer_policy` must be one of \(TransferPolicy.allCases.map(\.apiName).joined(separator: ", "))")
-            }
-            return policy
-        } ?? .transfer
-        let tokens = try body.appAccountTokenPolicy.map { name throws(APIError) -> AppAccountTokenConvention in
-            guard let convention = AppAccountTokenConvention(rawValue: name) else {
-                let names = AppAccountTokenConvention.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .badRequest("`app_account_token_policy` must be one of \(names)")
-            }
-            return convention
-        } ?? .ignore
+        let policy =
+            try body.transferPolicy.map { name throws(APIError) -> TransferPolicy in
+                guard let policy = TransferPolicy(apiName: name) else {
+                    throw .badRequest("`transfer_policy` must be one of \(TransferPolicy.allCases.map(\.apiName).joined(separator: ", "))")
+                }
+                return policy
+            } ?? .transfer
+        let tokens =
+            try body.appAccountTokenPolicy.map { name throws(APIError) -> AppAccountTokenConvention in
+                guard let convention = AppAccountTokenConvention(rawValue: name) else {
+                    let names = AppAccountTokenConvention.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw .badRequest("`app_account_token_policy` must be one of \(names)")
+                }
+                return convention
+            } ?? .ignore
         let refunds = try body.refundPolicy.map { name throws(APIError) in try Self.refundPolicy(name) } ?? .byConsumption
         if let id = body.appleAppID, id < 1 { throw .badRequest("`apple_app_id` must be the app's positive App Store id") }
         return TenancyStore.NewApp(

@@ -67,8 +67,10 @@ struct AppRoutes {
                 metadata: EventMetadata(source: "appstore.notification", requestID: context.requestID))
             // So that a status read right after the notification (a developer's backend reacting to it) sees it.
             try await readYourWrites.wait(app: app.id, positions: result.positions)
-            return try JSONResponse.make(status: .ok, body: NotificationAnswer(
-                notificationUUID: uuid, recorded: result.recorded, alreadyKnown: result.alreadyKnown))
+            return try JSONResponse.make(
+                status: .ok,
+                body: NotificationAnswer(
+                    notificationUUID: uuid, recorded: result.recorded, alreadyKnown: result.alreadyKnown))
         }
     }
 

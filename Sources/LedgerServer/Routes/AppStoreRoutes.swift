@@ -72,8 +72,9 @@ struct AppStoreRoutes {
             guard let clients else { throw .notConfigured(app: app.id) }
             return try clients.client(for: app)
         } catch .notConfigured {
-            throw APIError(.conflict, "appstore_api_not_configured",
-                           "app \(app.id) has no App Store Server API settings: the operator adds them to the file LEDGER_APPSTORE_API_CONFIG names")
+            throw APIError(
+                .conflict, "appstore_api_not_configured",
+                "app \(app.id) has no App Store Server API settings: the operator adds them to the file LEDGER_APPSTORE_API_CONFIG names")
         } catch {
             throw APIError(.conflict, "appstore_api_misconfigured", error.description)
         }

@@ -82,11 +82,12 @@ struct InvoiceRoutes {
         admin.on(.post, "/v1/admin/invoices") { request, _ in
             let input = try await body.json(FinalizeInput.self, from: request)
             let month = try Self.month(input.month, "month")
-            let results = if let account = input.accountID {
-                [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)]
-            } else {
-                try await store.finalizeAll(month: month)
-            }
+            let results =
+                if let account = input.accountID {
+                    [try await store.finalize(account: try Check.text(account, "account_id", max: 200), month: month)]
+                } else {
+                    try await store.finalizeAll(month: month)
+                }
             let items = results.map { "{\"created\":\($0.created),\"invoice\":\(InvoiceRendering.json($0.invoice))}" }
             return Self.json("{\"results\":[" + items.joined(separator: ",") + "]}")
         }
@@ -104,7 +105,8 @@ struct InvoiceRoutes {
         admin.on(.get, "/v1/admin/invoices/{invoice_id}/reproduction") { request, context in
             let invoice = try await Self.invoice(store, context)
             let reproduced = try await store.reproduce(id: invoice.id)
-            return Self.json("""
+            return Self.json(
+                """
                 {"id":\(InvoiceRendering.quoted(invoice.id)),"stored_hash":"\(invoice.contentHashHex)",\
                 "stored_content_matches_hash":\(reproduced.storedContentMatchesHash),\
                 "recomputed_hash":"\(reproduced.recomputedHashHex)","reproduced":\(reproduced.isReproduced)}
@@ -119,9 +121,11 @@ struct InvoiceRoutes {
         }
         admin.on(.post, "/v1/admin/plans") { request, _ in
             let input = try await body.json(PlanInput.self, from: request)
-            let plan = PricePlan(id: try Check.text(input.id, "id", max: 100), currency: input.currency, tiers: input.tiers.map {
-                PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unitPriceMinor, flatFeeMinor: $0.flatFeeMinor ?? 0)
-            })
+            let plan = PricePlan(
+                id: try Check.text(input.id, "id", max: 100), currency: input.currency,
+                tiers: input.tiers.map {
+                    PricePlan.Tier(from: $0.from, to: $0.to, unitPriceMinor: $0.unitPriceMinor, flatFeeMinor: $0.flatFeeMinor ?? 0)
+                })
             _ = try await store.createPlan(plan)
             return try JSONResponse.make(status: .created, body: ["id": plan.id])
         }

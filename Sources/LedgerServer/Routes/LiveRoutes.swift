@@ -41,21 +41,24 @@ struct LiveRoutes {
                 }).handle(request, context: context) { _, _ in Response(status: .ok) }
             }
             guard request.headers[.accept]?.contains("text/event-stream") == true else {
-                throw APIError(.notAcceptable, "not_acceptable",
-                               "open the stream as a WebSocket (`Upgrade: websocket`) or as Server-Sent Events (`Accept: text/event-stream`)")
+                throw APIError(
+                    .notAcceptable, "not_acceptable",
+                    "open the stream as a WebSocket (`Upgrade: websocket`) or as Server-Sent Events (`Accept: text/event-stream`)")
             }
             let subscription = try hub.open(app: app, user: user, key: key)
             var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
             headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                // Ended by the client going away (a write fails), by the hub, or by the server's graceful shutdown.
-                try await withGracefulShutdownHandler {
-                    for await message in subscription.messages { try await writer.write(ByteBuffer(string: Self.event(message))) }
-                } onGracefulShutdown: {
-                    subscription.end()
-                }
-                try await writer.finish(nil)
-            })
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { writer in
+                    // Ended by the client going away (a write fails), by the hub, or by the server's graceful shutdown.
+                    try await withGracefulShutdownHandler {
+                        for await message in subscription.messages { try await writer.write(ByteBuffer(string: Self.event(message))) }
+                    } onGracefulShutdown: {
+                        subscription.end()
+                    }
+                    try await writer.finish(nil)
+                })
         }
     }
 

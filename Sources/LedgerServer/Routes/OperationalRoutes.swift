@@ -16,12 +16,14 @@ struct OperationalRoutes {
             return try JSONResponse.make(status: status.isReady ? .ok : .serviceUnavailable, body: status)
         }
         routes.on(.get, "/openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: .init(byteBuffer: OpenAPIDocument.body))
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: OpenAPIDocument.body))
         }
         routes.on(.get, "/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: LedgerMetrics.exposition())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: LedgerMetrics.exposition())))
         }
     }
 }

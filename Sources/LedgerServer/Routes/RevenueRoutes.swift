@@ -73,12 +73,14 @@ struct RevenueRoutes {
         func figures(_ month: String?, _ currency: String, _ rows: [RevenueQueries.Month]) -> Figures {
             let gross = rows.reduce(Int64(0)) { $0 + $1.grossMinor }
             let refunds = rows.reduce(Int64(0)) { $0 + $1.refundsMinor }
-            return Figures(month: month, currency: currency, grossMinor: gross, refundsMinor: refunds, netMinor: gross - refunds,
-                           payments: rows.reduce(0) { $0 + $1.payments }, refunds: rows.reduce(0) { $0 + $1.refunds })
+            return Figures(
+                month: month, currency: currency, grossMinor: gross, refundsMinor: refunds, netMinor: gross - refunds,
+                payments: rows.reduce(0) { $0 + $1.payments }, refunds: rows.reduce(0) { $0 + $1.refunds })
         }
         let byCurrency = Dictionary(grouping: months, by: \.currency)
-        return Answer(appID: app, from: from.description, to: to.description,
-                      months: months.map { figures($0.month, $0.currency, [$0]) },
-                      totals: byCurrency.keys.sorted().map { figures(nil, $0, byCurrency[$0] ?? []) })
+        return Answer(
+            appID: app, from: from.description, to: to.description,
+            months: months.map { figures($0.month, $0.currency, [$0]) },
+            totals: byCurrency.keys.sorted().map { figures(nil, $0, byCurrency[$0] ?? []) })
     }
 }

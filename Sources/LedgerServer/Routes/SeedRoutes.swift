@@ -84,7 +84,8 @@ struct SeedRoutes {
             let named = input.userID ?? request.headers[Self.userIDHeader]
             return try await seed.identify(request, context, caller: caller, named: named, source: "upload.transactions") { user, metadata in
                 try await seed.recorder.transactions(
-                    app: caller.app, user: user, uploads.map { ($0.signedTransaction, $0.signedRenewalInfo) }, link: true, metadata: metadata).0
+                    app: caller.app, user: user, uploads.map { ($0.signedTransaction, $0.signedRenewalInfo) }, link: true, metadata: metadata
+                ).0
             }
         }
         app.on(.get, "/productsStatus") { request, context in
@@ -106,8 +107,12 @@ struct SeedRoutes {
             let (snapshot, source) = try await seed.reads.read(request) {
                 try await $0.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: now)
             }
-            return try UserRoutes.from(source, JSONResponse.make(status: .ok, body: ProductsStatusAnswer(
-                embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog)))))
+            return try UserRoutes.from(
+                source,
+                JSONResponse.make(
+                    status: .ok,
+                    body: ProductsStatusAnswer(
+                        embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog)))))
         }
     }
 
@@ -124,8 +129,9 @@ struct SeedRoutes {
             let der = try await LedgerRecorder.verify { () async throws(AppStoreVerificationError) in try ReceiptInput.decode(input.data) }
             return (input.userID ?? request.headers[Self.userIDHeader], der)
         default:
-            throw APIError(.unsupportedMediaType, "unsupported_media_type",
-                           "send the receipt as application/json {\"data\": base64} or as application/octet-stream bytes")
+            throw APIError(
+                .unsupportedMediaType, "unsupported_media_type",
+                "send the receipt as application/json {\"data\": base64} or as application/octet-stream bytes")
         }
     }
 
@@ -133,9 +139,12 @@ struct SeedRoutes {
     /// alike: the user is the one `named` (else the user of a valid `uid` cookie, else a new `anon-<uuid>`); `record`
     /// verifies and records the data for that user and links its purchases under the app's transfer policy (a refused
     /// transfer throws, so no cookie is set); then, once the reads see the upload, the answer sets that user's cookie.
-    func identify(_ request: Request, _ context: LedgerRequestContext, caller: AppCaller, named: String?, source: String,
-                  record: (_ user: String, _ metadata: EventMetadata) async throws -> RecordResult) async throws -> Response {
-        let user = try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
+    func identify(
+        _ request: Request, _ context: LedgerRequestContext, caller: AppCaller, named: String?, source: String,
+        record: (_ user: String, _ metadata: EventMetadata) async throws -> RecordResult
+    ) async throws -> Response {
+        let user =
+            try named.map { name throws(APIError) in try Check.text(name, "user-id", max: 256) }
             ?? cookieUser(request, caller: caller)
             ?? "anon-" + UUID().uuidString.lowercased()
         let result = try await record(user, EventMetadata(source: source, requestID: context.requestID, actor: caller.key.id))
@@ -145,15 +154,18 @@ struct SeedRoutes {
         for value in cookie.setCookieHeaders(uid: issued.uid, signature: issued.signature, expires: issued.expires) {
             headers.append(HTTPField(name: .setCookie, value: value))
         }
-        return try JSONResponse.make(status: .ok, body: UploadAnswer(
-            userID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown), headers: headers)
+        return try JSONResponse.make(
+            status: .ok,
+            body: UploadAnswer(
+                userID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown), headers: headers)
     }
 
     /// The user of a valid `uid` cookie for this app, if the request carries one.
     func cookieUser(_ request: Request, caller: AppCaller) -> String? {
-        let result = cookie.verify(app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
-                                       signature: request.cookies[UserCookie.signatureName]?.value,
-                                       now: clock.now().secondsSinceEpoch)
+        let result = cookie.verify(
+            app: caller.app.id, uid: request.cookies[UserCookie.userName]?.value,
+            signature: request.cookies[UserCookie.signatureName]?.value,
+            now: clock.now().secondsSinceEpoch)
         return try? result.get()
     }
 }

@@ -108,8 +108,10 @@ struct UserCommandRoutes {
                 app: caller.app, user: user, uploads.map { ($0.signedTransaction, $0.signedRenewalInfo) }, link: true,
                 metadata: Self.metadata("upload.transactions", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
-            return try JSONResponse.make(status: .ok, body: RecordedAnswer(
-                appUserID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown))
+            return try JSONResponse.make(
+                status: .ok,
+                body: RecordedAnswer(
+                    appUserID: user, recorded: result.recorded, alreadyKnown: result.alreadyKnown))
         }
         perUser.on(.post, "/v1/users/{user_id}/restore") { request, context in
             let (caller, user) = try context.actor()
@@ -125,8 +127,10 @@ struct UserCommandRoutes {
             let (consumedAt, position) = try await recorder.consume(
                 app: caller.app, originalTransactionID: id, by: user, metadata: Self.metadata("consume", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: [position])
-            return try JSONResponse.make(status: .ok, body: ConsumeAnswer(
-                originalTransactionID: id, consumedAt: consumedAt.rfc3339, position: position))
+            return try JSONResponse.make(
+                status: .ok,
+                body: ConsumeAnswer(
+                    originalTransactionID: id, consumedAt: consumedAt.rfc3339, position: position))
         }
         // The user's answer to "may we tell Apple how you used a purchase when you ask for a refund?", from the app or the
         // backend: the latest holds, and without a yes the ledger sends Apple nothing (ConsumptionAnswers).
@@ -137,13 +141,16 @@ struct UserCommandRoutes {
                 app: caller.app, user: user, consented: input.consented, source: caller.isSecret ? .backend : .app,
                 metadata: Self.metadata("consumption_consent", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: [position])
-            return try JSONResponse.make(status: .ok, body: ConsentAnswer(
-                appUserID: user, consented: consent.consented, source: consent.source.rawValue, recordedAt: consent.recordedAt.rfc3339,
-                position: position))
+            return try JSONResponse.make(
+                status: .ok,
+                body: ConsentAnswer(
+                    appUserID: user, consented: consent.consented, source: consent.source.rawValue, recordedAt: consent.recordedAt.rfc3339,
+                    position: position))
         }
         // The developer's backend records what it sold outside the App Store: secret key only.
-        let backend = routes.group("/v1/users/{user_id}/external-purchases",
-                                   UserAuthentication(auth: auth, timeout: routes.timeout, secretOnly: true))
+        let backend = routes.group(
+            "/v1/users/{user_id}/external-purchases",
+            UserAuthentication(auth: auth, timeout: routes.timeout, secretOnly: true))
         backend.on(.post, "/v1/users/{user_id}/external-purchases") { request, context in
             let (caller, user) = try context.actor()
             let input = try await body.json(ExternalPurchaseInput.self, from: request)
@@ -151,8 +158,9 @@ struct UserCommandRoutes {
             let result = try await recorder.externalPurchase(
                 app: caller.app, purchase, metadata: Self.metadata("external_purchase", caller, context))
             try await readYourWrites.wait(app: caller.app.id, positions: result.positions)
-            return try JSONResponse.make(status: result.recorded > 0 ? .created : .ok,
-                                         body: ExternalPurchaseAnswer(paymentID: purchase.paymentID, recorded: result.recorded > 0))
+            return try JSONResponse.make(
+                status: result.recorded > 0 ? .created : .ok,
+                body: ExternalPurchaseAnswer(paymentID: purchase.paymentID, recorded: result.recorded > 0))
         }
     }
 

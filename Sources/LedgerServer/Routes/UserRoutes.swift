@@ -23,35 +23,50 @@ struct UserRoutes {
             let (owned, source) = try await reads.read(request) { try await $0.summaries(app: app.id, owners: [user]) }
             let catalog = try await cache.products(app: app.id)
             let now = clock.now()
-            let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
-                                        catalog: catalog.catalog, at: now)
-            return try Self.from(source, JSONResponse.make(status: .ok, body: UserBody(
-                appUserID: user,
-                known: Self.isKnown(owned),
-                subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
-                entitlements: EntitlementBody.list(snapshot.entitlements),
-                oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
-                unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
-                productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
-                introOfferEligibility: IntroOfferEligibilityBody.list(
-                    UserView(appUserID: user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog))))
+            let snapshot = UserSnapshot(
+                appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
+                catalog: catalog.catalog, at: now)
+            return try Self.from(
+                source,
+                JSONResponse.make(
+                    status: .ok,
+                    body: UserBody(
+                        appUserID: user,
+                        known: Self.isKnown(owned),
+                        subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
+                        entitlements: EntitlementBody.list(snapshot.entitlements),
+                        oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
+                        unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
+                        productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
+                        introOfferEligibility: IntroOfferEligibilityBody.list(
+                            UserView(appUserID: user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog))))
         }
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (caller, user) = try context.actor()
             let catalog = try await cache.products(app: caller.app.id).catalog
             let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
-            let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog,
-                                        at: clock.now())
-            return try Self.from(source, JSONResponse.make(status: .ok, body: EntitlementsAnswer(
-                appUserID: user, known: Self.isKnown(owned), entitlements: EntitlementBody.list(snapshot.entitlements))))
+            let snapshot = UserSnapshot(
+                appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog,
+                at: clock.now())
+            return try Self.from(
+                source,
+                JSONResponse.make(
+                    status: .ok,
+                    body: EntitlementsAnswer(
+                        appUserID: user, known: Self.isKnown(owned), entitlements: EntitlementBody.list(snapshot.entitlements))))
         }
         perUser.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
             let (caller, user) = try context.actor()
             let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
-            let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: Catalog(),
-                                        at: clock.now())
-            return try Self.from(source, JSONResponse.make(status: .ok, body: UnconsumedAnswer(
-                appUserID: user, known: Self.isKnown(owned), unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
+            let snapshot = UserSnapshot(
+                appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: Catalog(),
+                at: clock.now())
+            return try Self.from(
+                source,
+                JSONResponse.make(
+                    status: .ok,
+                    body: UnconsumedAnswer(
+                        appUserID: user, known: Self.isKnown(owned), unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
         }
         perUser.on(.get, "/v1/users/{user_id}/events") { request, context in
             let (caller, user) = try context.actor()
@@ -60,9 +75,13 @@ struct UserRoutes {
             let (events, source) = try await reads.read(request) {
                 try await $0.timeline(app: caller.app.id, user: user, after: after, limit: Int(limit))
             }
-            return try Self.from(source, JSONResponse.make(status: .ok, body: TimelineAnswer(
-                appUserID: user, events: events.map(TimelineEvent.init),
-                nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil))))
+            return try Self.from(
+                source,
+                JSONResponse.make(
+                    status: .ok,
+                    body: TimelineAnswer(
+                        appUserID: user, events: events.map(TimelineEvent.init),
+                        nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil))))
         }
     }
 

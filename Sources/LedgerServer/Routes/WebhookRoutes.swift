@@ -71,8 +71,10 @@ struct WebhookRoutes {
         }
     }
 
-    private func register(_ group: RouteGroup, prefix: String,
-                          app: @escaping @Sendable (Request, LedgerRequestContext) async throws -> String) {
+    private func register(
+        _ group: RouteGroup, prefix: String,
+        app: @escaping @Sendable (Request, LedgerRequestContext) async throws -> String
+    ) {
         let (store, body, settings) = (store, body, settings)
         group.on(.post, prefix) { request, context in
             let appID = try await app(request, context)
@@ -133,11 +135,14 @@ struct WebhookRoutes {
             }
             let after = try UserRoutes.integer(request, "after", default: 0, range: 0...Int64.max)
             let limit = try UserRoutes.integer(request, "limit", default: 100, range: 1...1000)
-            let deliveries = try await store.deliveries(app: appID, endpoint: try context.path("endpoint_id"), status: status,
-                                                        after: after, limit: Int(limit))
-            return try JSONResponse.make(status: .ok, body: DeliveriesAnswer(
-                deliveries: deliveries.map { DeliveryBody($0, attempts: nil) },
-                nextAfter: Nullable(deliveries.count == Int(limit) ? deliveries.last?.position : nil)))
+            let deliveries = try await store.deliveries(
+                app: appID, endpoint: try context.path("endpoint_id"), status: status,
+                after: after, limit: Int(limit))
+            return try JSONResponse.make(
+                status: .ok,
+                body: DeliveriesAnswer(
+                    deliveries: deliveries.map { DeliveryBody($0, attempts: nil) },
+                    nextAfter: Nullable(deliveries.count == Int(limit) ? deliveries.last?.position : nil)))
         }
         group.on(.get, prefix + "/{endpoint_id}/deliveries/{delivery_id}") { request, context in
             let appID = try await app(request, context)
@@ -163,8 +168,10 @@ struct WebhookRoutes {
             guard input.fromPosition != nil || input.toPosition != nil || since != nil || until != nil else {
                 throw APIError.badRequest("name a range: `from_position` / `to_position` (log positions) and / or `since` / `until` (RFC 3339)")
             }
-            let count = try await store.redeliver(app: appID, endpoint: try context.path("endpoint_id"), .range(
-                fromPosition: input.fromPosition, toPosition: input.toPosition, since: since, until: until))
+            let count = try await store.redeliver(
+                app: appID, endpoint: try context.path("endpoint_id"),
+                .range(
+                    fromPosition: input.fromPosition, toPosition: input.toPosition, since: since, until: until))
             return try JSONResponse.make(status: .accepted, body: ["redelivered": count])
         }
     }

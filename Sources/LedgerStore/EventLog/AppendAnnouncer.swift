@@ -68,10 +68,11 @@ package final class AppendAnnouncer: Sendable {
         var apps = first
         while true {
             let started = ContinuousClock.now
-            _ = try? await pool.query(prepared: """
-                SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(EventStore.notificationChannel), app)
-                FROM unnest(\(TextArray(apps))) AS app
-                """)
+            _ = try? await pool.query(
+                prepared: """
+                    SELECT set_config('synchronous_commit', 'off', true), pg_notify(\(EventStore.notificationChannel), app)
+                    FROM unnest(\(TextArray(apps))) AS app
+                    """)
             // Appends meanwhile wait in the coalescer (still `sending`) and share the next NOTIFY.
             try? await Task.sleep(until: started + spacing)
             guard case .send(let next) = state.withLock({ $0.sent() }) else { return }

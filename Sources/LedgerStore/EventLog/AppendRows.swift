@@ -30,7 +30,8 @@ struct AppendRows {
         if let conflictVersion {
             throw EventStoreError.versionConflict(appID: appID, streamID: streamID, expected: expected, actual: conflictVersion)
         }
-        return AppendResult(positions: events.compactMap { positions[$0.idempotencyKey] },
-                            streamVersion: appended > 0 ? appendedVersion : recordedVersion, appendedCount: appended)
+        return AppendResult(
+            positions: events.compactMap { positions[$0.idempotencyKey] },
+            streamVersion: appended > 0 ? appendedVersion : recordedVersion, appendedCount: appended)
     }
 }

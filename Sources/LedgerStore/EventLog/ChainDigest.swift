@@ -27,15 +27,20 @@ public struct ChainDigest: Sendable, Equatable {
     /// The state of one app's log below `horizon`, computed from the rows themselves.
     static func measure(on connection: PostgresConnection, app appID: String, horizon: UInt64) throws -> (count: Int64, headsHash: [UInt8]) {
         let limit = TransactionIDValue(value: horizon)
-        let count = try connection.query("""
-            SELECT count(*) FROM ledger.events WHERE app_id = \(appID) AND transaction_id < \(limit)
-            """).first?.decode(Int64.self, at: 0) ?? 0
+        let count =
+            try connection.query(
+                """
+                SELECT count(*) FROM ledger.events WHERE app_id = \(appID) AND transaction_id < \(limit)
+                """
+            ).first?.decode(Int64.self, at: 0) ?? 0
         var hasher = SHA256()
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT DISTINCT ON (stream_id COLLATE "C") stream_id, stream_version, hash FROM ledger.events
             WHERE app_id = \(appID) AND transaction_id < \(limit)
             ORDER BY stream_id COLLATE "C", stream_version DESC
-            """) {
+            """)
+        {
             let stream = Array(try row.decode(String.self, at: 0).utf8)
             hasher.update(data: BigEndian.bytes(of: Int32(stream.count)) + stream)
             hasher.update(data: BigEndian.bytes(of: try row.decode(Int64.self, at: 1)))
@@ -59,10 +64,12 @@ public struct ChainDigester: Sendable {
         let apps = try connection.query("SELECT DISTINCT app_id FROM ledger.events").map { try $0.decode(String.self, at: 0) }
         return try apps.map { appID in
             let state = try ChainDigest.measure(on: connection, app: appID, horizon: horizon)
-            var digest = ChainDigest(appID: appID, horizon: horizon, eventCount: state.count, headsHash: state.headsHash,
-                                     createdAt: clock.now(), publicKey: Array(key.publicKey.rawRepresentation), signature: [])
+            var digest = ChainDigest(
+                appID: appID, horizon: horizon, eventCount: state.count, headsHash: state.headsHash,
+                createdAt: clock.now(), publicKey: Array(key.publicKey.rawRepresentation), signature: [])
             digest.signature = Array(try key.signature(for: digest.signedMessage))
-            try connection.query("""
+            try connection.query(
+                """
                 INSERT INTO ledger.chain_digests (app_id, horizon, event_count, heads_hash, created_at, public_key, signature)
                 VALUES (\(appID), \(TransactionIDValue(value: horizon)), \(digest.eventCount), \(digest.headsHash),
                         \(digest.createdAt), \(digest.publicKey), \(digest.signature))
@@ -75,16 +82,20 @@ public struct ChainDigester: Sendable {
     /// is caught), and that the log below its horizon still has the same events and stream heads.
     public func verify(on connection: PostgresConnection, trustedKey: Curve25519.Signing.PublicKey?) throws -> [DigestProblem] {
         var problems: [DigestProblem] = []
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT DISTINCT ON (app_id) app_id, horizon, event_count, heads_hash, created_at, public_key, signature
             FROM ledger.chain_digests ORDER BY app_id, digest_id DESC
-            """) {
-            let digest = ChainDigest(appID: try row.decode(at: 0), horizon: try row.decode(at: 1), eventCount: try row.decode(at: 2),
-                                     headsHash: try row.decode(at: 3), createdAt: try row.decode(at: 4),
-                                     publicKey: try row.decode(at: 5), signature: try row.decode(at: 6))
+            """)
+        {
+            let digest = ChainDigest(
+                appID: try row.decode(at: 0), horizon: try row.decode(at: 1), eventCount: try row.decode(at: 2),
+                headsHash: try row.decode(at: 3), createdAt: try row.decode(at: 4),
+                publicKey: try row.decode(at: 5), signature: try row.decode(at: 6))
             func problem(_ text: String) { problems.append(DigestProblem(appID: digest.appID, createdAt: digest.createdAt, message: text)) }
             guard let stored = try? Curve25519.Signing.PublicKey(rawRepresentation: digest.publicKey),
-                  stored.isValidSignature(digest.signature, for: digest.signedMessage) else {
+                stored.isValidSignature(digest.signature, for: digest.signedMessage)
+            else {
                 problem("the digest's signature does not verify; the digest itself was altered")
                 continue
             }
@@ -94,8 +105,9 @@ public struct ChainDigester: Sendable {
             }
             let now = try ChainDigest.measure(on: connection, app: digest.appID, horizon: digest.horizon)
             if now.count != digest.eventCount {
-                problem("the signed digest of \(digest.createdAt) counted \(digest.eventCount) events; the log now has \(now.count) there: events " +
-                    "were removed or inserted")
+                problem(
+                    "the signed digest of \(digest.createdAt) counted \(digest.eventCount) events; the log now has \(now.count) there: events "
+                        + "were removed or inserted")
             } else if now.headsHash != digest.headsHash {
                 problem("the newest events of some streams differ from the signed digest of \(digest.createdAt): events were replaced or removed")
             }
@@ -125,8 +137,11 @@ public enum DigestSigningKey {
     public static func loadOrCreate(path: String) throws -> Curve25519.Signing.PrivateKey {
         if FileManager.default.fileExists(atPath: path) { return try load(path: path) }
         let key = Curve25519.Signing.PrivateKey()
-        guard FileManager.default.createFile(atPath: path, contents: Data(Hex.string(Array(key.rawRepresentation)).utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(Hex.string(Array(key.rawRepresentation)).utf8),
+                attributes: [.posixPermissions: 0o600])
+        else {
             throw EventStoreError.invalidEvent("cannot write the digest signing key to \(path)")
         }
         return key

@@ -17,8 +17,10 @@ public enum EventExport {
 
     /// Writes every event after `position` (of one app, or all) through `write`; returns how many.
     @discardableResult
-    public static func export(on connection: PostgresConnection, app appID: String?, after position: Int64 = 0,
-                              write: (String) throws -> Void, progress: (Int) -> Void = { _ in }) throws -> Int {
+    public static func export(
+        on connection: PostgresConnection, app appID: String?, after position: Int64 = 0,
+        write: (String) throws -> Void, progress: (Int) -> Void = { _ in }
+    ) throws -> Int {
         var after = position
         var count = 0
         while true {

@@ -8,8 +8,10 @@ extension EventImport {
 
     /// Imports `lines` (numbered from 1) on `connection`, which must belong to the schema's owner when restoring
     /// (restoring moves the position sequence past the restored positions).
-    public static func run(lines: some Sequence<String>, on connection: PostgresConnection,
-                           progress: (Int) -> Void = { _ in }) throws -> Summary {
+    public static func run(
+        lines: some Sequence<String>, on connection: PostgresConnection,
+        progress: (Int) -> Void = { _ in }
+    ) throws -> Summary {
         let empty = try connection.query("SELECT NOT EXISTS (SELECT FROM ledger.events)").first?.decode(Bool.self, at: 0) ?? false
         var restore: Bool?
         var summary = Summary(lines: 0, appended: 0, alreadyPresent: 0, restoredExactly: false)
@@ -49,7 +51,8 @@ extension EventImport {
             let line = try parse(line: text, number: number)
             if restore == nil { restore = empty && line.position != nil && line.recordedAt != nil }
             if restore == true, line.position == nil || line.recordedAt == nil {
-                throw ImportError.badLine(number: number,
+                throw ImportError.badLine(
+                    number: number,
                     reason: "restoring needs \"position\" and \"recorded_at\" on every line, as the first line has them")
             }
             window.append((number, line))
@@ -58,7 +61,8 @@ extension EventImport {
         }
         try flush()
         if restore == true {
-            try connection.execute("""
+            try connection.execute(
+                """
                 SELECT setval(pg_get_serial_sequence('ledger.events', 'position'), (SELECT max(position) FROM ledger.events))
                 """)
             summary.restoredExactly = true
@@ -71,10 +75,14 @@ extension EventImport {
         let first = chunk[0].line
         let lines = chunk.map(\.line)
         try connection.transaction { connection in
-            let head = try connection.query("""
-                SELECT coalesce(max(stream_version), 0) FROM ledger.events WHERE app_id = \(first.appID) AND stream_id = \(first.streamID)
-                """).first?.decode(Int64.self, at: 0) ?? 0
-            let rows = try connection.query("""
+            let head =
+                try connection.query(
+                    """
+                    SELECT coalesce(max(stream_version), 0) FROM ledger.events WHERE app_id = \(first.appID) AND stream_id = \(first.streamID)
+                    """
+                ).first?.decode(Int64.self, at: 0) ?? 0
+            let rows = try connection.query(
+                """
                 INSERT INTO ledger.events (position, app_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
                                            idempotency_key, occurred_at, recorded_at)
                 OVERRIDING SYSTEM VALUE

@@ -68,10 +68,12 @@ public struct EventImport: Sendable {
         }
         let metadata = object["metadata"].flatMap { $0.isObject ? JSONWriter.string($0) : nil } ?? #"{"source": "import"}"#
         let schemaVersion = integer("schema_version").flatMap { Int32(exactly: $0) } ?? 1
-        let event = NewEvent(type: try string("type"), schemaVersion: schemaVersion, payload: JSONWriter.string(data),
-                             metadataJSON: metadata, idempotencyKey: try string("idempotency_key"), occurredAt: try timestamp("occurred_at"))
-        return Line(appID: try string("app_id"), streamID: try string("stream"), event: event, position: integer("position"),
-                    recordedAt: object["recorded_at"] == nil ? nil : try timestamp("recorded_at"),
-                    hash: object["hash"]?.stringValue.flatMap(Hex.bytes))
+        let event = NewEvent(
+            type: try string("type"), schemaVersion: schemaVersion, payload: JSONWriter.string(data),
+            metadataJSON: metadata, idempotencyKey: try string("idempotency_key"), occurredAt: try timestamp("occurred_at"))
+        return Line(
+            appID: try string("app_id"), streamID: try string("stream"), event: event, position: integer("position"),
+            recordedAt: object["recorded_at"] == nil ? nil : try timestamp("recorded_at"),
+            hash: object["hash"]?.stringValue.flatMap(Hex.bytes))
     }
 }

@@ -14,14 +14,19 @@ public struct NewEvent: Sendable, Equatable {
     /// Business time (Apple's purchase / signed date), UTC.
     public var occurredAt: Instant
 
-    public init(type: String, schemaVersion: Int32 = 1, payload: String, metadata: EventMetadata = EventMetadata(),
-                idempotencyKey: String, occurredAt: Instant) {
-        self.init(type: type, schemaVersion: schemaVersion, payload: payload, metadataJSON: metadata.json,
-                  idempotencyKey: idempotencyKey, occurredAt: occurredAt)
+    public init(
+        type: String, schemaVersion: Int32 = 1, payload: String, metadata: EventMetadata = EventMetadata(),
+        idempotencyKey: String, occurredAt: Instant
+    ) {
+        self.init(
+            type: type, schemaVersion: schemaVersion, payload: payload, metadataJSON: metadata.json,
+            idempotencyKey: idempotencyKey, occurredAt: occurredAt)
     }
 
-    public init(type: String, schemaVersion: Int32 = 1, payload: String, metadataJSON: String,
-                idempotencyKey: String, occurredAt: Instant) {
+    public init(
+        type: String, schemaVersion: Int32 = 1, payload: String, metadataJSON: String,
+        idempotencyKey: String, occurredAt: Instant
+    ) {
         self.type = type
         self.schemaVersion = schemaVersion
         self.payload = payload

@@ -22,8 +22,10 @@ public struct EventRecorder: Sendable {
 
     /// Appends `events` (stream, event, idempotency key), keeping their order within each stream.
     /// `occurredAt` is the business time of each event (Apple's signed or purchase date).
-    public func record(app appID: String, _ events: [(stream: String, event: LedgerEvent, idempotencyKey: String)],
-                       occurredAt: @Sendable (LedgerEvent) -> Instant, metadata: EventMetadata) async throws -> Outcome {
+    public func record(
+        app appID: String, _ events: [(stream: String, event: LedgerEvent, idempotencyKey: String)],
+        occurredAt: @Sendable (LedgerEvent) -> Instant, metadata: EventMetadata
+    ) async throws -> Outcome {
         var streams: [String] = []
         var byStream: [String: [NewEvent]] = [:]
         for (stream, event, key) in events {

@@ -24,12 +24,15 @@ public struct EventStore: Sendable {
     /// Group commit's default limits: two groups at once (one would leave the second core idle while a group
     /// commits), up to 64 appends and 5,000 events in one, and a linger of at most 300 µs for the writers a group
     /// with company has just answered (a fraction of a commit's WAL flush; `GroupCommitQueue`).
-    public static let defaultGroupCommit = GroupCommitLimits(maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000,
-                                                             linger: .microseconds(300))
+    public static let defaultGroupCommit = GroupCommitLimits(
+        maximumGroups: 2, maximumAppends: 64, maximumEvents: 5_000,
+        linger: .microseconds(300))
 
     /// `notifySpacing`: the least time between two NOTIFYs of this store's appends (`AppendAnnouncer`).
-    public init(pool: PostgresPool, groupCommit: GroupCommitLimits = defaultGroupCommit, notifySpacing: Duration = .milliseconds(5),
-                logger: Logger = Logger(label: "ledger.events")) {
+    public init(
+        pool: PostgresPool, groupCommit: GroupCommitLimits = defaultGroupCommit, notifySpacing: Duration = .milliseconds(5),
+        logger: Logger = Logger(label: "ledger.events")
+    ) {
         self.pool = pool
         self.logger = logger
         self.announcer = AppendAnnouncer(pool: pool, spacing: notifySpacing)
@@ -38,8 +41,10 @@ public struct EventStore: Sendable {
 
     /// Appends `events` to one stream in one transaction, then notifies listeners. Concurrent appends share a
     /// transaction (`GroupCommitter`), each with its own expected version, idempotency and error.
-    public func append(app appID: String, stream streamID: String, expected: ExpectedVersion = .any,
-                       events: [NewEvent]) async throws -> AppendResult {
+    public func append(
+        app appID: String, stream streamID: String, expected: ExpectedVersion = .any,
+        events: [NewEvent]
+    ) async throws -> AppendResult {
         try await appendEach(app: appID, [StreamAppend(streamID: streamID, expected: expected, events: events)])[0].get()
     }
 
@@ -84,8 +89,9 @@ public struct EventStore: Sendable {
                 do {
                     return try connection.transaction { connection in
                         try appends.map {
-                            try AppendStatements.appendOnce(on: connection, app: appID, stream: $0.streamID, expected: $0.expected,
-                                                            events: $0.events)
+                            try AppendStatements.appendOnce(
+                                on: connection, app: appID, stream: $0.streamID, expected: $0.expected,
+                                events: $0.events)
                         }
                     }
                 } catch let error as PostgresError where error.sqlState == ServerError.uniqueViolation {
@@ -99,77 +105,92 @@ public struct EventStore: Sendable {
     }
 
     /// The synchronous append, for callers that already hold a connection (import, tests).
-    public static func append(on connection: PostgresConnection, app appID: String, stream streamID: String,
-                              expected: ExpectedVersion, events: [NewEvent]) throws -> AppendResult {
+    public static func append(
+        on connection: PostgresConnection, app appID: String, stream streamID: String,
+        expected: ExpectedVersion, events: [NewEvent]
+    ) throws -> AppendResult {
         try AppendStatements.append(on: connection, app: appID, stream: streamID, expected: expected, events: events)
     }
 
     /// The events of one stream from `version` on, in version order.
-    public func readStream(app appID: String, stream streamID: String, fromVersion version: Int64 = 1,
-                           limit: Int = 10_000) async throws -> [RecordedEvent] {
+    public func readStream(
+        app appID: String, stream streamID: String, fromVersion version: Int64 = 1,
+        limit: Int = 10_000
+    ) async throws -> [RecordedEvent] {
         try await pool.withConnection { connection in
-            try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                WHERE app_id = \(appID) AND stream_id = \(streamID) AND stream_version >= \(version)
-                ORDER BY stream_version LIMIT \(Int64(limit))
-                """))
+            try EventColumns.decode(
+                connection.query(
+                    """
+                    SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                    WHERE app_id = \(appID) AND stream_id = \(streamID) AND stream_version >= \(version)
+                    ORDER BY stream_version LIMIT \(Int64(limit))
+                    """))
         }
     }
 
     /// The next events of the whole log (or of one app) after `checkpoint`, in commit-safe order: only events of
     /// transactions older than every transaction still running, ordered by (transaction id, position). An event
     /// whose transaction commits after a later-numbered one is therefore delivered once it commits, never skipped.
-    public func readForward(app appID: String? = nil, after checkpoint: LogCheckpoint = .start,
-                            limit: Int = 1000) async throws -> [RecordedEvent] {
+    public func readForward(
+        app appID: String? = nil, after checkpoint: LogCheckpoint = .start,
+        limit: Int = 1000
+    ) async throws -> [RecordedEvent] {
         try await pool.withConnection { connection in
             try Self.readForward(on: connection, app: appID, after: checkpoint, limit: limit)
         }
     }
 
-    public static func readForward(on connection: PostgresConnection, app appID: String?, after checkpoint: LogCheckpoint,
-                                   limit: Int) throws -> [RecordedEvent] {
+    public static func readForward(
+        on connection: PostgresConnection, app appID: String?, after checkpoint: LogCheckpoint,
+        limit: Int
+    ) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
-        let query: PostgresQuery = if let appID {
-            """
-            SELECT \(unescaped: EventColumns.list) FROM ledger.events
-            WHERE app_id = \(appID) AND (transaction_id, position) > (\(after), \(checkpoint.position))
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY transaction_id, position LIMIT \(Int64(limit))
-            """
-        } else {
-            """
-            SELECT \(unescaped: EventColumns.list) FROM ledger.events
-            WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY transaction_id, position LIMIT \(Int64(limit))
-            """
-        }
+        let query: PostgresQuery =
+            if let appID {
+                """
+                SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                WHERE app_id = \(appID) AND (transaction_id, position) > (\(after), \(checkpoint.position))
+                  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY transaction_id, position LIMIT \(Int64(limit))
+                """
+            } else {
+                """
+                SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
+                  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY transaction_id, position LIMIT \(Int64(limit))
+                """
+            }
         return try EventColumns.decode(connection.query(query))
     }
 
     /// Events in position order after `position` (export, verification). Not commit-safe for live tailing:
     /// use `readForward` for that.
-    public static func readByPosition(on connection: PostgresConnection, app appID: String?, after position: Int64,
-                                      limit: Int) throws -> [RecordedEvent] {
-        let query: PostgresQuery = if let appID {
-            """
-            SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE app_id = \(appID) AND position > \(position)
-            ORDER BY position LIMIT \(Int64(limit))
-            """
-        } else {
-            "SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE position > \(position) ORDER BY position LIMIT \(Int64(limit))"
-        }
+    public static func readByPosition(
+        on connection: PostgresConnection, app appID: String?, after position: Int64,
+        limit: Int
+    ) throws -> [RecordedEvent] {
+        let query: PostgresQuery =
+            if let appID {
+                """
+                SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE app_id = \(appID) AND position > \(position)
+                ORDER BY position LIMIT \(Int64(limit))
+                """
+            } else {
+                "SELECT \(unescaped: EventColumns.list) FROM ledger.events WHERE position > \(position) ORDER BY position LIMIT \(Int64(limit))"
+            }
         return try EventColumns.decode(connection.query(query))
     }
 
     /// How many events `readByPosition` pages through now from `position`: the total a long read reports progress
     /// against (export, verify, replay).
     public static func count(on connection: PostgresConnection, app appID: String?, after position: Int64 = 0) throws -> Int {
-        let query: PostgresQuery = if let appID {
-            "SELECT count(*) FROM ledger.events WHERE app_id = \(appID) AND position > \(position)"
-        } else {
-            "SELECT count(*) FROM ledger.events WHERE position > \(position)"
-        }
+        let query: PostgresQuery =
+            if let appID {
+                "SELECT count(*) FROM ledger.events WHERE app_id = \(appID) AND position > \(position)"
+            } else {
+                "SELECT count(*) FROM ledger.events WHERE position > \(position)"
+            }
         return Int(try connection.query(query).first?.decode(Int64.self, at: 0) ?? 0)
     }
 }

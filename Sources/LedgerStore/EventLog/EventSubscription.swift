@@ -13,8 +13,10 @@ extension EventStore {
 
     /// Every event after `checkpoint`, then new ones as they commit, in commit-safe order.
     /// Wakes on appends (`AppendWakeUp`) and, as a fallback, every `pollInterval`.
-    public func subscribe(app appID: String? = nil, after checkpoint: LogCheckpoint = .start, batchSize: Int = 500,
-                          pollInterval: Duration = .seconds(1)) -> AsyncThrowingStream<RecordedEvent, any Error> {
+    public func subscribe(
+        app appID: String? = nil, after checkpoint: LogCheckpoint = .start, batchSize: Int = 500,
+        pollInterval: Duration = .seconds(1)
+    ) -> AsyncThrowingStream<RecordedEvent, any Error> {
         let wakeUp = AppendWakeUp(configuration: pool.configuration)
         let (stream, continuation) = AsyncThrowingStream<RecordedEvent, any Error>.makeStream()
         let reading = Task {

@@ -18,7 +18,8 @@ package struct LogStatusQueries: Sendable {
 
     /// The latest signed digest of each app's log.
     package func digests() async throws -> [(app: String, count: Int64, at: Instant)] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT DISTINCT ON (app_id) app_id, event_count, created_at FROM ledger.chain_digests ORDER BY app_id, digest_id DESC
             """)
         return try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1), try $0.decode(Instant.self, at: 2)) }

@@ -69,11 +69,13 @@ public struct LogVerifier: Sendable {
             var head: (version: Int64, hash: [UInt8]) = (0, EventHash.genesis)
             var after: Int64 = 0
             while problems.count < maximumProblems {
-                let page = try EventColumns.decode(connection.query("""
-                    SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                    WHERE app_id = \(appID) AND stream_id = \(stream) AND position > \(after)
-                    ORDER BY position LIMIT \(Int64(pageSize))
-                    """))
+                let page = try EventColumns.decode(
+                    connection.query(
+                        """
+                        SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                        WHERE app_id = \(appID) AND stream_id = \(stream) AND position > \(after)
+                        ORDER BY position LIMIT \(Int64(pageSize))
+                        """))
                 guard let last = page.last else { break }
                 for event in page {
                     if let problem = check(event, head: head) { problems.append(problem) }
@@ -88,15 +90,17 @@ public struct LogVerifier: Sendable {
 
     func check(_ event: RecordedEvent, head: (version: Int64, hash: [UInt8])) -> ChainProblem? {
         func problem(_ kind: ChainProblem.Kind, _ message: String) -> ChainProblem {
-            ChainProblem(kind: kind, position: event.position, appID: event.appID, streamID: event.streamID,
-                         streamVersion: event.streamVersion, message: message)
+            ChainProblem(
+                kind: kind, position: event.position, appID: event.appID, streamID: event.streamID,
+                streamVersion: event.streamVersion, message: message)
         }
         let place = "stream \(event.streamID) of app \(event.appID)"
         if event.streamVersion <= head.version {
             return problem(.inserted, "\(place) already has version \(event.streamVersion); this event was inserted")
         }
         if event.streamVersion > head.version + 1 {
-            let missing = head.version + 1 == event.streamVersion - 1
+            let missing =
+                head.version + 1 == event.streamVersion - 1
                 ? "version \(head.version + 1) is" : "versions \(head.version + 1)–\(event.streamVersion - 1) are"
             return problem(.removed, "\(place): \(missing) missing before this event (version \(event.streamVersion)); events were removed")
         }

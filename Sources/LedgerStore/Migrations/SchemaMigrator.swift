@@ -19,10 +19,11 @@ public struct SchemaMigrator: Sendable {
     /// Applies what is missing; returns the versions applied now (empty when the database was up to date).
     @discardableResult
     public func migrate(on connection: PostgresConnection) throws -> [Int] {
-        try connection.execute("SET client_min_messages = warning") // no NOTICEs for IF NOT EXISTS on stderr
+        try connection.execute("SET client_min_messages = warning")  // no NOTICEs for IF NOT EXISTS on stderr
         try connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
         defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))") }
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE SCHEMA IF NOT EXISTS ledger;
             CREATE TABLE IF NOT EXISTS ledger.schema_migrations (
                 version    integer PRIMARY KEY,
@@ -37,7 +38,8 @@ public struct SchemaMigrator: Sendable {
         for migration in migrations where applied[migration.version] == nil {
             try connection.transaction { connection in
                 try connection.execute(migration.sql)
-                try connection.query("""
+                try connection.query(
+                    """
                     INSERT INTO ledger.schema_migrations (version, name, checksum)
                     VALUES (\(Int64(migration.version)), \(migration.name), \(migration.checksum))
                     """)

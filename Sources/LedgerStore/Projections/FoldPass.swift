@@ -120,10 +120,12 @@ struct FoldPass: Sendable {
                     if let current = stream, current.app != app || current.id != streamID { try flush() }
                     stream = (app, streamID)
                     guard let position = Int64(fields[2]), let version = Int32(fields[4]), let occurred = Int64(fields[6]),
-                          let recorded = Int64(fields[7]),
-                          let event = DomainEventDecoding.decode(appID: String(app), position: position, type: String(fields[3]),
-                                                                 schemaVersion: version, payload: String(fields[5]),
-                                                                 occurredAt: occurred, recordedAt: recorded) else { continue }
+                        let recorded = Int64(fields[7]),
+                        let event = DomainEventDecoding.decode(
+                            appID: String(app), position: position, type: String(fields[3]),
+                            schemaVersion: version, payload: String(fields[5]),
+                            occurredAt: occurred, recordedAt: recorded)
+                    else { continue }
                     for index in folders.indices { folders[index].apply(event, stream: streamID) }
                 }
                 try flush()
@@ -316,12 +318,12 @@ package struct Strays<Model: ReadModel>: StrayFold {
     package var isEmpty: Bool { positions.isEmpty }
 
     package func finish(cut: UInt64, schema: String, on connection: PostgresConnection) throws {
-        let states = try Model.foldFromLog(Array(positions.keys), outside: positions, through: ProjectionCheckpoints.through(cut: cut),
-                                           on: connection)
+        let states = try Model.foldFromLog(
+            Array(positions.keys), outside: positions, through: ProjectionCheckpoints.through(cut: cut),
+            on: connection)
         try Model.save(states, schema: schema, on: connection)
     }
 }
-
 
 /// PostgreSQL's COPY text format, read.
 enum CopyText {

@@ -14,7 +14,8 @@ package struct MonthlyTrendQueries: Sendable {
 
     /// Distinct paying users per month (what invoices bill), of all apps or one account's.
     package func payingUsersPerMonth(account: String?) async throws -> Series {
-        try await series("""
+        try await series(
+            """
             SELECT month, count(DISTINCT (app_id, app_user_id)) FROM ledger.paying_users
             WHERE (\(account)::text IS NULL OR app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account)::text))
             GROUP BY month ORDER BY month
@@ -23,7 +24,8 @@ package struct MonthlyTrendQueries: Sendable {
 
     /// Subscriptions that started (first activated) in each month.
     package func newSubscriptionsPerMonth(account: String?) async throws -> Series {
-        try await series("""
+        try await series(
+            """
             SELECT to_char(activated_at AT TIME ZONE 'UTC', 'YYYY-MM'), count(*) FROM ledger.subscriptions
             WHERE activated_at IS NOT NULL
               AND (\(account)::text IS NULL OR app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account)::text))
@@ -33,7 +35,8 @@ package struct MonthlyTrendQueries: Sendable {
 
     /// Subscriptions whose last paid period ended in each month, before `now` (ended and not renewed since).
     package func churnedSubscriptionsPerMonth(account: String?, now: Instant) async throws -> Series {
-        try await series("""
+        try await series(
+            """
             SELECT to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM'), count(*) FROM ledger.subscriptions
             WHERE expires_at < \(now)
               AND (\(account)::text IS NULL OR app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account)::text))
@@ -43,7 +46,8 @@ package struct MonthlyTrendQueries: Sendable {
 
     /// Subscriptions active at some time in each month, from the first month one started to the month of `now`.
     package func activeSubscriptionsPerMonth(account: String?, now: Instant) async throws -> Series {
-        try await series("""
+        try await series(
+            """
             WITH s AS (
                 SELECT activated_at AT TIME ZONE 'UTC' AS started, expires_at AT TIME ZONE 'UTC' AS ended FROM ledger.subscriptions
                 WHERE activated_at IS NOT NULL
@@ -59,7 +63,8 @@ package struct MonthlyTrendQueries: Sendable {
 
     /// The paying users an invoice's month counted for the account's apps, one page.
     package func payingUsers(account: String, month: String, after: String, limit: Int) async throws -> [(app: String, user: String)] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT DISTINCT app_id, app_user_id FROM ledger.paying_users
             WHERE month = \(month) AND app_id IN (SELECT id FROM ledger.apps WHERE account_id = \(account))
               AND app_id || ' ' || app_user_id > \(after)

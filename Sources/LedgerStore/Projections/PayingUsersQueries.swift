@@ -22,14 +22,17 @@ public enum PayingUsersQueries {
     /// The distinct paying users of every month of `apps`: one grouped count over the read model. Distinct users
     /// come from the `(app_id, month, app_user_id)` index in its order, so nothing is sorted.
     public static func counts(apps: [String], on connection: PostgresConnection) throws -> [MonthCount] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT month, app_id, count(*) FROM (
                 SELECT DISTINCT app_id, month, app_user_id FROM ledger.paying_users WHERE app_id = ANY(\(TextArray(apps)))
             ) AS users
             GROUP BY app_id, month
-            """).map {
-            MonthCount(month: try $0.decode(String.self, at: 0), appID: try $0.decode(String.self, at: 1),
-                       payingUsers: try $0.decode(Int.self, at: 2))
+            """
+        ).map {
+            MonthCount(
+                month: try $0.decode(String.self, at: 0), appID: try $0.decode(String.self, at: 1),
+                payingUsers: try $0.decode(Int.self, at: 2))
         }
     }
 }

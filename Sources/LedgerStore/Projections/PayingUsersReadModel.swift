@@ -8,15 +8,19 @@ package enum PayingUsersReadModel: ReadModel {
     package typealias Reducer = PayingUsersReducer
 
     package static let tables = [
-        ReadModelTable(name: "paying_purchases", columns: [
-            .init("app_id", "text"), .init("original_transaction_id", "text"), .init("owner_app_user_id", "text"),
-            .init("owner_strong", "boolean"), .init("owner_claimed_at", "timestamptz"), .init("owner_claim_rank", "integer"),
-            .init("owner_claim_tie", "text"), .init("last_position", "bigint", keepsGreatest: true),
-        ], key: ["app_id", "original_transaction_id"]),
-        ReadModelTable(name: "paying_users", columns: [
-            .init("app_id", "text"), .init("month", "text"), .init("original_transaction_id", "text"), .init("app_user_id", "text"),
-            .init("carried_app_user_id", "text"), .init("transaction_id", "text"),
-        ], key: ["app_id", "original_transaction_id", "month"]),
+        ReadModelTable(
+            name: "paying_purchases",
+            columns: [
+                .init("app_id", "text"), .init("original_transaction_id", "text"), .init("owner_app_user_id", "text"),
+                .init("owner_strong", "boolean"), .init("owner_claimed_at", "timestamptz"), .init("owner_claim_rank", "integer"),
+                .init("owner_claim_tie", "text"), .init("last_position", "bigint", keepsGreatest: true)
+            ], key: ["app_id", "original_transaction_id"]),
+        ReadModelTable(
+            name: "paying_users",
+            columns: [
+                .init("app_id", "text"), .init("month", "text"), .init("original_transaction_id", "text"), .init("app_user_id", "text"),
+                .init("carried_app_user_id", "text"), .init("transaction_id", "text")
+            ], key: ["app_id", "original_transaction_id", "month"])
     ]
 
     package static func folder() -> any ModelFolding { Folder() }
@@ -27,7 +31,7 @@ package enum PayingUsersReadModel: ReadModel {
         let owner = p.owner
         let purchase: [String?] = [
             appID, p.originalTransactionID, owner?.appUserID, Cell.bool(owner?.strong), Cell.instant(owner?.stamp.at),
-            Cell.integer(owner?.stamp.rank), owner?.stamp.tie, Cell.integer(position),
+            Cell.integer(owner?.stamp.rank), owner?.stamp.tie, Cell.integer(position)
         ]
         let months: [[String?]] = p.months.keys.sorted().compactMap { month in
             guard let paid = p.months[month], let user = p.payingUser(in: month) else { return nil }
@@ -38,25 +42,33 @@ package enum PayingUsersReadModel: ReadModel {
 
     /// Every column of these tables is the state: nothing to fold again.
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
-        -> [StateKey: PayingPurchase] {
+        -> [StateKey: PayingPurchase]
+    {
         guard !keys.isEmpty else { return [:] }
         var states: [StateKey: PayingPurchase] = [:]
-        for row in try rows(of: keys, table: tables[0], columns: """
-            t.app_id, t.original_transaction_id, t.owner_app_user_id, t.owner_strong, t.owner_claimed_at, t.owner_claim_rank,
-            t.owner_claim_tie
-            """, schema: schema, on: connection) {
+        for row in try rows(
+            of: keys, table: tables[0],
+            columns: """
+                t.app_id, t.original_transaction_id, t.owner_app_user_id, t.owner_strong, t.owner_claimed_at, t.owner_claim_rank,
+                t.owner_claim_tie
+                """, schema: schema, on: connection)
+        {
             let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
             var owner: OwnerClaim?
             if let user = try row.decode(String?.self, at: 2), let strong = try row.decode(Bool?.self, at: 3),
-               let at = try row.decode(Instant?.self, at: 4), let rank = try row.decode(Int?.self, at: 5),
-               let tie = try row.decode(String?.self, at: 6) {
+                let at = try row.decode(Instant?.self, at: 4), let rank = try row.decode(Int?.self, at: 5),
+                let tie = try row.decode(String?.self, at: 6)
+            {
                 owner = OwnerClaim(appUserID: user, strong: strong, stamp: Stamp(at: at, rank: rank, tie: tie))
             }
             states[key] = PayingPurchase(originalTransactionID: key.key, owner: owner)
         }
-        for row in try rows(of: keys, table: tables[1], columns: """
-            t.app_id, t.original_transaction_id, t.month, t.carried_app_user_id, t.transaction_id
-            """, schema: schema, on: connection) {
+        for row in try rows(
+            of: keys, table: tables[1],
+            columns: """
+                t.app_id, t.original_transaction_id, t.month, t.carried_app_user_id, t.transaction_id
+                """, schema: schema, on: connection)
+        {
             let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
             states[key, default: PayingPurchase(originalTransactionID: key.key)].months[try row.decode(String.self, at: 2)] =
                 PayingPurchase.PaidMonth(appUserID: try row.decode(String?.self, at: 3), transactionID: try row.decode(String.self, at: 4))

@@ -22,9 +22,10 @@ package enum ProjectionCheckpoints {
     }
 
     package static func checkpoint(_ projection: String, on connection: PostgresConnection) throws -> LogCheckpoint {
-        let rows = try connection.query(prepared: """
-            SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = \(projection)
-            """)
+        let rows = try connection.query(
+            prepared: """
+                SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = \(projection)
+                """)
         guard let row = rows.first else { return .start }
         return LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 0), position: try row.decode(Int64.self, at: 1))
     }
@@ -35,12 +36,13 @@ package enum ProjectionCheckpoints {
     }
 
     package static func set(_ projection: String, _ checkpoint: LogCheckpoint, on connection: PostgresConnection) throws {
-        try connection.query(prepared: """
-            INSERT INTO ledger.projection_checkpoints (projection, transaction_id, position, updated_at)
-            VALUES (\(projection), \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
-            ON CONFLICT (projection) DO UPDATE
-            SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position, updated_at = EXCLUDED.updated_at
-            """)
+        try connection.query(
+            prepared: """
+                INSERT INTO ledger.projection_checkpoints (projection, transaction_id, position, updated_at)
+                VALUES (\(projection), \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
+                ON CONFLICT (projection) DO UPDATE
+                SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position, updated_at = EXCLUDED.updated_at
+                """)
     }
 
     /// The checkpoint of a rebuild that folded every event of transactions below `cut`: past all of them, before

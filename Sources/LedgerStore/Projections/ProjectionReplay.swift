@@ -39,8 +39,10 @@ public enum ProjectionReplay {
 
     /// Rebuilds the named projections (all when nil) and swaps them in; returns how many events were folded.
     @discardableResult
-    public static func rebuild(_ names: [String]? = nil, pool: PostgresPool,
-                               progress: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> Int {
+    public static func rebuild(
+        _ names: [String]? = nil, pool: PostgresPool,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> Int {
         let models = ProjectionCatalog.models(names)
         let configuration = ownerConfiguration(pool)
         return try await onOwnThread {
@@ -48,13 +50,15 @@ public enum ProjectionReplay {
             try lockRebuild(on: control)
             // Released here, not when the connection closes: a backend lets go of its locks some time after its client left.
             defer { _ = try? control.query("SELECT pg_advisory_unlock_all()") }
-            let (events, cut) = try build(models, schema: rebuildSchema, cut: nil, foldStates: false, configuration: configuration, control: control,
-                                          progress: progress)
+            let (events, cut) = try build(
+                models, schema: rebuildSchema, cut: nil, foldStates: false, configuration: configuration, control: control,
+                progress: progress)
             try control.transaction { connection in
                 for model in models {
                     try ProjectionCheckpoints.lock(model.name, on: connection)
                     for table in model.tables {
-                        try connection.execute("""
+                        try connection.execute(
+                            """
                             LOCK TABLE \(table.qualified("ledger")) IN ACCESS EXCLUSIVE MODE;
                             DROP TABLE \(table.qualified("ledger"));
                             ALTER TABLE \(table.qualified(rebuildSchema)) SET SCHEMA ledger;
@@ -111,8 +115,10 @@ public enum ProjectionReplay {
     /// Rebuilds the named projections into scratch tables and lists every row that differs from the live tables,
     /// compared in SQL. Meanwhile the live workers of those projections pause (their lock is held), after the
     /// live tables were brought to exactly the rebuild's cut, so both sides hold the same events.
-    public static func check(_ names: [String]? = nil, pool: PostgresPool,
-                             progress: @escaping @Sendable (Int) -> Void = { _ in }) async throws -> [Difference] {
+    public static func check(
+        _ names: [String]? = nil, pool: PostgresPool,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> [Difference] {
         let models = ProjectionCatalog.models(names)
         let configuration = ownerConfiguration(pool)
         return try await onOwnThread {
@@ -142,11 +148,14 @@ public enum ProjectionReplay {
 
     /// Fresh tables in `schema`, filled by a fold pass over the events below `cut` (the oldest running transaction
     /// when nil), indexed and analyzed. Returns the events folded and the cut.
-    private static func build(_ models: [any ReadModel.Type], schema: String, cut requested: UInt64?, foldStates: Bool,
-                              configuration: PostgresConfiguration,
-                              control: PostgresConnection, progress: (Int) -> Void) throws -> (events: Int, cut: UInt64) {
+    private static func build(
+        _ models: [any ReadModel.Type], schema: String, cut requested: UInt64?, foldStates: Bool,
+        configuration: PostgresConfiguration,
+        control: PostgresConnection, progress: (Int) -> Void
+    ) throws -> (events: Int, cut: UInt64) {
         let tables = models.flatMap { $0.tables }
-        try control.execute("""
+        try control.execute(
+            """
             SET client_min_messages = warning;
             DROP SCHEMA IF EXISTS \(schema) CASCADE;
             CREATE SCHEMA \(schema);
@@ -188,42 +197,56 @@ public enum ProjectionReplay {
     /// The live table's primary key and indexes, built on the rebuilt table once it is full (faster than keeping
     /// them current row by row).
     private static func index(_ table: ReadModelTable, schema: String, on connection: PostgresConnection) throws {
-        let primaryKey = try connection.query("""
-            SELECT conname FROM pg_constraint WHERE conrelid = \(table.qualified("ledger"))::regclass AND contype = 'p'
-            """).first?.decode(String.self, at: 0) ?? "\(table.name)_pkey"
-        try connection.execute("""
+        let primaryKey =
+            try connection.query(
+                """
+                SELECT conname FROM pg_constraint WHERE conrelid = \(table.qualified("ledger"))::regclass AND contype = 'p'
+                """
+            ).first?.decode(String.self, at: 0) ?? "\(table.name)_pkey"
+        try connection.execute(
+            """
             ALTER TABLE \(table.qualified(schema)) ADD CONSTRAINT \(primaryKey) PRIMARY KEY (\(table.key.joined(separator: ", ")))
             """)
-        let definitions = try connection.query("""
+        let definitions = try connection.query(
+            """
             SELECT indexdef FROM pg_indexes WHERE schemaname = 'ledger' AND tablename = \(table.name) AND indexname <> \(primaryKey)
-            """).map { try $0.decode(String.self, at: 0) }
+            """
+        ).map { try $0.decode(String.self, at: 0) }
         for definition in definitions {
-            try connection.execute(definition.replacingOccurrences(of: " ON \(table.qualified("ledger")) ",
-                                                                   with: " ON \(table.qualified(schema)) "))
+            try connection.execute(
+                definition.replacingOccurrences(
+                    of: " ON \(table.qualified("ledger")) ",
+                    with: " ON \(table.qualified(schema)) "))
         }
     }
 
     private static func differences(in table: ReadModelTable, on connection: PostgresConnection) throws -> [Difference] {
         let join = table.key.map { "l.\($0) = r.\($0)" }.joined(separator: " AND ")
         let key = table.key.filter { $0 != "app_id" }.map { "coalesce(l.\($0), r.\($0))" }.joined(separator: " || '|' || ")
-        return try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT coalesce(l.app_id, r.app_id), \(key), to_jsonb(l)::text, to_jsonb(r)::text
-            FROM \(table.qualified("ledger")) l FULL JOIN \(table.qualified(checkSchema)) r ON \(join)
-            WHERE \(table.hasFoldState
-                ? "to_jsonb(l) - 'fold_state' IS DISTINCT FROM to_jsonb(r) - 'fold_state' "
-                    + "OR (l.fold_state IS NOT NULL AND l.fold_state IS DISTINCT FROM r.fold_state)"
-                : "to_jsonb(l) IS DISTINCT FROM to_jsonb(r)")
-            ORDER BY 1, 2
-            """)).map { row in
-            Difference(table: table.name, appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1),
-                       live: try row.decode(String?.self, at: 2), rebuilt: try row.decode(String?.self, at: 3))
+        let differs =
+            table.hasFoldState
+            ? "to_jsonb(l) - 'fold_state' IS DISTINCT FROM to_jsonb(r) - 'fold_state' "
+                + "OR (l.fold_state IS NOT NULL AND l.fold_state IS DISTINCT FROM r.fold_state)"
+            : "to_jsonb(l) IS DISTINCT FROM to_jsonb(r)"
+        let query = PostgresQuery(
+            unsafeSQL: """
+                SELECT coalesce(l.app_id, r.app_id), \(key), to_jsonb(l)::text, to_jsonb(r)::text
+                FROM \(table.qualified("ledger")) l FULL JOIN \(table.qualified(checkSchema)) r ON \(join)
+                WHERE \(differs)
+                ORDER BY 1, 2
+                """)
+        return try connection.query(query).map { row in
+            Difference(
+                table: table.name, appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1),
+                live: try row.decode(String?.self, at: 2), rebuilt: try row.decode(String?.self, at: 3))
         }
     }
 
     /// The service role's grants on swapped-in tables (as `schema/007_read_models.sql` gives them).
     private static func grantService(_ models: [any ReadModel.Type], on connection: PostgresConnection) throws {
         let names = models.flatMap { $0.tables }.map { $0.qualified("ledger") }.joined(separator: ", ")
-        try connection.execute("""
+        try connection.execute(
+            """
             DO $$
             BEGIN
                 IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'ledger_service') THEN

@@ -47,8 +47,10 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
     /// completed with the rest of the last one's transaction: a batch never ends inside a transaction.
     /// Notification records carry no fact a reducer reads (every fact in them is also a typed event), so their
     /// large payloads are not fetched.
-    package static func nextEvents(after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int, apps: [String]? = nil,
-                           on connection: PostgresConnection) throws -> [RecordedEvent] {
+    package static func nextEvents(
+        after checkpoint: LogCheckpoint, before cut: UInt64?, limit: Int, apps: [String]? = nil,
+        on connection: PostgresConnection
+    ) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
         let bound = cut.map { TransactionIDValue(value: $0) }
         // Only these apps' events (the webhook fan-out's apps with endpoints): a statement of its own, so that the
@@ -58,21 +60,27 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
         let rest = onlyApps == nil ? "" : "AND app_id = ANY($3::text[])"
         var bindings = [after.postgresValue, checkpoint.position.postgresValue, bound.postgresValue]
         if let onlyApps { bindings.append(onlyApps.postgresValue) }
-        var events = try EventColumns.decode(connection.query(prepared: PostgresQuery(unsafeSQL: """
-            SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
-            WHERE (transaction_id, position) > ($1, $2)
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-              AND ($3::xid8 IS NULL OR transaction_id < $3::xid8) \(ofApps)
-            ORDER BY transaction_id, position LIMIT \(limit)
-            """, bindings: bindings)))
+        var events = try EventColumns.decode(
+            connection.query(
+                prepared: PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
+                        WHERE (transaction_id, position) > ($1, $2)
+                          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                          AND ($3::xid8 IS NULL OR transaction_id < $3::xid8) \(ofApps)
+                        ORDER BY transaction_id, position LIMIT \(limit)
+                        """, bindings: bindings)))
         if events.count == limit, let last = events.last {
             var restBindings = [TransactionIDValue(value: last.transactionID).postgresValue, last.position.postgresValue]
             if let onlyApps { restBindings.append(onlyApps.postgresValue) }
-            events += try EventColumns.decode(connection.query(prepared: PostgresQuery(unsafeSQL: """
-                SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
-                WHERE transaction_id = $1 AND position > $2 \(rest)
-                ORDER BY position
-                """, bindings: restBindings)))
+            events += try EventColumns.decode(
+                connection.query(
+                    prepared: PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
+                            WHERE transaction_id = $1 AND position > $2 \(rest)
+                            ORDER BY position
+                            """, bindings: restBindings)))
         }
         return events
     }
@@ -106,15 +114,19 @@ extension ProjectionRunning {
 /// schema this build cannot read) are skipped by projections, never fatal.
 package enum DomainEventDecoding {
     package static func decode(_ recorded: RecordedEvent) -> DomainEvent? {
-        decode(appID: recorded.appID, position: recorded.position, type: recorded.type, schemaVersion: recorded.schemaVersion,
-               payload: recorded.payload, occurredAt: recorded.occurredAt.microsecondsSinceEpoch,
-               recordedAt: recorded.recordedAt.microsecondsSinceEpoch)
+        decode(
+            appID: recorded.appID, position: recorded.position, type: recorded.type, schemaVersion: recorded.schemaVersion,
+            payload: recorded.payload, occurredAt: recorded.occurredAt.microsecondsSinceEpoch,
+            recordedAt: recorded.recordedAt.microsecondsSinceEpoch)
     }
 
-    package static func decode(appID: String, position: Int64, type: String, schemaVersion: Int32, payload: String,
-                               occurredAt: Int64, recordedAt: Int64) -> DomainEvent? {
+    package static func decode(
+        appID: String, position: Int64, type: String, schemaVersion: Int32, payload: String,
+        occurredAt: Int64, recordedAt: Int64
+    ) -> DomainEvent? {
         guard let event = try? LedgerEvent.decode(type: type, schemaVersion: schemaVersion, payload: payload) else { return nil }
-        return DomainEvent(appID: appID, position: position, occurredAt: Instant(microsecondsSinceEpoch: occurredAt),
-                           recordedAt: Instant(microsecondsSinceEpoch: recordedAt), event: event)
+        return DomainEvent(
+            appID: appID, position: position, occurredAt: Instant(microsecondsSinceEpoch: occurredAt),
+            recordedAt: Instant(microsecondsSinceEpoch: recordedAt), event: event)
     }
 }

@@ -17,8 +17,10 @@ public struct ProjectionVisibility: Sendable {
     public let progress: ProjectionProgress
     private let frontier: ProjectionFrontier
 
-    public init(pool: PostgresPool, progress: ProjectionProgress = ProjectionProgress(),
-                fallbackInterval: Duration = .milliseconds(20)) {
+    public init(
+        pool: PostgresPool, progress: ProjectionProgress = ProjectionProgress(),
+        fallbackInterval: Duration = .milliseconds(20)
+    ) {
         self.pool = pool
         self.progress = progress
         self.frontier = ProjectionFrontier(pool: pool, interval: fallbackInterval)
@@ -50,13 +52,15 @@ public struct ProjectionVisibility: Sendable {
     /// backwards in log order and filtered them (4,000 index entries per write in the ingest benchmark).
     private func newest(app appID: String, positions: [Int64]) async throws -> LogCheckpoint? {
         guard !positions.isEmpty else { return nil }
-        return try await pool.query(prepared: """
-            SELECT e.transaction_id, e.position FROM (
-                SELECT x.app_id, x.transaction_id, x.position FROM ledger.events x
-                WHERE x.position = ANY(\(Int64Array(positions))) OFFSET 0) AS e
-            WHERE e.app_id = \(appID)
-            ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1
-            """).first.map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
+        return try await pool.query(
+            prepared: """
+                SELECT e.transaction_id, e.position FROM (
+                    SELECT x.app_id, x.transaction_id, x.position FROM ledger.events x
+                    WHERE x.position = ANY(\(Int64Array(positions))) OFFSET 0) AS e
+                WHERE e.app_id = \(appID)
+                ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1
+                """
+        ).first.map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
     }
 }
 

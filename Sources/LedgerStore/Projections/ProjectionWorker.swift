@@ -15,8 +15,10 @@ public struct ProjectionWorker: Sendable {
     /// Told of every committed batch: it wakes this process's read-your-writes waits.
     let progress: ProjectionProgress?
 
-    public init(pool: PostgresPool, runners: [any ProjectionRunning], progress: ProjectionProgress? = nil,
-                logger: Logger = Logger(label: "ledger.projections")) {
+    public init(
+        pool: PostgresPool, runners: [any ProjectionRunning], progress: ProjectionProgress? = nil,
+        logger: Logger = Logger(label: "ledger.projections")
+    ) {
         self.pool = pool
         self.runners = runners
         self.progress = progress
@@ -58,27 +60,36 @@ public struct ProjectionWorker: Sendable {
     /// the cluster — holds that horizon back, this waits (polling) for it, up to `timeout`. For tests, tools and
     /// rebuilds that must include everything already written. Returns how many events were read.
     @discardableResult
-    public func catchUpThroughNow(timeout: Duration = .seconds(60),
-                                  progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Int {
+    public func catchUpThroughNow(
+        timeout: Duration = .seconds(60),
+        progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }
+    ) async throws -> Int {
         let names = runners.map(\.name)
-        guard let target = try await pool.query("""
-            SELECT transaction_id, position FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1
-            """).first.map({ (try $0.decode(UInt64.self, at: 0), try $0.decode(Int64.self, at: 1)) }) else {
+        guard
+            let target = try await pool.query(
+                """
+                SELECT transaction_id, position FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1
+                """
+            ).first.map({ (try $0.decode(UInt64.self, at: 0), try $0.decode(Int64.self, at: 1)) })
+        else {
             return try await catchUp(progress: progress)
         }
         let deadline = ContinuousClock.now + timeout
         var total = 0
         while true {
             total += try await catchUp(progress: progress)
-            let reached = try await pool.query("""
-                SELECT count(*) FROM ledger.projection_checkpoints
-                WHERE projection = ANY(\(TextArray(names)))
-                  AND (transaction_id, position) >= (\(TransactionIDValue(value: target.0)), \(target.1))
-                """).first?.decode(Int64.self, at: 0) ?? 0
+            let reached =
+                try await pool.query(
+                    """
+                    SELECT count(*) FROM ledger.projection_checkpoints
+                    WHERE projection = ANY(\(TextArray(names)))
+                      AND (transaction_id, position) >= (\(TransactionIDValue(value: target.0)), \(target.1))
+                    """
+                ).first?.decode(Int64.self, at: 0) ?? 0
             if reached == Int64(names.count) { return total }
             guard ContinuousClock.now < deadline else {
-                throw EventStoreError.invalidEvent("projections did not reach the newest event within \(timeout): a long transaction on the " +
-                    "server holds the horizon back")
+                throw EventStoreError.invalidEvent(
+                    "projections did not reach the newest event within \(timeout): a long transaction on the " + "server holds the horizon back")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -116,15 +127,20 @@ public struct ProjectionWorker: Sendable {
         // the cap is reported as the cap.
         let lags = try await pool.withConnection { connection in
             try names.map { name in
-                let checkpoint = try connection.query(prepared: """
-                    SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = \(name)
-                    """).first.map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
+                let checkpoint =
+                    try connection.query(
+                        prepared: """
+                            SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = \(name)
+                            """
+                    ).first.map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
                     ?? .start
-                return try connection.query(prepared: """
-                    SELECT count(*) FROM (SELECT 1 FROM ledger.events
-                        WHERE (transaction_id, position) > (\(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position))
-                        LIMIT \(Self.lagCap)) AS behind
-                    """).first?.decode(Int64.self, at: 0) ?? 0
+                return try connection.query(
+                    prepared: """
+                        SELECT count(*) FROM (SELECT 1 FROM ledger.events
+                            WHERE (transaction_id, position) > (\(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position))
+                            LIMIT \(Self.lagCap)) AS behind
+                        """
+                ).first?.decode(Int64.self, at: 0) ?? 0
             }
         }
         for (name, lag) in zip(names, lags) {

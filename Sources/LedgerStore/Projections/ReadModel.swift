@@ -41,8 +41,10 @@ extension ReadModel {
     package static func ownStream(of key: String) -> String { LedgerStreams.purchase(originalTransactionID: key) }
 
     /// Writes the states with one statement per table.
-    package static func save(_ states: [StateKey: (state: Reducer.State, position: Int64)], schema: String,
-                             on connection: PostgresConnection) throws {
+    package static func save(
+        _ states: [StateKey: (state: Reducer.State, position: Int64)], schema: String,
+        on connection: PostgresConnection
+    ) throws {
         guard !states.isEmpty else { return }
         var rows = Array(repeating: [[String?]](), count: tables.count)
         for (key, entry) in states {
@@ -58,9 +60,12 @@ extension ReadModel {
     /// greatest position folded into each. Read a page at a time, so a key with a great many events is folded
     /// without holding them all. Exact for a key whose events all lie in its stream or in `outside`: every key whose
     /// row lacks its fold state, and every key a rebuild found events about outside its stream (see `FoldPass`).
-    package static func foldFromLog(_ keys: [StateKey], outside: [StateKey: [Int64]] = [:], through: LogCheckpoint?,
-                                    pageSize: Int = 5_000, on connection: PostgresConnection)
-        throws -> [StateKey: (state: Reducer.State, position: Int64)] {
+    package static func foldFromLog(
+        _ keys: [StateKey], outside: [StateKey: [Int64]] = [:], through: LogCheckpoint?,
+        pageSize: Int = 5_000, on connection: PostgresConnection
+    )
+        throws -> [StateKey: (state: Reducer.State, position: Int64)]
+    {
         guard !keys.isEmpty else { return [:] }
         let bound = through.map { TransactionIDValue(value: $0.transactionID) }
         let streams = (apps: TextArray(keys.map(\.appID)), ids: TextArray(keys.map { ownStream(of: $0.key) }))
@@ -76,18 +81,20 @@ extension ReadModel {
             // `outside` positions come from a pass below `through`, so they need no bound of their own.
             while nextElsewhere < elsewhere.count, elsewhere[nextElsewhere].position <= after { nextElsewhere += 1 }
             let slice = elsewhere[nextElsewhere..<min(elsewhere.count, nextElsewhere + pageSize)]
-            let page = try EventColumns.decode(connection.query("""
-                SELECT * FROM (
-                    (SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                     WHERE (app_id, stream_id) IN (SELECT * FROM unnest(\(streams.apps), \(streams.ids)))
-                       AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
-                       AND position > \(after)
-                     ORDER BY position LIMIT \(pageSize))
-                    UNION ALL
-                    SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                    WHERE (app_id, position) IN (SELECT * FROM unnest(\(TextArray(slice.map(\.app))), \(Int64Array(slice.map(\.position)))))
-                ) page ORDER BY position LIMIT \(pageSize)
-                """))
+            let page = try EventColumns.decode(
+                connection.query(
+                    """
+                    SELECT * FROM (
+                        (SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                         WHERE (app_id, stream_id) IN (SELECT * FROM unnest(\(streams.apps), \(streams.ids)))
+                           AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
+                           AND position > \(after)
+                         ORDER BY position LIMIT \(pageSize))
+                        UNION ALL
+                        SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
+                        WHERE (app_id, position) IN (SELECT * FROM unnest(\(TextArray(slice.map(\.app))), \(Int64Array(slice.map(\.position)))))
+                    ) page ORDER BY position LIMIT \(pageSize)
+                    """))
             guard let last = page.last?.position, last > after else { break }
             // An event of one key's stream may also lie outside another's: read twice, folded once.
             var previous: Int64 = after
@@ -107,12 +114,15 @@ extension ReadModel {
     /// `load` for a model whose one table keeps the state as JSON in `fold_state` (NULL after a rebuild: folded
     /// from the log).
     package static func loadFoldStates(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection)
-        throws -> [StateKey: Reducer.State] {
+        throws -> [StateKey: Reducer.State]
+    {
         guard !keys.isEmpty else { return [:] }
         var states: [StateKey: Reducer.State] = [:]
         var unfolded: [StateKey] = []
-        for row in try rows(of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
-                            on: connection) {
+        for row in try rows(
+            of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
+            on: connection)
+        {
             let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
             guard let text = try row.decode(String?.self, at: 2) else {
                 unfolded.append(key)
@@ -125,12 +135,15 @@ extension ReadModel {
     }
 
     /// `SELECT <columns> FROM <schema>.<table> JOIN` the keys: the rows of `keys`, for `load`.
-    package static func rows(of keys: [StateKey], table: ReadModelTable, columns: String, schema: String,
-                             on connection: PostgresConnection) throws -> PostgresRows {
-        try connection.query(prepared: """
-            SELECT \(unescaped: columns) FROM \(unescaped: table.qualified(schema)) t
-            JOIN unnest(\(TextArray(keys.map(\.appID))), \(TextArray(keys.map(\.key)))) AS k(app_id, original_transaction_id)
-              ON t.app_id = k.app_id AND t.original_transaction_id = k.original_transaction_id
-            """)
+    package static func rows(
+        of keys: [StateKey], table: ReadModelTable, columns: String, schema: String,
+        on connection: PostgresConnection
+    ) throws -> PostgresRows {
+        try connection.query(
+            prepared: """
+                SELECT \(unescaped: columns) FROM \(unescaped: table.qualified(schema)) t
+                JOIN unnest(\(TextArray(keys.map(\.appID))), \(TextArray(keys.map(\.key)))) AS k(app_id, original_transaction_id)
+                  ON t.app_id = k.app_id AND t.original_transaction_id = k.original_transaction_id
+                """)
     }
 }

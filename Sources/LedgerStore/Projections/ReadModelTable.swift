@@ -102,14 +102,15 @@ package enum Cell {
 
     /// A `text[]` literal: every element quoted, `"` and `\` escaped within.
     package static func textArray(_ values: [String]) -> String {
-        "{" + values.map { value in
-            var quoted = "\""
-            for character in value {
-                if character == "\"" || character == "\\" { quoted.append("\\") }
-                quoted.append(character)
-            }
-            return quoted + "\""
-        }.joined(separator: ",") + "}"
+        "{"
+            + values.map { value in
+                var quoted = "\""
+                for character in value {
+                    if character == "\"" || character == "\\" { quoted.append("\\") }
+                    quoted.append(character)
+                }
+                return quoted + "\""
+            }.joined(separator: ",") + "}"
     }
 
     /// A stored text read back with `parse`, NULL as nil; text this version never writes is an error that names

@@ -53,20 +53,22 @@ public struct RevenueQueries: Sendable {
     /// The event types that carry an App Store payment in `transaction` (the paying events of `PayingUsersReducer`).
     static let appStorePayments = [
         "purchase.consumable", "purchase.non_consumable", "purchase.non_renewing", "subscription.started", "subscription.renewed",
-        "subscription.billing_recovered", "subscription.renewal_preference_changed",
+        "subscription.billing_recovered", "subscription.renewal_preference_changed"
     ]
     static let external = "purchase.external"
     static let refundFacts = ["transaction.refunded", "transaction.refund_reversed"]
 
     /// Revenue per month and currency of `scope` from `from` through `to` (nil: unbounded), by month then currency.
     public func perMonth(_ scope: Scope, from: CalendarMonth? = nil, to: CalendarMonth? = nil) async throws -> [Month] {
-        let (app, account): (String?, String?) = switch scope {
-        case .app(let id): (id, nil)
-        case .account(let id): (nil, id)
-        case .all: (nil, nil)
-        }
+        let (app, account): (String?, String?) =
+            switch scope {
+            case .app(let id): (id, nil)
+            case .account(let id): (nil, id)
+            case .all: (nil, nil)
+            }
         let types = Self.appStorePayments + [Self.external] + Self.refundFacts
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             WITH scoped AS MATERIALIZED (
                 SELECT app_id, event_type, payload, position FROM ledger.events
                 WHERE event_type = ANY(\(TextArray(types)))
@@ -100,10 +102,11 @@ public struct RevenueQueries: Sendable {
             """)
         return try rows.map { row in
             let currency = try row.decode(String.self, at: 1)
-            return Month(month: try row.decode(String.self, at: 0), currency: currency,
-                         grossMinor: Self.minorUnits(milliunits: try row.decode(Int64.self, at: 2), currency: currency),
-                         refundsMinor: Self.minorUnits(milliunits: try row.decode(Int64.self, at: 4), currency: currency),
-                         payments: Int(try row.decode(Int64.self, at: 3)), refunds: Int(try row.decode(Int64.self, at: 5)))
+            return Month(
+                month: try row.decode(String.self, at: 0), currency: currency,
+                grossMinor: Self.minorUnits(milliunits: try row.decode(Int64.self, at: 2), currency: currency),
+                refundsMinor: Self.minorUnits(milliunits: try row.decode(Int64.self, at: 4), currency: currency),
+                payments: Int(try row.decode(Int64.self, at: 3)), refunds: Int(try row.decode(Int64.self, at: 5)))
         }
     }
 

@@ -8,18 +8,20 @@ package enum SubscriptionsReadModel: ReadModel {
     package typealias Reducer = SubscriptionStatusReducer
 
     package static let tables = [
-        ReadModelTable(name: "subscriptions", columns: [
-            .init("app_id", "text"), .init("original_transaction_id", "text"), .init("owner_app_user_id", "text"),
-            .init("product_id", "text"), .init("subscription_group_id", "text"), .init("status", "text"),
-            .init("expires_at", "timestamptz"), .init("grace_expires_at", "timestamptz"), .init("auto_renew", "boolean"),
-            .init("next_product_id", "text"), .init("offer_type", "text"), .init("offer_id", "text"),
-            .init("offer_payment_mode", "text"), .init("offer_period", "text"),
-            .init("environment", "text"), .init("price_increase", "text"), .init("latest_transaction_id", "text"),
-            .init("app_transaction_id", "text"), .init("billing_plan_type", "text"), .init("commitment", "jsonb"),
-            .init("products_ever_purchased", "text[]"),
-            .init("activated_at", "timestamptz"), .init("family_shared", "boolean"), .init("fold_state", "jsonb"),
-            .init("last_position", "bigint", keepsGreatest: true),
-        ], key: ["app_id", "original_transaction_id"]),
+        ReadModelTable(
+            name: "subscriptions",
+            columns: [
+                .init("app_id", "text"), .init("original_transaction_id", "text"), .init("owner_app_user_id", "text"),
+                .init("product_id", "text"), .init("subscription_group_id", "text"), .init("status", "text"),
+                .init("expires_at", "timestamptz"), .init("grace_expires_at", "timestamptz"), .init("auto_renew", "boolean"),
+                .init("next_product_id", "text"), .init("offer_type", "text"), .init("offer_id", "text"),
+                .init("offer_payment_mode", "text"), .init("offer_period", "text"),
+                .init("environment", "text"), .init("price_increase", "text"), .init("latest_transaction_id", "text"),
+                .init("app_transaction_id", "text"), .init("billing_plan_type", "text"), .init("commitment", "jsonb"),
+                .init("products_ever_purchased", "text[]"),
+                .init("activated_at", "timestamptz"), .init("family_shared", "boolean"), .init("fold_state", "jsonb"),
+                .init("last_position", "bigint", keepsGreatest: true)
+            ], key: ["app_id", "original_transaction_id"])
     ]
 
     package static func folder() -> any ModelFolding { Folder() }
@@ -28,19 +30,24 @@ package enum SubscriptionsReadModel: ReadModel {
 
     package static func rows(appID: String, state: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
         let s = state.summary
-        return [[[
-            appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
-            Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew), s.nextProductID,
-            s.offer?.type.rawValue, s.offer?.identifier, s.offer?.paymentMode, s.offer?.period,
-            s.environment?.rawValue, s.priceIncrease?.rawValue, s.latestTransactionID,
-            s.appTransactionID, s.billingPlanType, s.commitment.map(StateCodec.encode), Cell.textArray(s.productsEverPurchased),
-            Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
-            foldState ? StateCodec.encode(state) : nil, Cell.integer(position),
-        ]]]
+        return [
+            [
+                [
+                    appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
+                    Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew), s.nextProductID,
+                    s.offer?.type.rawValue, s.offer?.identifier, s.offer?.paymentMode, s.offer?.period,
+                    s.environment?.rawValue, s.priceIncrease?.rawValue, s.latestTransactionID,
+                    s.appTransactionID, s.billingPlanType, s.commitment.map(StateCodec.encode), Cell.textArray(s.productsEverPurchased),
+                    Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
+                    foldState ? StateCodec.encode(state) : nil, Cell.integer(position)
+                ]
+            ]
+        ]
     }
 
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
-        -> [StateKey: SubscriptionStatus] {
+        -> [StateKey: SubscriptionStatus]
+    {
         try loadFoldStates(keys, schema: schema, through: through, on: connection)
     }
 
@@ -49,7 +56,7 @@ package enum SubscriptionsReadModel: ReadModel {
         "original_transaction_id", "owner_app_user_id", "product_id", "subscription_group_id", "status", "expires_at",
         "grace_expires_at", "auto_renew", "next_product_id", "price_increase", "offer_type", "offer_id",
         "offer_payment_mode", "offer_period", "environment", "family_shared", "latest_transaction_id",
-        "app_transaction_id", "billing_plan_type", "commitment", "products_ever_purchased", "activated_at",
+        "app_transaction_id", "billing_plan_type", "commitment", "products_ever_purchased", "activated_at"
     ]
 
     /// A summary from `summaryColumns`, read from the cursor's column on.

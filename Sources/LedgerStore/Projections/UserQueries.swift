@@ -13,7 +13,8 @@ public struct UserQueries: Sendable {
     /// The app users a search names: an app user id that owns something, or the owner of an original transaction id
     /// or a transaction id (the latest of a subscription, a one-time purchase's, or a month's paying transaction).
     package func findOwners(app appID: String, query: String) async throws -> [String] {
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT DISTINCT owner_app_user_id FROM (
                 SELECT owner_app_user_id FROM ledger.subscriptions WHERE app_id = \(appID)
                     AND (owner_app_user_id = \(query) OR original_transaction_id = \(query) OR latest_transaction_id = \(query))
@@ -32,7 +33,8 @@ public struct UserQueries: Sendable {
     /// What the per-user views read of the subscriptions and purchases owned by any of `owners`, leaving out the
     /// original transaction ids in `excluding`: one prepared statement on the typed columns (`ownedSummariesSQL`).
     public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [])
-        async throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
+        async throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])
+    {
         try await pool.withConnection { connection in
             try Self.summaries(app: appID, owners: owners, excluding: excluding, on: connection)
         }
@@ -40,17 +42,20 @@ public struct UserQueries: Sendable {
 
     /// `summaries(app:owners:excluding:)` on a connection the caller holds (the webhook fan-out, in its transaction).
     package static func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [], on connection: PostgresConnection)
-        throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
+        throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])
+    {
         guard !owners.isEmpty else { return ([], []) }
         // One owner (every status read) compares with `=`: PostgreSQL then keeps one generic plan for the prepared
         // statement. With `= ANY($2)` it judged the generic plan (an array of unknown length) dearer than a plan
         // for the actual one-element array and planned again on every call.
-        let query = if owners.count == 1, let owner = owners.first {
-            statusReadQuery(app: appID, user: owner)
-        } else {
-            PostgresQuery(unsafeSQL: ownedByAnySQL,
-                          bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
-        }
+        let query =
+            if owners.count == 1, let owner = owners.first {
+                statusReadQuery(app: appID, user: owner)
+            } else {
+                PostgresQuery(
+                    unsafeSQL: ownedByAnySQL,
+                    bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
+            }
         let rows = try connection.query(prepared: query)
         var subscriptions: [SubscriptionSummary] = []
         var purchases: [PurchaseSummary] = []
@@ -97,13 +102,15 @@ public struct UserQueries: Sendable {
     /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
     public func snapshot(app appID: String, user appUserID: String, catalog: Catalog, at instant: Instant) async throws -> UserSnapshot {
         let owned = try await summaries(app: appID, owners: [appUserID])
-        return UserSnapshot(appUserID: appUserID, subscriptions: owned.subscriptions, purchases: owned.purchases,
-                            catalog: catalog, at: instant)
+        return UserSnapshot(
+            appUserID: appUserID, subscriptions: owned.subscriptions, purchases: owned.purchases,
+            catalog: catalog, at: instant)
     }
 
     /// The streams of every transaction the user owns now, with what they own (the console reads both).
     public func ownedStreams(app appID: String, user appUserID: String) async throws
-        -> (streams: [String], owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])) {
+        -> (streams: [String], owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]))
+    {
         let owned = try await summaries(app: appID, owners: [appUserID])
         let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
         return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }, owned)
@@ -120,15 +127,18 @@ public struct UserQueries: Sendable {
     /// One page of the events of `streams` after log position `after`, in position order, optionally of one event
     /// `type` only: the timeline's one statement, for the API and the console alike.
     public func events(app appID: String, streams: [String], type: String? = nil, after position: Int64, limit: Int)
-        async throws -> [RecordedEvent] {
+        async throws -> [RecordedEvent]
+    {
         guard !streams.isEmpty else { return [] }
         return try await pool.withConnection { connection in
-            try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position > \(position)
-                  AND (\(type)::text IS NULL OR event_type = \(type)::text)
-                ORDER BY position LIMIT \(Int64(limit))
-                """))
+            try EventColumns.decode(
+                connection.query(
+                    """
+                    SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                    WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position > \(position)
+                      AND (\(type)::text IS NULL OR event_type = \(type)::text)
+                    ORDER BY position LIMIT \(Int64(limit))
+                    """))
         }
     }
 
@@ -136,18 +146,21 @@ public struct UserQueries: Sendable {
     public func events(app appID: String, streams: [String], through position: Int64) async throws -> [RecordedEvent] {
         guard !streams.isEmpty else { return [] }
         return try await pool.withConnection { connection in
-            try EventColumns.decode(connection.query("""
-                SELECT \(unescaped: EventColumns.list) FROM ledger.events
-                WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position <= \(position)
-                ORDER BY position
-                """))
+            try EventColumns.decode(
+                connection.query(
+                    """
+                    SELECT \(unescaped: EventColumns.list) FROM ledger.events
+                    WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) AND position <= \(position)
+                    ORDER BY position
+                    """))
         }
     }
 
     /// The event types of `streams` with their counts (the console's timeline filter).
     public func eventTypes(app appID: String, streams: [String]) async throws -> [(type: String, count: Int64)] {
         guard !streams.isEmpty else { return [] }
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT event_type, count(*) FROM ledger.events WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams)))
             GROUP BY event_type ORDER BY event_type
             """)

@@ -11,7 +11,8 @@ struct AppStoreForgeries {
     let stranger: AppStoreTestSigner
     let expired: TestPKI
 
-    static let transactionJSON = AppStorePayloads.transaction(id: "777001", original: "777001", product: "lifetime", type: "Non-Consumable",
+    static let transactionJSON = AppStorePayloads.transaction(
+        id: "777001", original: "777001", product: "lifetime", type: "Non-Consumable",
         expires: nil)
     static let expiredValidity = Date(timeIntervalSince1970: 1_500_000_000)...Date(timeIntervalSince1970: 1_600_000_000)
 
@@ -32,8 +33,15 @@ struct AppStoreForgeries {
             ("alg-hs256", try JWSSigner.sign(payload, pki: pki, alg: "HS256")),
             ("x5c-reversed", try JWSSigner.sign(payload, key: pki.leafKey, chain: [pki.root, pki.intermediate, pki.leaf])),
             ("x5c-intermediate-first", try JWSSigner.sign(payload, key: pki.leafKey, chain: [pki.intermediate, pki.leaf, pki.root])),
-            ("leaf-not-issued-by-intermediate", try JWSSigner.sign(payload, key: stranger.jws.leafKey, chain: [stranger.jws.leaf, pki.intermediate,
-                pki.root])),
+            (
+                "leaf-not-issued-by-intermediate",
+                try JWSSigner.sign(
+                    payload, key: stranger.jws.leafKey,
+                    chain: [
+                        stranger.jws.leaf, pki.intermediate,
+                        pki.root
+                    ])
+            ),
             ("leaf-only", try JWSSigner.sign(payload, key: pki.leafKey, chain: [pki.leaf])),
             ("expired-leaf", try JWSSigner.sign(payload, pki: expired)),
             ("no-signature", valid.split(separator: ".").prefix(2).joined(separator: ".")),
@@ -41,7 +49,7 @@ struct AppStoreForgeries {
             ("base64-of-jws", Data(valid.utf8).base64EncodedString()),
             ("payload-not-json", try signer.sign("not json")),
             ("payload-array", try signer.sign("[]")),
-            ("garbage", "not.a.jws"),
+            ("garbage", "not.a.jws")
         ]
     }
 
@@ -61,7 +69,7 @@ struct AppStoreForgeries {
             ("jws-instead", try signer.sign(Self.transactionJSON)),
             ("not-base64", "!!!not base64!!!"),
             ("empty", ""),
-            ("whitespace", "   \\n\\t  "),
+            ("whitespace", "   \\n\\t  ")
         ]
     }
 
@@ -72,19 +80,25 @@ struct AppStoreForgeries {
             requests.append(("transactions/\(name)", "/v1/users/alice/transactions", #"{"transactions":[{"signed_transaction":"\#(jws)"}]}"#))
             requests.append(("restore/\(name)", "/v1/users/alice/restore", #"{"signed_transactions":["\#(jws)"]}"#))
             let renewal = try signer.sign(Self.transactionJSON)
-            requests.append(("renewal-info/\(name)", "/v1/users/alice/transactions",
-                             #"{"transactions":[{"signed_transaction":"\#(renewal)","signed_renewal_info":"\#(jws)"}]}"#))
+            requests.append(
+                (
+                    "renewal-info/\(name)", "/v1/users/alice/transactions",
+                    #"{"transactions":[{"signed_transaction":"\#(renewal)","signed_renewal_info":"\#(jws)"}]}"#
+                ))
         }
-        let notification = AppStorePayloads.notification(type: "ONE_TIME_CHARGE", uuid: "0d9a5e43-3a1e-4a57-9f3e-8d7c6b5a4f30",
-                                                         signed: AppStorePayloads.jan1 + 40 * AppStorePayloads.day,
-                                                         signedTransaction: try signer.sign(Self.transactionJSON))
+        let notification = AppStorePayloads.notification(
+            type: "ONE_TIME_CHARGE", uuid: "0d9a5e43-3a1e-4a57-9f3e-8d7c6b5a4f30",
+            signed: AppStorePayloads.jan1 + 40 * AppStorePayloads.day,
+            signedTransaction: try signer.sign(Self.transactionJSON))
         for (name, jws) in try forgedJWS(notification) {
             requests.append(("notification/\(name)", "/v1/apps/\(appID)/notifications", #"{"signedPayload":"\#(jws)"}"#))
         }
         for (name, inner) in try forgedJWS(Self.transactionJSON) {
-            let outer = try signer.sign(AppStorePayloads.notification(type: "ONE_TIME_CHARGE", uuid: UUID().uuidString.lowercased(),
-                                                                     signed: AppStorePayloads.jan1 + 40 * AppStorePayloads.day,
-                                                                         signedTransaction: inner))
+            let outer = try signer.sign(
+                AppStorePayloads.notification(
+                    type: "ONE_TIME_CHARGE", uuid: UUID().uuidString.lowercased(),
+                    signed: AppStorePayloads.jan1 + 40 * AppStorePayloads.day,
+                    signedTransaction: inner))
             requests.append(("notification-inner/\(name)", "/v1/apps/\(appID)/notifications", #"{"signedPayload":"\#(outer)"}"#))
         }
         for (name, receipt) in try forgedReceipts() {

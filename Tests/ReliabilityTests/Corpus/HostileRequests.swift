@@ -21,15 +21,19 @@ struct HostileRequests {
             for string in HostileString.corpus {
                 var changed = values
                 changed[parameter] = string.encoded
-                requests.append(Request(name: "path \(parameter)=\(string.name)", uri: operation.uri(changed), body: validBody,
-                    mustReject: string.rejectInURL))
+                requests.append(
+                    Request(
+                        name: "path \(parameter)=\(string.name)", uri: operation.uri(changed), body: validBody,
+                        mustReject: string.rejectInURL))
             }
         }
         for parameter in operation.queryParameters + ["unknown_parameter"] {
             for string in HostileString.corpus {
                 let must = string.rejectInURL && parameter != "unknown_parameter"
-                requests.append(Request(name: "query \(parameter)=\(string.name)", uri: operation.uri(values, query: [(parameter, string.encoded)]),
-                                        body: validBody, mustReject: must))
+                requests.append(
+                    Request(
+                        name: "query \(parameter)=\(string.name)", uri: operation.uri(values, query: [(parameter, string.encoded)]),
+                        body: validBody, mustReject: must))
             }
         }
         if let example = operation.exampleBody {
@@ -53,16 +57,20 @@ struct Credentials {
             Credentials(name: "no key", headers: [:], isValid: false),
             Credentials(name: "forged key", headers: APIClient.bearer("sk_forged0000000000000000"), isValid: false),
             Credentials(name: "injected key", headers: [apiKey: "pk_' OR '1'='1"], isValid: false),
-            Credentials(name: "basic auth", headers: [.authorization: "Basic YWRtaW46YWRtaW4="], isValid: false),
+            Credentials(name: "basic auth", headers: [.authorization: "Basic YWRtaW46YWRtaW4="], isValid: false)
         ]
         switch operation.security {
         case .none: return [Credentials(name: "none needed", headers: [:], isValid: true)]
         case .admin:
-            return [Credentials(name: "admin", headers: APIClient.admin, isValid: true),
-                    Credentials(name: "app secret on admin", headers: tenant.secret, isValid: false)] + wrong
+            return [
+                Credentials(name: "admin", headers: APIClient.admin, isValid: true),
+                Credentials(name: "app secret on admin", headers: tenant.secret, isValid: false)
+            ] + wrong
         case .appKey:
-            return [Credentials(name: "secret", headers: tenant.secret, isValid: true),
-                    Credentials(name: "admin on app", headers: APIClient.admin, isValid: false)] + wrong
+            return [
+                Credentials(name: "secret", headers: tenant.secret, isValid: true),
+                Credentials(name: "admin on app", headers: APIClient.admin, isValid: false)
+            ] + wrong
         }
     }
 }

@@ -37,10 +37,12 @@ struct HostileString: Sendable {
         HostileString(name: "lone-surrogate", encoded: "%ED%A0%80x", json: #"\ud800x"#, rejectInURL: true, rejectInBody: true),
         HostileString(name: "invalid-utf8", encoded: "%FF%FE", json: #"\u00ff\u00fe"#, rejectInURL: true, rejectInBody: false),
         HostileString(name: "broken-percent", encoded: "%ZZ%", json: "%ZZ%", rejectInURL: true, rejectInBody: false),
-        HostileString(name: "encoded-traversal", encoded: "..%2F..%2Fetc%2Fpasswd", json: #"..\/..\/etc\/passwd"#, rejectInURL: false,
+        HostileString(
+            name: "encoded-traversal", encoded: "..%2F..%2Fetc%2Fpasswd", json: #"..\/..\/etc\/passwd"#, rejectInURL: false,
             rejectInBody: false),
-        HostileString(name: "huge-number", encoded: "99999999999999999999999999", json: "99999999999999999999999999", rejectInURL: false,
-            rejectInBody: false),
+        HostileString(
+            name: "huge-number", encoded: "99999999999999999999999999", json: "99999999999999999999999999", rejectInURL: false,
+            rejectInBody: false)
     ]
 
     /// Percent-encodes everything but unreserved ASCII (RFC 3986), byte by byte.
@@ -49,7 +51,8 @@ struct HostileString: Sendable {
         for byte in value.utf8 {
             let scalar = Unicode.Scalar(byte)
             if (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || "-._~".unicodeScalars.contains(scalar) {
+                || "-._~".unicodeScalars.contains(scalar)
+            {
                 out.unicodeScalars.append(scalar)
             } else {
                 out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)

@@ -28,7 +28,8 @@ struct Operation: Sendable, CustomStringConvertible {
     /// Reads the operations out of an OpenAPI 3 document.
     static func catalog(openAPI text: String) throws -> [Operation] {
         guard let document = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let paths = document["paths"] as? [String: [String: Any]] else { throw CatalogError.notAnOpenAPIDocument }
+            let paths = document["paths"] as? [String: [String: Any]]
+        else { throw CatalogError.notAnOpenAPIDocument }
         let components = (document["components"] as? [String: Any])?["parameters"] as? [String: [String: Any]] ?? [:]
         func resolve(_ parameter: [String: Any]) -> [String: Any] {
             guard let ref = parameter["$ref"] as? String else { return parameter }
@@ -38,17 +39,24 @@ struct Operation: Sendable, CustomStringConvertible {
         for (template, item) in paths.sorted(by: { $0.key < $1.key }) {
             for (verb, value) in item.sorted(by: { $0.key < $1.key }) {
                 guard let method = HTTPRequest.Method(verb.uppercased()), let operation = value as? [String: Any],
-                      ["GET", "POST", "PUT", "DELETE", "PATCH"].contains(method.rawValue) else { continue }
+                    ["GET", "POST", "PUT", "DELETE", "PATCH"].contains(method.rawValue)
+                else { continue }
                 let parameters = ((operation["parameters"] as? [[String: Any]]) ?? []).map(resolve)
                 let named = { (place: String) in parameters.filter { $0["in"] as? String == place }.compactMap { $0["name"] as? String } }
                 let schemes = ((operation["security"] as? [[String: Any]]) ?? []).flatMap(\.keys)
                 let security: Security = schemes.contains("adminToken") ? .admin : schemes.isEmpty ? .none : .appKey
                 let content = ((operation["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any]
-                let example = try content?["example"].map { String(decoding: try JSONSerialization.data(withJSONObject: $0,
-                    options: [.fragmentsAllowed]), as: UTF8.self) }
-                operations.append(Operation(method: method, template: template, pathParameters: named("path"),
-                                            queryParameters: named("query"), security: security,
-                                            exampleBody: content == nil ? nil : example ?? "{}"))
+                let example = try content?["example"].map {
+                    String(
+                        decoding: try JSONSerialization.data(
+                            withJSONObject: $0,
+                            options: [.fragmentsAllowed]), as: UTF8.self)
+                }
+                operations.append(
+                    Operation(
+                        method: method, template: template, pathParameters: named("path"),
+                        queryParameters: named("query"), security: security,
+                        exampleBody: content == nil ? nil : example ?? "{}"))
             }
         }
         return operations

@@ -20,8 +20,10 @@ final class RequestJudge {
     }
 
     @discardableResult
-    func judge(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: [UInt8]?, mustReject: Bool,
-               refusal: Set<Int> = Set(400..<500), _ label: @autoclosure () -> String) async throws -> APIResponse {
+    func judge(
+        _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, body: [UInt8]?, mustReject: Bool,
+        refusal: Set<Int> = Set(400..<500), _ label: @autoclosure () -> String
+    ) async throws -> APIResponse {
         let before = try await eventCount()
         var fields = headers
         if body != nil { fields[.contentType] = "application/json" }

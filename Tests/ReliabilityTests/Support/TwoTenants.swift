@@ -28,22 +28,32 @@ struct TwoTenants {
         let b = try await api.tenant(bundleID: "com.example.b")
         let sibling = try await api.createApp(account: b.accountID, bundleID: "com.example.sibling")
         let signer = api.harness.signer
-        _ = try await api.send(.put, "/v1/apps/\(b.appID)/products/b-coins", headers: b.secret,
+        _ = try await api.send(
+            .put, "/v1/apps/\(b.appID)/products/b-coins", headers: b.secret,
             json: #"{"type":"consumable","entitlements":["b-gold"]}"#)
-        let subscription = try signer.sign(AppStorePayloads.transaction(id: "880001", original: "880001", product: "b-monthly",
-            bundleID: "com.example.b"))
-        let coins = try signer.sign(AppStorePayloads.transaction(id: "880002", original: "880002", product: "b-coins", type: "Consumable",
-            expires: nil, bundleID: "com.example.b"))
-        _ = try await api.send(.post, "/v1/users/bob/transactions", headers: b.secret,
-                               json: #"{"transactions":[{"signed_transaction":"\#(subscription)"},{"signed_transaction":"\#(coins)"}]}"#)
+        let subscription = try signer.sign(
+            AppStorePayloads.transaction(
+                id: "880001", original: "880001", product: "b-monthly",
+                bundleID: "com.example.b"))
+        let coins = try signer.sign(
+            AppStorePayloads.transaction(
+                id: "880002", original: "880002", product: "b-coins", type: "Consumable",
+                expires: nil, bundleID: "com.example.b"))
+        _ = try await api.send(
+            .post, "/v1/users/bob/transactions", headers: b.secret,
+            json: #"{"transactions":[{"signed_transaction":"\#(subscription)"},{"signed_transaction":"\#(coins)"}]}"#)
         let receipt = try signer.receipt(purchases: [ReceiptBuilder.inAppPurchase(product: "lifetime", transactionId: "770001")])
         let (_, aliceCookie) = try await api.uploadReceipt(a, user: "alice", receipt: receipt)
         try await api.harness.project()
-        let invoice = try await api.send(.post, "/v1/admin/invoices", headers: APIClient.admin,
-            json: #"{"month":"2025-12","account_id":"\#(b.accountID)"}"#) // a month that has ended by the harness clock
+        let invoice = try await api.send(
+            .post, "/v1/admin/invoices", headers: APIClient.admin,
+            json: #"{"month":"2025-12","account_id":"\#(b.accountID)"}"#)  // a month that has ended by the harness clock
         let invoiceID = (invoice.array("results").first?["invoice"] as? [String: Any])?["id"] as? String ?? "inv_missing"
-        let bKeyID = try await api.send(.get, "/v1/admin/apps/\(b.appID)/keys",
-            headers: APIClient.admin).array("keys").first?["id"] as? String ?? "key_missing"
+        let bKeyID =
+            try await api.send(
+                .get, "/v1/admin/apps/\(b.appID)/keys",
+                headers: APIClient.admin
+            ).array("keys").first?["id"] as? String ?? "key_missing"
 
         let revokedSecret = try await api.revokedKey(a, kind: "secret")
         let revokedPublic = try await api.revokedKey(a, kind: "public")
@@ -55,12 +65,14 @@ struct TwoTenants {
             Credential(name: "A secret key as APIKey", headers: [apiKey: a.secretKey], mustBeRefused: false),
             Credential(name: "A revoked secret key", headers: APIClient.bearer(revokedSecret), mustBeRefused: true),
             Credential(name: "A revoked public key", headers: [apiKey: revokedPublic], mustBeRefused: true),
-            Credential(name: "sibling app in B's account", headers: APIClient.bearer(sibling), mustBeRefused: false),
+            Credential(name: "sibling app in B's account", headers: APIClient.bearer(sibling), mustBeRefused: false)
         ]
         return TwoTenants(
             api: api, a: a, b: b, credentialsOfA: credentials,
-            valuesOfB: ["app_id": b.appID, "account_id": b.accountID, "key_id": bKeyID, "user_id": "bob", "transaction_id": "880002",
-                        "product_id": "b-coins", "invoice_id": invoiceID],
+            valuesOfB: [
+                "app_id": b.appID, "account_id": b.accountID, "key_id": bKeyID, "user_id": "bob", "transaction_id": "880002",
+                "product_id": "b-coins", "invoice_id": invoiceID
+            ],
             queryOfB: ["user-id": "bob", "account_id": b.accountID, "month": "2026-01"],
             markersOfB: [b.appID, b.accountID, bKeyID, invoiceID, b.secretKey, b.publicKey, "880001", "880002", "b-coins", "b-gold", "b-monthly"],
             signedOfB: coins)
@@ -92,10 +104,12 @@ extension APIClient {
 
     /// Another app in `account`; returns its secret key.
     func createApp(account: String, bundleID: String) async throws -> String {
-        let app = try await send(.post, "/v1/admin/apps", headers: Self.admin, json: """
-            {"name":"Sibling","account_id":"\(account)","bundle_id":"\(bundleID)","apple_app_id":4321,"transfer_policy":"transfer",\
-            "allow_xcode":false,"app_account_token_policy":"ignore"}
-            """)
+        let app = try await send(
+            .post, "/v1/admin/apps", headers: Self.admin,
+            json: """
+                {"name":"Sibling","account_id":"\(account)","bundle_id":"\(bundleID)","apple_app_id":4321,"transfer_policy":"transfer",\
+                "allow_xcode":false,"app_account_token_policy":"ignore"}
+                """)
         let key = try await send(.post, "/v1/admin/apps/\(app.string("id") ?? "")/keys", headers: Self.admin, json: #"{"kind":"secret"}"#)
         return key.string("key") ?? ""
     }

@@ -15,10 +15,14 @@ import Testing
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("2 invoice(s) intact"), "\(result.output)")
         let cases = TamperCase.events + TamperCase.invoices
-        ReliabilityScale.report("tamper", ["cases": cases.count, "event-cases": TamperCase.events.count, "invoice-cases": TamperCase.invoices.count,
-                                           "documented-boundaries": cases.filter {
-                                               if case .undetectable = $0.expected { true } else { false }
-                                           }.count])
+        ReliabilityScale.report(
+            "tamper",
+            [
+                "cases": cases.count, "event-cases": TamperCase.events.count, "invoice-cases": TamperCase.invoices.count,
+                "documented-boundaries": cases.filter {
+                    if case .undetectable = $0.expected { true } else { false }
+                }.count
+            ])
     }
 
     @Test(arguments: TamperCase.events + TamperCase.invoices)
@@ -33,7 +37,8 @@ import Testing
             #expect(result.status == 1, "\(tampering): verify exited \(result.status)\n\(result.output)")
             #expect(result.output.contains(tag), "\(tampering): no \(tag) in\n\(result.output)")
         case .undetectable:
-            #expect(result.status == 0,
+            #expect(
+                result.status == 0,
                 "\(tampering) is documented as undetectable without a digest; verify now finds it: update the README\n\(result.output)")
         }
         ReliabilityScale.report("tamper \(tampering)", ["exit": Int(result.status)])

@@ -21,24 +21,31 @@ struct TamperWorld {
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let store = EventStore(pool: pool)
         let tenancy = TenancyStore(pool: pool)
-        let at = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000) // 2026-03-10
-        _ = try await store.append(app: "a", stream: "s", events: (1...5).map {
-            NewEvent(type: "test.happened", payload: #"{"n": \#($0)}"#, metadata: EventMetadata(source: "test"), idempotencyKey: "k\($0)",
-                occurredAt: at)
-        })
+        let at = Instant(microsecondsSinceEpoch: 1_773_100_800_000_000)  // 2026-03-10
+        _ = try await store.append(
+            app: "a", stream: "s",
+            events: (1...5).map {
+                NewEvent(
+                    type: "test.happened", payload: #"{"n": \#($0)}"#, metadata: EventMetadata(source: "test"), idempotencyKey: "k\($0)",
+                    occurredAt: at)
+            })
         let day = Instant(microsecondsSinceEpoch: at.microsecondsSinceEpoch)
         for accountName in ["First", "Second"] {
             let account = try await tenancy.createAccount(name: accountName)
             let app = try await tenancy.createApp(.init(accountID: account.id, name: accountName, bundleID: "com.\(accountName.lowercased())"))
             for user in 1...3 {
                 let id = "\(accountName)-\(user)"
-                let facts = TransactionFacts(appUserID: id, productID: "monthly", transactionID: id, originalTransactionID: id,
-                                             purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
+                let facts = TransactionFacts(
+                    appUserID: id, productID: "monthly", transactionID: id, originalTransactionID: id,
+                    purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
                 let encoded = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
-                _ = try await store.append(app: app.id, stream: "otx:\(id)", events: [
-                    NewEvent(type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, idempotencyKey: "tx:\(id)",
-                        occurredAt: at),
-                ])
+                _ = try await store.append(
+                    app: app.id, stream: "otx:\(id)",
+                    events: [
+                        NewEvent(
+                            type: encoded.type, schemaVersion: encoded.schemaVersion, payload: encoded.payload, idempotencyKey: "tx:\(id)",
+                            occurredAt: at)
+                    ])
             }
         }
         try await TestDatabase.waitForHorizon(url)
@@ -69,4 +76,3 @@ struct TamperWorld {
         return hex(key.publicKey.rawRepresentation)
     }
 }
-
