@@ -53,7 +53,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1")
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0")
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -135,8 +136,9 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Who acts on the admin side: console sessions, their CSRF tokens and the record of every console write
-        // (`ledger.console_sessions`, `ledger.console_actions`).
+        // Who acts on the admin side: operator accounts (bcrypt passwords and one-time passwords from hummingbird-auth,
+        // secrets sealed under the master key), console sessions, their CSRF tokens and the record of every console
+        // write (`ledger.operators`, `ledger.console_sessions`, `ledger.console_actions`).
         .target(
             name: "LedgerOperators",
             dependencies: [
@@ -144,7 +146,9 @@ let package = Package(
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
-                .product(name: "Crypto", package: "swift-crypto")
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdOTP", package: "hummingbird-auth")
             ],
             swiftSettings: strict
         ),
@@ -365,6 +369,7 @@ let package = Package(
         .target(
             name: "LedgerServerTestSupport",
             dependencies: [
+                "LedgerOperators", .product(name: "Crypto", package: "swift-crypto"),
                 "UTCTime", "LedgerTenancy",
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -477,6 +482,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "LedgerOperatorsTests",
+            dependencies: [
+                "LedgerOperators", "LedgerStore", "PostgresClient", "PostgresTestSupport", "UTCTime",
+                .product(name: "Crypto", package: "swift-crypto")
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "LedgerTenancyTests",
             dependencies: [
                 "LedgerTenancy", "LedgerDomain", "LedgerStore", "PostgresClient", "PostgresTestSupport",
@@ -542,6 +555,7 @@ let package = Package(
         .testTarget(
             name: "LedgerCommandsTests",
             dependencies: [
+                "EmbeddedPostgres",
                 "UTCTime", "LedgerTenancy", "LedgerWebhooks",
                 "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -14,7 +14,8 @@ SELECT create_reference_table('ledger.price_plans');
 SELECT create_reference_table('ledger.account_plans');
 SELECT create_reference_table('ledger.invoice_numbers');
 SELECT create_reference_table('ledger.invoices');
--- The console's sign-in sessions and its record of who did what: the operators', across tenants.
+-- The operators, the console's sign-in sessions and its record of who did what: across tenants.
+SELECT create_reference_table('ledger.operators');
 SELECT create_reference_table('ledger.console_sessions');
 SELECT create_reference_table('ledger.console_actions');
 

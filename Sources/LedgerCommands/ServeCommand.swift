@@ -30,6 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var digest: DigestOptions
 
+    @OptionGroup var masterKey: MasterKeyOptions
+
     @Option(help: "Most events a projection applies per transaction (default: $LEDGER_PROJECTION_BATCH_SIZE or 500; 1–10000).")
     var projectionBatchSize: Int?
 
@@ -75,7 +77,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let database = database
         let digest = digest
+        let masterKey = masterKey
         try await database.withLedger(logger: logger, poolSize: poolSize) { service, _, migrations in
+            var apiConfiguration = apiConfiguration
+            // Once the data folder exists (the default key lives there, made on first start).
+            apiConfiguration.masterKey = try masterKey.key(database: database)
             // Before anything that must be shut down is made (the webhook sender's HTTP client).
             if let clients = apiConfiguration.appStore {
                 try await Self.checkAppStoreSettings(clients, tenancy: TenancyStore(pool: service), logger: logger)

@@ -44,6 +44,8 @@ package struct Console: Sendable {
     let tenancy: TenancyStore
     let invoices: InvoiceStore
     let webhooks: WebhookStore
+    /// Operator accounts; nil without a master key (then only the break-glass admin token signs in).
+    let operators: OperatorStore?
     /// Called after a write to tenancy (a key created or revoked), so the API's caches forget at once.
     let tenancyChanged: @Sendable () -> Void
 
@@ -59,13 +61,15 @@ package struct Console: Sendable {
         package var tenancy: TenancyStore
         package var invoices: InvoiceStore
         package var webhooks: WebhookStore
+        package var operators: OperatorStore?
 
         package init(
             sessions: ConsoleSessionStore, users: UserQueries, trends: MonthlyTrendQueries, logStatus: LogStatusQueries,
-            revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore
+            revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore,
+            operators: OperatorStore? = nil
         ) {
             (self.sessions, self.users, self.trends, self.logStatus, self.revenue) = (sessions, users, trends, logStatus, revenue)
-            (self.tenancy, self.invoices, self.webhooks) = (tenancy, invoices, webhooks)
+            (self.tenancy, self.invoices, self.webhooks, self.operators) = (tenancy, invoices, webhooks, operators)
         }
     }
 
@@ -85,6 +89,7 @@ package struct Console: Sendable {
         self.tenancy = stores.tenancy
         self.invoices = stores.invoices
         self.webhooks = stores.webhooks
+        self.operators = stores.operators
         self.tenancyChanged = tenancyChanged
     }
 
@@ -94,8 +99,9 @@ package struct Console: Sendable {
     /// Registers every console route on `router`.
     package func register<Context: RequestContext>(on router: Router<Context>) {
         let console = self
+        /// `roles`: who may use the page (nil: every signed-in operator); the server refuses the others with 403.
         func page(
-            _ method: HTTPRequest.Method, _ path: String, signedIn: Bool = true,
+            _ method: HTTPRequest.Method, _ path: String, signedIn: Bool = true, roles: Set<OperatorRole>? = nil,
             _ handler: @escaping @Sendable (ConsoleRequest) async throws -> Response
         ) {
             let names = path.split(separator: "/").filter { $0.hasPrefix(":") }.map { String($0.dropFirst()) }
@@ -104,7 +110,7 @@ package struct Console: Sendable {
                 for name in names {
                     parameters[name] = context.parameters.get(name).map { String($0) }
                 }
-                return await console.respond(request, parameters: parameters, signedIn: signedIn, handler)
+                return await console.respond(request, parameters: parameters, signedIn: signedIn, roles: roles, handler)
             }
         }
         page(.get, "/console", signedIn: false) { request in
@@ -117,28 +123,30 @@ package struct Console: Sendable {
         page(.get, "/console/customers/:app/:user") { try await console.customerPage($0) }
         page(.get, "/console/customers/:app/:user/as-of/:position") { try await console.asOfPage($0) }
         page(.get, "/console/finance") { try await console.financePage($0) }
-        page(.post, "/console/finance/finalize") { try await console.finalize($0) }
+        page(.post, "/console/finance/finalize", roles: [.finance]) { try await console.finalize($0) }
         page(.get, "/console/finance/invoices/:invoice") { try await console.invoicePage($0) }
-        page(.get, "/console/finance/invoices/:invoice/download") { try await console.download($0) }
-        page(.post, "/console/finance/invoices/:invoice/void") { try await console.void($0) }
+        page(.get, "/console/finance/invoices/:invoice/download", roles: [.finance, .auditor]) { try await console.download($0) }
+        page(.post, "/console/finance/invoices/:invoice/void", roles: [.finance]) { try await console.void($0) }
         page(.get, "/console/operations") { try await console.operationsPage($0) }
         page(.get, "/console/operations/apps/:app") { try await console.appPage($0) }
-        page(.post, "/console/operations/apps/:app/keys") { try await console.createKey($0) }
-        page(.post, "/console/operations/apps/:app/keys/:key/revoke") { try await console.revokeKey($0) }
+        page(.post, "/console/operations/apps/:app/keys", roles: [.admin]) { try await console.createKey($0) }
+        page(.post, "/console/operations/apps/:app/keys/:key/revoke", roles: [.admin]) { try await console.revokeKey($0) }
         page(.get, "/console/operations/apps/:app/webhooks/:endpoint") { try await console.deliveriesPage($0) }
-        page(.post, "/console/operations/apps/:app/webhooks/:endpoint/deliveries/:delivery/redeliver") { try await console.redeliver($0) }
+        page(.post, "/console/operations/apps/:app/webhooks/:endpoint/deliveries/:delivery/redeliver", roles: [.support]) {
+            try await console.redeliver($0)
+        }
     }
 
     /// Runs a page: reads the session (refusing a page that needs one), checks the CSRF token of every POST, and
     /// turns refusals into HTML answers with a 4xx status. Only a fault of the service itself answers 500.
     func respond(
-        _ request: Request, parameters: [String: String], signedIn: Bool,
+        _ request: Request, parameters: [String: String], signedIn: Bool, roles: Set<OperatorRole>?,
         _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         // The server's time for the page, in `Server-Timing` (the benchmark's console figure reads it).
         let clock = ContinuousClock()
         let start = clock.now
-        var response = await answer(request, parameters: parameters, signedIn: signedIn, handler)
+        var response = await answer(request, parameters: parameters, signedIn: signedIn, roles: roles, handler)
         let elapsed = start.duration(to: clock.now)
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         response.headers[HTTPField.Name("Server-Timing")!] = "app;dur=" + String(format: "%.3f", milliseconds)
@@ -146,7 +154,7 @@ package struct Console: Sendable {
     }
 
     func answer(
-        _ request: Request, parameters: [String: String], signedIn: Bool,
+        _ request: Request, parameters: [String: String], signedIn: Bool, roles: Set<OperatorRole>?,
         _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         do {
@@ -162,6 +170,10 @@ package struct Console: Sendable {
                     guard Self.constantTimeEqual(presented, session.csrf) else {
                         throw ConsoleError(.forbidden, "The form's CSRF token is missing or not this session's. Reload the page and try again.")
                     }
+                }
+                if let roles, !session.may(roles) {
+                    let needed = OperatorRole.allCases.filter(roles.contains).map(\.rawValue).joined(separator: " or ")
+                    throw ConsoleError(.forbidden, "This needs the \(needed) role; you are signed in with the \(session.role.rawValue) role.")
                 }
             }
             return try await handler(console)
@@ -187,10 +199,18 @@ package struct Console: Sendable {
     func signInPage(_ request: ConsoleRequest) async throws -> Response {
         let nonce = ConsoleSessionStore.token()
         let body = """
+            <form method=post action="/console/sign-in" id=operator-sign-in>\(HTML.hidden("csrf", nonce))
+            <p><label>Operator<br><input name=name id=name required maxlength=64 autocomplete=username></label></p>
+            <p><label>Password<br><input name=password id=password type=password required autocomplete=current-password></label></p>
+            <p><label>One-time password (from your authenticator app)<br>\
+            <input name=code id=code inputmode=numeric maxlength=6 autocomplete=one-time-code></label></p>
+            <p><button type=submit>Sign in</button></p></form>
+            <h2>Break-glass</h2>
+            <p>With the server's LEDGER_ADMIN_TOKEN, for when no operator can sign in. Every use is recorded as such.</p>
             <form method=post action="/console/sign-in" id=sign-in>\(HTML.hidden("csrf", nonce))
             <p><label>Your name (recorded with what you change)<br><input name=actor id=actor required maxlength=100></label></p>
             <p><label>Admin token (LEDGER_ADMIN_TOKEN)<br><input name=token id=token type=password required></label></p>
-            <p><button type=submit>Sign in</button></p></form>
+            <p><button type=submit>Sign in with the admin token</button></p></form>
             """
         var response = Self.html(.ok, Layout.page(title: "Sign in", actor: nil, csrf: nil, body: body))
         response.headers.append(
@@ -207,6 +227,7 @@ package struct Console: Sendable {
         guard let nonce = request.request.cookies[Self.signInCookie]?.value,
             Self.constantTimeEqual(request.form["csrf"] ?? "", nonce)
         else { throw ConsoleError(.forbidden, "The sign-in form is stale or did not come from this console. Open the sign-in page again.") }
+        if let name = request.form["name"] { return try await operatorSignIn(request, name: name) }
         guard let digest = adminTokenDigest else {
             throw ConsoleError(.forbidden, "The console is disabled: start `ledger serve` with LEDGER_ADMIN_TOKEN set.")
         }
@@ -219,7 +240,36 @@ package struct Console: Sendable {
         }
         let now = clock.now()
         let (token, _) = try await sessions.start(actor: actor, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
-        try await sessions.record("sign_in", target: "console", actor: actor, at: now)
+        try await sessions.record("sign_in", target: "console", detail: "break-glass: LEDGER_ADMIN_TOKEN", actor: actor, at: now)
+        return signedIn(request, token: token)
+    }
+
+    /// An operator's sign-in: name, password and (if it has one) a one-time code, checked by `OperatorStore.signIn`.
+    /// A refusal says the same whatever was wrong.
+    func operatorSignIn(_ request: ConsoleRequest, name: String) async throws -> Response {
+        guard let operators else {
+            throw ConsoleError(.forbidden, "Operator sign-in needs the server's master key (LEDGER_MASTER_KEY_FILE); use the admin token.")
+        }
+        let now = clock.now()
+        let code = request.form["code"].flatMap { $0.isEmpty ? nil : $0 }
+        let signedIn: OperatorRecord
+        do {
+            signedIn = try await operators.signIn(name: name, password: request.form["password"] ?? "", oneTimePassword: code, at: now)
+        } catch OperatorError.signInRefused {
+            try await sessions.record("sign_in_refused", target: "console", detail: "as \(name.prefix(64))", actor: "(not signed in)", at: now)
+            throw ConsoleError(
+                .unauthorized,
+                OperatorError.signInRefused.description.prefix(1).uppercased()
+                    + OperatorError.signInRefused.description.dropFirst() + ".")
+        }
+        let (token, _) = try await sessions.start(
+            actor: signedIn.name, operatorID: signedIn.id, role: signedIn.role, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
+        try await sessions.record("sign_in", target: "console", detail: "role \(signedIn.role.rawValue)", actor: signedIn.name, at: now)
+        return self.signedIn(request, token: token)
+    }
+
+    /// The answer to a sign-in: the session's cookie, the sign-in nonce's cleared, and on to the customers.
+    func signedIn(_ request: ConsoleRequest, token: String) -> Response {
         var response = Self.redirect("/console/customers")
         response.headers.append(
             HTTPField(

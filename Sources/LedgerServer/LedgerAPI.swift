@@ -1,5 +1,6 @@
 import AppStoreSync
 import AppStoreVerification
+import Crypto
 import Foundation
 import LedgerDomain
 import LedgerRecording
@@ -38,6 +39,9 @@ package struct LedgerAPI: Sendable {
         package var replicaWait: Duration = .seconds(1)
         /// How long a console session lasts from sign-in, in seconds.
         package var consoleSessionLifetime: Int64 = 8 * 3600
+        /// The installation's master key (`LEDGER_MASTER_KEY_FILE`), which seals the operators' one-time-password
+        /// secrets; nil: no operator signs in (only the break-glass admin token).
+        package var masterKey: SymmetricKey?
 
         package init(
             adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,

@@ -62,7 +62,8 @@ package enum LedgerApplication {
         let stores = Console.Stores(
             sessions: ConsoleSessionStore(pool: api.pool), users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
             logStatus: LogStatusQueries(pool: api.pool), revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy,
-            invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks)
+            invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks,
+            operators: api.configuration.masterKey.map { OperatorStore(pool: api.pool, masterKey: $0) })
         Console(
             stores: stores,
             settings: Console.Settings(

@@ -1,5 +1,6 @@
 import AppStoreSamples
 import AppStoreVerification
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,6 +33,8 @@ package struct APIHarness: Sendable {
     package let signer: AppStoreTestSigner
     package let clock: TestClock
     package let api: LedgerAPI
+    /// The installation's master key (operators' one-time-password secrets are sealed under it).
+    package let masterKey: SymmetricKey
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
@@ -45,14 +48,14 @@ package struct APIHarness: Sendable {
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = now.map { TestClock(now: $0) } ?? TestClock()
-        let api = try await LedgerAPI.make(
-            pool: pool,
-            configuration: LedgerAPI.Configuration(
-                adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
-                requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
-                live: live),
-            logger: .init(label: "test"))
-        return APIHarness(pool: pool, signer: signer, clock: clock, api: api)
+        let masterKey = SymmetricKey(size: .bits256)
+        var configuration = LedgerAPI.Configuration(
+            adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
+            requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
+            live: live)
+        configuration.masterKey = masterKey
+        let api = try await LedgerAPI.make(pool: pool, configuration: configuration, logger: .init(label: "test"))
+        return APIHarness(pool: pool, signer: signer, clock: clock, api: api, masterKey: masterKey)
     }
 
     /// The application as `ledger serve` builds it (HTTP/1.1 with the WebSocket upgrade), on the harness's API.

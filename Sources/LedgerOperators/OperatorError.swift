@@ -1,0 +1,29 @@
+/// Why an operator command was refused, in words that say what to do instead.
+package enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidName(String)
+    case nameTaken(String)
+    case unknownOperator(String)
+    case weakPassword(String)
+    case oneTimePasswordRequired(OperatorRole)
+    case masterKey(String)
+    case sealing(String)
+    /// A sign-in that did not succeed. Deliberately one case: the answer never says whether the name exists, the
+    /// password was wrong, the code was wrong or used, or the operator is disabled.
+    case signInRefused
+
+    package var description: String {
+        switch self {
+        case .invalidName(let name):
+            "\(name.debugDescription) is not an operator name: use 1–64 lowercase letters, digits, '.', '_', '-' or '@', "
+                + "starting with a letter or digit"
+        case .nameTaken(let name): "there is already an operator named \(name); choose another name"
+        case .unknownOperator(let name): "there is no operator named \(name); see `ledger operators list`"
+        case .weakPassword(let why): "the password is not accepted: \(why)"
+        case .oneTimePasswordRequired(let role):
+            "the \(role.rawValue) role signs in with a one-time password: leave out --without-one-time-password"
+        case .masterKey(let why): "the master key: \(why)"
+        case .sealing(let why): "a sealed secret: \(why)"
+        case .signInRefused: "the name, the password or the one-time password is wrong"
+        }
+    }
+}
