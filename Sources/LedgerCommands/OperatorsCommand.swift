@@ -33,7 +33,7 @@ struct MasterKeyOptions: ParsableArguments {
 struct OperatorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators", abstract: "Add, list and disable operators; give one a new password or role.",
-        subcommands: [Add.self, List.self, Disable.self, ResetPassword.self, SetRole.self])
+        subcommands: [Add.self, List.self, Disable.self, ResetPassword.self, SetRole.self, Tokens.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -135,6 +135,78 @@ struct OperatorsCommand: AsyncParsableCommand {
             let (record, uri) = try await OperatorsCommand.store(database, masterKey) { try await $0.setRole(name: name, role: role) }
             print("operator \(record.name) now has the \(record.role.rawValue) role")
             if let uri { print("one-time password (shown once; add it to an authenticator app): \(uri)") }
+        }
+    }
+
+    /// `ledger operators tokens …`: operators' tokens for the admin API.
+    struct Tokens: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make, list and revoke operators' tokens for the admin API.", subcommands: [Create.self, List.self, Revoke.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Make a token for an operator; prints it once (send it as Authorization: Bearer lop_…).")
+            @OptionGroup var database: DatabaseOptions
+            @Argument(help: "The operator's name.") var name: String
+            @Option(help: "The role it carries: the operator's (default) or auditor (read-only).") var role: String?
+            @Option(help: "Days it lives (1–366).") var days: Int = 90
+            @Option(help: "A label to know it by.") var label: String = ""
+
+            mutating func validate() throws {
+                if let role, OperatorRole(rawValue: role) == nil { throw ValidationError("--role must be one of \(OperatorRole.names)") }
+                guard (1...366).contains(days) else { throw ValidationError("--days must be from 1 to 366") }
+                guard label.utf8.count <= 200 else { throw ValidationError("--label is at most 200 bytes") }
+            }
+
+            mutating func run() async throws {
+                let (name, role, days, label) = (name, role.flatMap(OperatorRole.init(rawValue:)), days, label)
+                let (token, text) = try await OperatorsCommand.tokens(database) { store in
+                    try await store.create(
+                        operatorName: name, role: role, name: label, life: .seconds(Int64(days) * 86_400), at: LedgerClock.system.now())
+                }
+                print("token \(token.id) of \(token.operatorName), \(token.role.rawValue) role, until \(token.expiresAt.rfc3339)")
+                print("shown once: \(text)")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Tokens (never their text), of one operator or all.")
+            @OptionGroup var database: DatabaseOptions
+            @Argument(help: "Only this operator's.") var name: String?
+
+            mutating func run() async throws {
+                let name = name
+                let tokens = try await OperatorsCommand.tokens(database) { try await $0.list(operatorName: name) }
+                print("token_id\toperator\trole\tlabel\texpires_at\tstatus")
+                for t in tokens {
+                    let status = t.revokedAt == nil ? "active" : "revoked"
+                    print("\(t.id)\t\(t.operatorName)\t\(t.role.rawValue)\t\(t.name)\t\(t.expiresAt.rfc3339)\t\(status)")
+                }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke a token: it stops at once, on every instance.")
+            @OptionGroup var database: DatabaseOptions
+            @Argument(help: "The token's id (tok_…).") var id: String
+
+            mutating func run() async throws {
+                let id = id
+                guard try await OperatorsCommand.tokens(database, { try await $0.revoke(id: id, at: LedgerClock.system.now()) }) else {
+                    throw CommandFailure("there is no token \(id); see `ledger operators tokens list`")
+                }
+                print("token \(id) is revoked")
+            }
+        }
+    }
+
+    static func tokens<T: Sendable>(_ database: DatabaseOptions, _ body: @Sendable (OperatorTokenStore) async throws -> T) async throws -> T {
+        do {
+            return try await database.withLedger(logger: CommandLogging.logger("ledger.operators")) { pool, _, _ in
+                try await body(OperatorTokenStore(pool: pool))
+            }
+        } catch let error as OperatorError {
+            throw CommandFailure(error.description)
         }
     }
 

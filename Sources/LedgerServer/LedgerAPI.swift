@@ -3,6 +3,7 @@ import AppStoreVerification
 import Crypto
 import Foundation
 import LedgerDomain
+import LedgerOperators
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -104,9 +105,15 @@ package struct LedgerAPI: Sendable {
         self.tenancy = tenancy
         self.tenancyCache = TenancyCache(tenancy: tenancy)
         self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
+        let sessions = ConsoleSessionStore(pool: pool)
+        let clock = configuration.clock
         self.auth = Authenticator(
             cache: tenancyCache, adminToken: configuration.adminToken,
-            cookie: cookie, clock: configuration.clock)
+            cookie: cookie, clock: configuration.clock, operatorTokens: OperatorTokenStore(pool: pool),
+            breakGlassUsed: { method, path in
+                try await sessions.record(
+                    "break_glass", target: "api", detail: "\(method) \(path)", actor: "LEDGER_ADMIN_TOKEN", at: clock.now())
+            })
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)

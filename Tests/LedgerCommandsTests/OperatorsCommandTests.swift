@@ -52,6 +52,19 @@ import Testing
         #expect(lines[0].hasPrefix("alice\tadmin\tyes\tactive\t"))
         #expect(lines[1].hasPrefix("sam\tfinance\tyes\tdisabled "))
 
+        // Tokens: shown once, listed without their text, only the operator's role or auditor, revoked by id.
+        let token = try await Self.ledger(["operators", "tokens", "create", "alice", "--days", "7", "--label", "ci"] + db, masterKey: key)
+        #expect(token.status == 0 && token.output.contains("shown once: lop_"), "\(token.output)")
+        let text = try #require(token.output.range(of: "shown once: ").map { String(token.output[$0.upperBound...].prefix { !$0.isWhitespace }) })
+        let wrongRole = try await Self.ledger(["operators", "tokens", "create", "alice", "--role", "finance"] + db, masterKey: key)
+        #expect(wrongRole.status != 0 && wrongRole.output.contains("carries its operator's role (admin) or auditor"))
+        let tokens = try await Self.ledger(["operators", "tokens", "list", "alice"] + db, masterKey: key)
+        #expect(tokens.output.contains("\talice\tadmin\tci\t") && tokens.output.contains("\tactive") && !tokens.output.contains(text))
+        let id = try #require(tokens.output.split(separator: "\n").first { $0.hasPrefix("tok_") }.map { String($0.prefix { $0 != "\t" }) })
+        #expect(try await Self.ledger(["operators", "tokens", "revoke", id] + db, masterKey: key).status == 0)
+        #expect(try await Self.ledger(["operators", "tokens", "list"] + db, masterKey: key).output.contains("\trevoked"))
+        #expect(try await Self.ledger(["operators", "tokens", "revoke", "tok_nope"] + db, masterKey: key).output.contains("there is no token"))
+
         let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)
         let hashes = try await pool.query("SELECT password_hash FROM ledger.operators").map { try $0.decode(String.self, at: 0) }
         #expect(hashes.count == 2 && hashes.allSatisfy { $0.hasPrefix("$2b$12$") })

@@ -1,19 +1,57 @@
 import Hummingbird
+import LedgerOperators
 
 // Authentication as middleware on route groups: each group of routes states once who may call it, and its
 // handlers find the accepted caller in `LedgerRequestContext`. A failure is thrown as an `APIError` (401 / 403),
 // which `ErrorMiddleware` answers. The key lookup runs under the request timeout like the handler (a stuck
 // database answers 504, see `withRequestTimeout`).
 
-/// `/v1/admin/…`: the admin token (operators and finance).
+/// Who called the admin API: an operator, through a token carrying a role, or the break-glass admin token.
+package enum AdminCaller: Sendable, Equatable {
+    case `operator`(OperatorCaller)
+    case breakGlass
+
+    /// Whether the caller may do what needs one of `roles`.
+    func may(_ roles: Set<OperatorRole>) -> Bool {
+        switch self {
+        case .operator(let caller): roles.contains(caller.role)
+        case .breakGlass: true
+        }
+    }
+}
+
+/// `/v1/admin/…`: an operator's token or the break-glass admin token. Every role reads (GET); a write needs one of
+/// the roles `writers` names for it, else 403 saying which, before the handler runs (so nothing is written).
 struct AdminAuthentication: RouterMiddleware {
     let auth: Authenticator
+    /// The roles that may write through this group, by request (most groups: one set for all their routes).
+    let writers: @Sendable (Request) -> Set<OperatorRole>
+
+    init(auth: Authenticator, writers: Set<OperatorRole>) {
+        self.auth = auth
+        self.writers = { _ in writers }
+    }
+
+    init(auth: Authenticator, writers: @escaping @Sendable (Request) -> Set<OperatorRole>) {
+        self.auth = auth
+        self.writers = writers
+    }
 
     func handle(
         _ request: Request, context: LedgerRequestContext,
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
-        try auth.requireAdmin(request)
+        var context = context
+        let caller = try await auth.requireAdmin(request)
+        if request.method != .get && request.method != .head {
+            let roles = writers(request)
+            guard caller.may(roles) else {
+                let needed = OperatorRole.allCases.filter(roles.contains).map(\.rawValue).joined(separator: " or ")
+                let has = if case .operator(let o) = caller { o.role.rawValue } else { "" }
+                throw APIError.forbidden("this needs the \(needed) role; the token carries the \(has) role")
+            }
+        }
+        context.adminCaller = caller
         return try await next(request, context)
     }
 }

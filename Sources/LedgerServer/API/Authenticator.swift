@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
 import LedgerTenancy
 import UTCTime
@@ -22,29 +23,47 @@ struct Authenticator: Sendable {
     let adminTokenDigest: [UInt8]?
     let cookie: UserCookie
     let clock: LedgerClock
+    /// Operators' tokens (`lop_…`), the admin API's usual credential.
+    let operatorTokens: OperatorTokenStore
+    /// Records each use of the break-glass admin token (method and path), as the operator record requires.
+    let breakGlassUsed: @Sendable (_ method: String, _ path: String) async throws -> Void
 
-    init(cache: TenancyCache, adminToken: String?, cookie: UserCookie, clock: LedgerClock) {
+    init(
+        cache: TenancyCache, adminToken: String?, cookie: UserCookie, clock: LedgerClock, operatorTokens: OperatorTokenStore,
+        breakGlassUsed: @escaping @Sendable (_ method: String, _ path: String) async throws -> Void
+    ) {
         self.cache = cache
         self.adminTokenDigest = adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.cookie = cookie
         self.clock = clock
+        self.operatorTokens = operatorTokens
+        self.breakGlassUsed = breakGlassUsed
     }
 
     static let apiKeyHeader = HTTPField.Name("APIKey")!
 
-    /// Requires the admin token.
-    func requireAdmin(_ request: Request) throws(APIError) {
-        guard let digest = adminTokenDigest else {
-            throw .unauthorized("the admin API is disabled on this server; start it with LEDGER_ADMIN_TOKEN set")
-        }
+    /// Requires an operator's token (`lop_…`: its operator, with the role it carries) or, as break-glass, the admin
+    /// token (every use recorded; it may do everything).
+    func requireAdmin(_ request: Request) async throws -> AdminCaller {
         guard let presented = Self.bearer(request) else {
-            throw .unauthorized("send the admin token as `Authorization: Bearer <LEDGER_ADMIN_TOKEN>`")
+            throw APIError.unauthorized("send an operator token as `Authorization: Bearer lop_…` (`ledger operators tokens create`)")
+        }
+        if presented.hasPrefix(OperatorTokenStore.prefix) {
+            guard let caller = try await operatorTokens.authenticate(presented, at: clock.now()) else {
+                throw APIError.unauthorized("the operator token is not valid: unknown, expired or revoked, or its operator is disabled")
+            }
+            return .operator(caller)
+        }
+        guard let digest = adminTokenDigest else {
+            throw APIError.unauthorized("the operator token is not valid (operator tokens start with lop_)")
         }
         // Compare digests so the comparison takes the same time whatever the token.
         let candidate = Array(SHA256.hash(data: Array(presented.utf8)))
         guard zip(candidate, digest).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            throw .unauthorized("the admin token is not valid")
+            throw APIError.unauthorized("the token is not valid")
         }
+        try await breakGlassUsed(request.method.rawValue, request.uri.path)
+        return .breakGlass
     }
 
     /// Requires a live app key (public or secret); `secretOnly` refuses public keys.

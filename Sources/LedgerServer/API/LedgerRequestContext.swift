@@ -13,6 +13,8 @@ package struct LedgerRequestContext: RequestContext, WebSocketRequestContext {
     /// The user the app key may act for (`UserAuthentication`): the path's `user_id`, which a public key's signed
     /// `uid` cookie must name.
     var user: String?
+    /// Who called the admin API (`AdminAuthentication`).
+    var adminCaller: AdminCaller?
 
     package init(source: Source) {
         coreContext = .init(source: source)

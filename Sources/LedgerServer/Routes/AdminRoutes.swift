@@ -1,5 +1,6 @@
 import Hummingbird
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
 import LedgerTenancy
 
@@ -57,7 +58,7 @@ struct AdminRoutes {
     }
 
     func register(on routes: RouteTable, auth: Authenticator) {
-        let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth))
+        let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth, writers: [.admin]))
         let (tenancy, cache, body) = (tenancy, cache, body)
         admin.on(.post, "/v1/admin/accounts") { request, _ in
             let input = try await body.json(NewAccount.self, from: request)

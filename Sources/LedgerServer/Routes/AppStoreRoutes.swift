@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import AppStoreSync
 import Hummingbird
+import LedgerOperators
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -28,7 +29,7 @@ struct AppStoreRoutes {
     func register(on routes: RouteTable, auth: Authenticator) {
         let appKey = routes.group("/v1/apps/{app_id}/appstore", AppKeyAuthentication(auth: auth, timeout: routes.timeout, appFromPath: true))
         register(appKey, path: "/v1/apps/{app_id}/appstore/backfill") { context in try context.caller().app }
-        let admin = routes.group("/v1/admin/apps/{app_id}/appstore", AdminAuthentication(auth: auth))
+        let admin = routes.group("/v1/admin/apps/{app_id}/appstore", AdminAuthentication(auth: auth, writers: [.support]))
         let cache = cache
         register(admin, path: "/v1/admin/apps/{app_id}/appstore/backfill") { context in
             let appID = try context.path("app_id")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerBilling
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
 import LedgerTenancy
 import NIOCore
@@ -63,7 +64,7 @@ struct InvoiceRoutes {
     }
 
     func register(on routes: RouteTable, auth: Authenticator) {
-        let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth))
+        let admin = routes.group("/v1/admin", AdminAuthentication(auth: auth, writers: [.finance]))
         let (store, tenancy, body) = (invoices, tenancy, body)
         admin.on(.get, "/v1/admin/invoices") { request, _ in
             let account = try request.query("account_id").map { try Check.text($0, "account_id", max: 200) }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
 import LedgerTenancy
 import LedgerWebhooks
@@ -62,7 +63,10 @@ struct WebhookRoutes {
     func register(on routes: RouteTable, auth: Authenticator) {
         let appKey = routes.group("/v1/apps/{app_id}/webhooks", AppKeyAuthentication(auth: auth, timeout: routes.timeout, appFromPath: true))
         register(appKey, prefix: "/v1/apps/{app_id}/webhooks") { _, context in try context.caller().app.id }
-        let admin = routes.group("/v1/admin/apps/{app_id}/webhooks", AdminAuthentication(auth: auth))
+        let admin = routes.group(
+            "/v1/admin/apps/{app_id}/webhooks",
+            // Endpoints are the admin's; redelivery is support's.
+            AdminAuthentication(auth: auth) { $0.uri.path.hasSuffix("/redeliver") ? [.support] : [.admin] })
         let cache = cache
         register(admin, prefix: "/v1/admin/apps/{app_id}/webhooks") { _, context in
             let appID = try context.path("app_id")

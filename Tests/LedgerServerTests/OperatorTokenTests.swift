@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import LedgerOperators
+import LedgerServerTestSupport
+import PostgresClient
+import Testing
+import UTCTime
+
+/// The admin API with operators' tokens: each route's writes need their role, a refusal writes nothing, expiry,
+/// revocation and a disabled operator stop a token at once, and the admin token is a recorded break-glass.
+@Suite struct OperatorTokenTests {
+    static func headers(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+
+    /// An operator with `role` and a token carrying `carried` (its own role when nil); the token's text.
+    static func token(
+        _ harness: APIHarness, _ name: String, _ role: OperatorRole, carrying carried: OperatorRole? = nil, days: Int64 = 30
+    ) async throws -> String {
+        let operators = OperatorStore(pool: harness.pool, masterKey: harness.masterKey)
+        if try await operators.find(name: name) == nil {
+            _ = try await operators.add(name: name, role: role, password: "correct horse battery staple", at: harness.clock.now)
+        }
+        return try await OperatorTokenStore(pool: harness.pool).create(
+            operatorName: name, role: carried, name: "test", life: .seconds(days * 86_400), at: harness.clock.now
+        ).text
+    }
+
+    static func accounts(_ harness: APIHarness) async throws -> Int64 {
+        try await harness.pool.query("SELECT count(*) FROM ledger.accounts").first?.decode(Int64.self, at: 0) ?? -1
+    }
+
+    @Test func eachWriteNeedsItsRoleEveryRoleReadsAndARefusalWritesNothing() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let admin = Self.headers(try await Self.token(harness, "ada", .admin))
+            let support = Self.headers(try await Self.token(harness, "sam", .support))
+            let finance = Self.headers(try await Self.token(harness, "fiona", .finance))
+            let auditor = Self.headers(try await Self.token(harness, "ann", .auditor))
+            let narrowed = Self.headers(try await Self.token(harness, "ada", .admin, carrying: .auditor))
+
+            let created = try await api.send(.post, "/v1/admin/accounts", headers: admin, json: #"{"name":"Acme"}"#)
+            #expect(created.status == .created, "\(created.text)")
+            let before = try await Self.accounts(harness)
+            for headers in [support, finance, auditor, narrowed] {
+                let refused = try await api.send(.post, "/v1/admin/accounts", headers: headers, json: #"{"name":"Other"}"#)
+                #expect(refused.status == .forbidden && refused.text.contains("this needs the admin role"), "\(refused.text)")
+            }
+            #expect(try await Self.accounts(harness) == before)
+            let id = try #require(created.text.range(of: #""id":""#).map { created.text[$0.upperBound...].prefix { $0 != "\"" } })
+            for headers in [admin, support, finance, auditor, narrowed] {
+                #expect(try await api.send(.get, "/v1/admin/accounts/\(id)", headers: headers).status == .ok)
+            }
+            // Plans are finance's.
+            let plan = #"{"id":"flat","currency":"USD","tiers":[{"from":1,"unit_price_minor":100}]}"#
+            #expect(try await api.send(.post, "/v1/admin/plans", headers: admin, json: plan).status == .forbidden)
+            #expect(try await api.send(.post, "/v1/admin/plans", headers: finance, json: plan).status == .created)
+        }
+    }
+
+    @Test func expiryRevocationAndADisabledOperatorStopATokenAtOnce() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let short = try await Self.token(harness, "ada", .admin, days: 1)
+            let revoked = try await Self.token(harness, "ada", .admin)
+            let other = try await Self.token(harness, "bob", .admin)
+            for token in [short, revoked, other] {
+                #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(token)).status == .ok)
+            }
+            let tokens = OperatorTokenStore(pool: harness.pool)
+            for token in try await tokens.list(operatorName: "ada") where token.expiresAt > harness.clock.now.adding(.seconds(2 * 86_400)) {
+                try await tokens.revoke(id: token.id, at: harness.clock.now)
+            }
+            #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(revoked)).status == .unauthorized)
+            #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(short)).status == .ok)
+            harness.clock.advance(seconds: 86_400)
+            #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(short)).status == .unauthorized)
+            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).disable(name: "bob", at: harness.clock.now)
+            let disabled = try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(other))
+            #expect(disabled.status == .unauthorized && disabled.text.contains("its operator is disabled"))
+        }
+    }
+
+    @Test func aTokenOfAnOperatorWhoseRoleChangedCarriesOnlyReading() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let token = Self.headers(try await Self.token(harness, "ada", .admin))
+            _ = try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).setRole(name: "ada", role: .support)
+            let refused = try await api.send(.post, "/v1/admin/accounts", headers: token, json: #"{"name":"Acme"}"#)
+            #expect(refused.status == .forbidden && refused.text.contains("carries the auditor role"), "\(refused.text)")
+        }
+    }
+
+    @Test func everyUseOfTheAdminTokenIsRecordedAsBreakGlass() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            #expect(try await api.send(.post, "/v1/admin/accounts", headers: APIClient.admin, json: #"{"name":"Acme"}"#).status == .created)
+            #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.admin).status == .ok)
+            let rows = try await harness.pool.query(
+                "SELECT actor, action, target, detail FROM ledger.console_actions WHERE action = 'break_glass' ORDER BY action_id")
+            let recorded = try rows.map { try "\($0.decode(String.self, at: 0)) \($0.decode(String.self, at: 2)) \($0.decode(String.self, at: 3))" }
+            #expect(recorded == ["LEDGER_ADMIN_TOKEN api POST /v1/admin/accounts", "LEDGER_ADMIN_TOKEN api GET /v1/admin/invoices"])
+        }
+    }
+}
