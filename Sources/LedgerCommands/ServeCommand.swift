@@ -47,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Minutes a console sign-in lasts (default: $LEDGER_CONSOLE_SESSION_MINUTES or 480).")
     var consoleSessionMinutes: Int?
 
+    @Option(help: "Minutes a console session lasts without a request (default: $LEDGER_CONSOLE_IDLE_MINUTES or 30).")
+    var consoleIdleMinutes: Int?
+
     @Option(
         name: .customLong("apple-root"),
         help: ArgumentHelp(
@@ -134,6 +137,8 @@ extension ServeCommand {
         guard timeout > 0 else { throw ValidationError("the request timeout must be a positive number of seconds") }
         let sessionMinutes = consoleSessionMinutes ?? Int(environment["LEDGER_CONSOLE_SESSION_MINUTES"] ?? "") ?? 480
         guard (1...10_080).contains(sessionMinutes) else { throw ValidationError("a console session lasts 1 to 10080 minutes (a week)") }
+        let idleMinutes = consoleIdleMinutes ?? Int(environment["LEDGER_CONSOLE_IDLE_MINUTES"] ?? "") ?? 30
+        guard (1...1440).contains(idleMinutes) else { throw ValidationError("a console session may be idle 1 to 1440 minutes (a day)") }
         let roots: TrustRoots
         do {
             roots = try TrustRoots.resolve(paths: appleRoots, environment: environment)
@@ -152,6 +157,7 @@ extension ServeCommand {
             webhooks: try Self.webhookSettings(environment: environment),
             appStore: appStore.apps.isEmpty ? nil : AppStoreClients(settings: appStore, logger: CommandLogging.logger("ledger.appstore-api")))
         configuration.consoleSessionLifetime = Int64(sessionMinutes) * 60
+        configuration.consoleIdleLifetime = Int64(idleMinutes) * 60
         if let wait = try Self.environmentNumber("LEDGER_READ_REPLICA_WAIT_MS", 0...60_000, in: environment) {
             configuration.replicaWait = .milliseconds(wait)
         }

@@ -25,10 +25,13 @@ package struct Console: Sendable {
         package var adminToken: String?
         /// How long a session lasts from sign-in.
         package var sessionLifetimeSeconds: Int64
+        /// How long a session lasts without a request.
+        package var idleSeconds: Int64
 
-        package init(adminToken: String?, sessionLifetimeSeconds: Int64 = 8 * 3600) {
+        package init(adminToken: String?, sessionLifetimeSeconds: Int64 = 8 * 3600, idleSeconds: Int64 = 30 * 60) {
             self.adminToken = adminToken
             self.sessionLifetimeSeconds = sessionLifetimeSeconds
+            self.idleSeconds = idleSeconds
         }
     }
 
@@ -119,6 +122,7 @@ package struct Console: Sendable {
         page(.get, "/console/sign-in", signedIn: false) { try await console.signInPage($0) }
         page(.post, "/console/sign-in", signedIn: false) { try await console.signIn($0) }
         page(.post, "/console/sign-out") { try await console.signOut($0) }
+        page(.post, "/console/sign-out-everywhere") { try await console.signOutEverywhere($0) }
         page(.get, "/console/customers") { try await console.customersPage($0) }
         page(.get, "/console/customers/:app/:user") { try await console.customerPage($0) }
         page(.get, "/console/customers/:app/:user/as-of/:position") { try await console.asOfPage($0) }
@@ -284,9 +288,27 @@ package struct Console: Sendable {
         return response
     }
 
+    /// Ends every session of the signed-in operator, on every device and instance (a break-glass session: this one).
+    func signOutEverywhere(_ request: ConsoleRequest) async throws -> Response {
+        let now = clock.now()
+        if let session = request.session, let operatorID = session.operatorID {
+            let ended = try await sessions.endAll(operatorID: operatorID)
+            try await sessions.record("sign_out_everywhere", target: "console", detail: "\(ended) session(s)", actor: session.actor, at: now)
+        } else if let token = request.token {
+            try await sessions.end(token: token)
+            try await sessions.record("sign_out", target: "console", actor: try request.actor(), at: now)
+        }
+        return Self.signedOut(request)
+    }
+
     func signOut(_ request: ConsoleRequest) async throws -> Response {
         if let token = request.token { try await sessions.end(token: token) }
         try await sessions.record("sign_out", target: "console", actor: try request.actor(), at: clock.now())
+        return Self.signedOut(request)
+    }
+
+    /// Back to the sign-in page, the session cookie cleared.
+    static func signedOut(_ request: ConsoleRequest) -> Response {
         var response = Self.redirect("/console/sign-in")
         response.headers.append(
             HTTPField(
@@ -364,7 +386,10 @@ struct ConsoleRequest: Sendable {
         let token = request.cookies[Console.sessionCookie]?.value
         self.token = token
         var session: ConsoleSession? = nil
-        if let token, !token.isEmpty { session = try await console.sessions.find(token: token, now: console.clock.now()) }
+        if let token, !token.isEmpty {
+            let now = console.clock.now()
+            session = try await console.sessions.find(token: token, now: now, idleSince: now.adding(.seconds(-console.settings.idleSeconds)))
+        }
         self.session = session
     }
 

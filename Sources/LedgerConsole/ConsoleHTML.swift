@@ -111,7 +111,8 @@ enum Layout {
         let signOut =
             if let actor, let csrf {
                 "<form method=post action=\"/console/sign-out\">" + HTML.hidden("csrf", csrf)
-                    + "<span>\(HTML.escape(actor))</span> <button type=submit id=sign-out>Sign out</button></form>"
+                    + "<span>\(HTML.escape(actor))</span> <button type=submit id=sign-out>Sign out</button>"
+                    + "<button type=submit id=sign-out-everywhere formaction=\"/console/sign-out-everywhere\">Everywhere</button></form>"
             } else { "" }
         return """
             <!doctype html>

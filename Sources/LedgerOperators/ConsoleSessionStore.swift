@@ -63,22 +63,34 @@ package struct ConsoleSessionStore: Sendable {
         return (token, session)
     }
 
-    /// The live session of a cookie's token, or nil (unknown, signed out, expired, or its operator disabled). The
-    /// operator's role is read now, so a change of role or a disabling holds from the next request, on every instance.
-    package func find(token: String, now: Instant) async throws -> ConsoleSession? {
+    /// The live session of a cookie's token, or nil: unknown, signed out, past its absolute expiry, idle since before
+    /// `idleSince`, or its operator disabled. Finding it counts as activity (`last_seen_at`). The operator's role is read
+    /// now, so a change of role or a disabling holds from the next request, on every instance.
+    package func find(token: String, now: Instant, idleSince: Instant? = nil) async throws -> ConsoleSession? {
         guard token.utf8.count == 64 else { return nil }
         let rows = try await pool.query(
             """
+            WITH seen AS (
+                UPDATE ledger.console_sessions SET last_seen_at = \(now)
+                WHERE token_hash = \(Self.digest(token)) AND expires_at > \(now)
+                  AND coalesce(last_seen_at, created_at) > coalesce(\(idleSince)::timestamptz, '-infinity')
+                RETURNING actor, csrf_token, expires_at, operator_id, role
+            )
             SELECT s.actor, s.csrf_token, s.expires_at, s.operator_id, coalesce(o.role, s.role)
-            FROM ledger.console_sessions s LEFT JOIN ledger.operators o ON o.operator_id = s.operator_id
-            WHERE s.token_hash = \(Self.digest(token)) AND s.expires_at > \(now)
-              AND (s.operator_id IS NULL OR o.disabled_at IS NULL)
+            FROM seen s LEFT JOIN ledger.operators o ON o.operator_id = s.operator_id
+            WHERE s.operator_id IS NULL OR o.disabled_at IS NULL
             """)
         guard let row = rows.first else { return nil }
         return ConsoleSession(
             actor: try row.decode(String.self, at: 0), csrf: try row.decode(String.self, at: 1),
             expiresAt: try row.decode(Instant.self, at: 2), operatorID: try row.decode(String?.self, at: 3),
             role: OperatorRole(rawValue: try row.decode(String.self, at: 4)) ?? .auditor)
+    }
+
+    /// Ends every session of the operator (sign out everywhere); how many there were.
+    @discardableResult
+    package func endAll(operatorID: String) async throws -> Int {
+        try await pool.query("DELETE FROM ledger.console_sessions WHERE operator_id = \(operatorID) RETURNING 1").count
     }
 
     package func end(token: String) async throws {

@@ -40,6 +40,8 @@ package struct LedgerAPI: Sendable {
         package var replicaWait: Duration = .seconds(1)
         /// How long a console session lasts from sign-in, in seconds.
         package var consoleSessionLifetime: Int64 = 8 * 3600
+        /// How long a console session lasts without a request, in seconds.
+        package var consoleIdleLifetime: Int64 = 30 * 60
         /// The installation's master key (`LEDGER_MASTER_KEY_FILE`), which seals the operators' one-time-password
         /// secrets; nil: no operator signs in (only the break-glass admin token).
         package var masterKey: SymmetricKey?

@@ -68,7 +68,7 @@ package enum LedgerApplication {
             stores: stores,
             settings: Console.Settings(
                 adminToken: api.configuration.adminToken,
-                sessionLifetimeSeconds: api.configuration.consoleSessionLifetime),
+                sessionLifetimeSeconds: api.configuration.consoleSessionLifetime, idleSeconds: api.configuration.consoleIdleLifetime),
             clock: clock, logger: api.logger, tenancyChanged: { cache.invalidate(.apiKeys) }
         ).register(on: router)
         return router

@@ -102,3 +102,37 @@ import UTCTime
         }
     }
 }
+
+@Suite struct ConsoleSessionEndTests {
+    @Test func aSessionEndsAfterThirtyMinutesWithoutARequest() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            _ = try await ConsoleOperatorTests.add(harness, "sam", .support, oneTimePassword: false)
+            let session = try #require(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).1)
+            harness.clock.advance(seconds: 29 * 60)
+            #expect(try await api.send(.get, "/console/customers", headers: session.headers).status == .ok)
+            harness.clock.advance(seconds: 30 * 60 + 1)
+            let idle = try await api.send(.get, "/console/customers", headers: session.headers)
+            #expect(idle.status == .seeOther && idle.headers[.location] == "/console/sign-in")
+        }
+    }
+
+    @Test func signingOutEverywhereEndsEveryOneOfTheOperatorsSessions() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            _ = try await ConsoleOperatorTests.add(harness, "sam", .support, oneTimePassword: false)
+            _ = try await ConsoleOperatorTests.add(harness, "ann", .auditor, oneTimePassword: false)
+            let laptop = try #require(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).1)
+            let phone = try #require(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).1)
+            let other = try #require(try await ConsoleOperatorTests.signIn(api, name: "ann", code: nil).1)
+            let page = try await api.send(.get, "/console/customers", headers: laptop.headers)
+            #expect(page.text.contains("formaction=\"/console/sign-out-everywhere\""))
+            let out = try await ConsoleTests.post(api, "/console/sign-out-everywhere", cookie: laptop.cookie, [("csrf", laptop.csrf)])
+            #expect(out.status == .seeOther && out.headers[.location] == "/console/sign-in")
+            for session in [laptop, phone] {
+                #expect(try await api.send(.get, "/console/customers", headers: session.headers).status == .seeOther)
+            }
+            #expect(try await api.send(.get, "/console/customers", headers: other.headers).status == .ok)
+        }
+    }
+}
