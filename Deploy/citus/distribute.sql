@@ -17,6 +17,7 @@ SELECT create_reference_table('ledger.invoices');
 -- The operators, the console's sign-in sessions and its record of who did what: across tenants.
 SELECT create_reference_table('ledger.operators');
 SELECT create_reference_table('ledger.operator_tokens');
+SELECT create_reference_table('ledger.sign_in_throttle');
 SELECT create_reference_table('ledger.console_sessions');
 SELECT create_reference_table('ledger.console_actions');
 

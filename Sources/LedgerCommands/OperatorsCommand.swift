@@ -33,7 +33,7 @@ struct MasterKeyOptions: ParsableArguments {
 struct OperatorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators", abstract: "Add, list and disable operators; give one a new password or role.",
-        subcommands: [Add.self, List.self, Disable.self, ResetPassword.self, SetRole.self, Tokens.self])
+        subcommands: [Add.self, List.self, Disable.self, ResetPassword.self, SetRole.self, Unlock.self, Tokens.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -135,6 +135,25 @@ struct OperatorsCommand: AsyncParsableCommand {
             let (record, uri) = try await OperatorsCommand.store(database, masterKey) { try await $0.setRole(name: name, role: role) }
             print("operator \(record.name) now has the \(record.role.rawValue) role")
             if let uri { print("one-time password (shown once; add it to an authenticator app): \(uri)") }
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Lift the slow-down or lock that failed sign-ins put on a name (or, with --address, on an address).")
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var masterKey: MasterKeyOptions
+        @Argument(help: "The operator's name (as typed at sign-in).") var name: String?
+        @Option(help: "A source address instead of a name.") var address: String?
+
+        mutating func validate() throws {
+            guard (name == nil) != (address == nil) else { throw ValidationError("give a name or --address, one of them") }
+        }
+
+        mutating func run() async throws {
+            let (name, address) = (name, address)
+            let lifted = try await OperatorsCommand.store(database, masterKey) { try await $0.unlock(name: name, address: address) }
+            print(lifted ? "unlocked \(name ?? address ?? "")" : "\(name ?? address ?? "") was not slowed down or locked")
         }
     }
 

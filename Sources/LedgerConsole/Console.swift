@@ -100,7 +100,7 @@ package struct Console: Sendable {
     static let signInCookie = "ledger_console_signin"
 
     /// Registers every console route on `router`.
-    package func register<Context: RequestContext>(on router: Router<Context>) {
+    package func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
         let console = self
         /// `roles`: who may use the page (nil: every signed-in operator); the server refuses the others with 403.
         func page(
@@ -113,7 +113,8 @@ package struct Console: Sendable {
                 for name in names {
                     parameters[name] = context.parameters.get(name).map { String($0) }
                 }
-                return await console.respond(request, parameters: parameters, signedIn: signedIn, roles: roles, handler)
+                return await console.respond(
+                    request, parameters: parameters, address: context.remoteAddress?.ipAddress, signedIn: signedIn, roles: roles, handler)
             }
         }
         page(.get, "/console", signedIn: false) { request in
@@ -144,13 +145,13 @@ package struct Console: Sendable {
     /// Runs a page: reads the session (refusing a page that needs one), checks the CSRF token of every POST, and
     /// turns refusals into HTML answers with a 4xx status. Only a fault of the service itself answers 500.
     func respond(
-        _ request: Request, parameters: [String: String], signedIn: Bool, roles: Set<OperatorRole>?,
+        _ request: Request, parameters: [String: String], address: String?, signedIn: Bool, roles: Set<OperatorRole>?,
         _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         // The server's time for the page, in `Server-Timing` (the benchmark's console figure reads it).
         let clock = ContinuousClock()
         let start = clock.now
-        var response = await answer(request, parameters: parameters, signedIn: signedIn, roles: roles, handler)
+        var response = await answer(request, parameters: parameters, address: address, signedIn: signedIn, roles: roles, handler)
         let elapsed = start.duration(to: clock.now)
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         response.headers[HTTPField.Name("Server-Timing")!] = "app;dur=" + String(format: "%.3f", milliseconds)
@@ -158,11 +159,12 @@ package struct Console: Sendable {
     }
 
     func answer(
-        _ request: Request, parameters: [String: String], signedIn: Bool, roles: Set<OperatorRole>?,
+        _ request: Request, parameters: [String: String], address: String?, signedIn: Bool, roles: Set<OperatorRole>?,
         _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         do {
             var console = try await ConsoleRequest(request: request, parameters: parameters, console: self)
+            console.address = address
             if request.method == .post { console.form = try await Form.read(request) }
             if signedIn {
                 guard let session = console.session else {
@@ -258,7 +260,10 @@ package struct Console: Sendable {
         let code = request.form["code"].flatMap { $0.isEmpty ? nil : $0 }
         let signedIn: OperatorRecord
         do {
-            signedIn = try await operators.signIn(name: name, password: request.form["password"] ?? "", oneTimePassword: code, at: now)
+            signedIn = try await operators.signIn(
+                name: name, password: request.form["password"] ?? "", oneTimePassword: code, from: request.address, at: now)
+        } catch OperatorError.signInThrottled(let until) {
+            throw ConsoleError(.tooManyRequests, "Too many failed sign-ins. Try again after \(until.rfc3339).")
         } catch OperatorError.signInRefused {
             try await sessions.record("sign_in_refused", target: "console", detail: "as \(name.prefix(64))", actor: "(not signed in)", at: now)
             throw ConsoleError(
@@ -371,6 +376,8 @@ struct ConsoleRequest: Sendable {
     var form: [String: String] = [:]
     let token: String?
     let session: ConsoleSession?
+    /// The client's address, as the connection gives it (no forwarding header is trusted).
+    var address: String?
 
     init(request: Request, parameters: [String: String], console: Console) async throws {
         self.request = request

@@ -1,3 +1,5 @@
+import UTCTime
+
 /// Why an operator command was refused, in words that say what to do instead.
 package enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidName(String)
@@ -11,6 +13,8 @@ package enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A sign-in that did not succeed. Deliberately one case: the answer never says whether the name exists, the
     /// password was wrong, the code was wrong or used, or the operator is disabled.
     case signInRefused
+    /// Too many failed sign-ins of this name or from this address: refused unchecked until then.
+    case signInThrottled(until: Instant)
 
     package var description: String {
         switch self {
@@ -26,6 +30,7 @@ package enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case .masterKey(let why): "the master key: \(why)"
         case .sealing(let why): "a sealed secret: \(why)"
         case .signInRefused: "the name, the password or the one-time password is wrong"
+        case .signInThrottled(let until): "too many failed sign-ins: try again after \(until.rfc3339)"
         }
     }
 }

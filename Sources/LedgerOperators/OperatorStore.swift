@@ -98,8 +98,79 @@ package struct OperatorStore: Sendable {
 
     /// The operator `name` signs in as, when the password and (if it has one) the one-time password are right and it
     /// is not disabled; `OperatorError.signInRefused` otherwise, the same for every reason. A code is accepted once:
-    /// its step is recorded in the same statement that checks it is newer than the last.
-    package func signIn(name: String, password: String, oneTimePassword code: String?, at now: Instant) async throws -> OperatorRecord {
+    /// its step is recorded in the same statement that checks it is newer than the last. Failures slow down and then
+    /// lock further attempts of the same name and from the same `address` (`SignInThrottle`); a throttled attempt is
+    /// refused unchecked (`signInThrottled`), whether or not the name exists. A success forgets the name's failures,
+    /// not the address's.
+    package func signIn(name: String, password: String, oneTimePassword code: String?, from address: String? = nil, at now: Instant)
+        async throws -> OperatorRecord
+    {
+        let subjects = ["name:" + String(name.prefix(64))] + (address.map { ["address:" + $0] } ?? [])
+        let throttles = try await throttles(subjects)
+        for throttle in throttles.values {
+            switch throttle.decide(at: now) {
+            case .check: continue
+            case .wait(let until), .locked(let until): throw OperatorError.signInThrottled(until: until)
+            }
+        }
+        do {
+            let record = try await checkSignIn(name: name, password: password, oneTimePassword: code, at: now)
+            _ = try await pool.query("DELETE FROM ledger.sign_in_throttle WHERE subject = \(subjects[0])")
+            return record
+        } catch OperatorError.signInRefused {
+            try await recordFailure(subjects, at: now)
+            throw OperatorError.signInRefused
+        }
+    }
+
+    /// Lifts the throttle of a name (and its lock), or of an address when `address` is set.
+    @discardableResult
+    package func unlock(name: String? = nil, address: String? = nil) async throws -> Bool {
+        let subject = address.map { "address:" + $0 } ?? "name:" + String((name ?? "").prefix(64))
+        return !(try await pool.query("DELETE FROM ledger.sign_in_throttle WHERE subject = \(subject) RETURNING 1").isEmpty)
+    }
+
+    func throttles(_ subjects: [String]) async throws -> [String: SignInThrottle] {
+        var found: [String: SignInThrottle] = [:]
+        for subject in subjects {
+            let rows = try await pool.query(
+                "SELECT failures, last_failure_at, locked_until FROM ledger.sign_in_throttle WHERE subject = \(subject)")
+            if let row = rows.first {
+                found[subject] = SignInThrottle(
+                    failures: Int(try row.decode(Int32.self, at: 0)), lastFailureAt: try row.decode(Instant.self, at: 1),
+                    lockedUntil: try row.decode(Instant?.self, at: 2))
+            }
+        }
+        return found
+    }
+
+    /// Counts a failure against each subject, each row read and written under its lock (concurrent failures all count).
+    func recordFailure(_ subjects: [String], at now: Instant) async throws {
+        try await pool.withConnection { connection in
+            try connection.transaction { connection in
+                for subject in subjects {
+                    _ = try connection.query(
+                        "INSERT INTO ledger.sign_in_throttle VALUES (\(subject), 0, \(now), NULL) ON CONFLICT (subject) DO NOTHING")
+                    let row = try connection.query(
+                        "SELECT failures, last_failure_at, locked_until FROM ledger.sign_in_throttle WHERE subject = \(subject) FOR UPDATE"
+                    )[0]
+                    var throttle = SignInThrottle(
+                        failures: Int(try row.decode(Int32.self, at: 0)), lastFailureAt: try row.decode(Instant.self, at: 1),
+                        lockedUntil: try row.decode(Instant?.self, at: 2))
+                    if throttle.failures == 0 { throttle.lastFailureAt = nil }
+                    throttle.failed(at: now)
+                    _ = try connection.query(
+                        """
+                        UPDATE ledger.sign_in_throttle SET failures = \(Int32(clamping: throttle.failures)), last_failure_at = \(now),
+                            locked_until = \(throttle.lockedUntil)::timestamptz
+                        WHERE subject = \(subject)
+                        """)
+                }
+            }
+        }
+    }
+
+    func checkSignIn(name: String, password: String, oneTimePassword code: String?, at now: Instant) async throws -> OperatorRecord {
         let rows = try await pool.query(
             """
             SELECT \(unescaped: Self.columns), password_hash, totp_sealed, totp_last_step FROM ledger.operators WHERE name = \(name)

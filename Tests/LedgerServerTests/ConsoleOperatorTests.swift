@@ -50,6 +50,8 @@ import UTCTime
                 let (refused, session) = try await Self.signIn(api, name: name, password: password, code: attempt)
                 #expect(refused.status == .unauthorized && session == nil)
                 #expect(refused.text.contains("The name, the password or the one-time password is wrong."))
+                // Each attempt judged alone, not slowed down by the ones before (SignInThrottleTests covers that).
+                try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).unlock(name: name)
             }
             let (answer, session) = try await Self.signIn(api, name: "fiona", code: code)
             #expect(answer.status == .seeOther)
@@ -133,6 +135,22 @@ import UTCTime
                 #expect(try await api.send(.get, "/console/customers", headers: session.headers).status == .seeOther)
             }
             #expect(try await api.send(.get, "/console/customers", headers: other.headers).status == .ok)
+        }
+    }
+}
+
+@Suite struct ConsoleSignInThrottleTests {
+    @Test func repeatedFailuresAreAnswered429AndAnAdminUnlocks() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            _ = try await ConsoleOperatorTests.add(harness, "sam", .support, oneTimePassword: false)
+            for _ in 0..<3 {
+                #expect(try await ConsoleOperatorTests.signIn(api, name: "sam", password: "wrong password!!", code: nil).0.status == .unauthorized)
+            }
+            let slowed = try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil)
+            #expect(slowed.0.status == .tooManyRequests && slowed.0.text.contains("Too many failed sign-ins. Try again after"))
+            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).unlock(name: "sam")
+            #expect(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).0.status == .seeOther)
         }
     }
 }

@@ -1,11 +1,14 @@
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 
 /// The request context of every route: the framework's own, plus who the route group's authentication middleware
 /// accepted (see `Authentication.swift`). Handlers read the caller from here and never authenticate themselves.
-package struct LedgerRequestContext: RequestContext, WebSocketRequestContext {
+package struct LedgerRequestContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
     package var coreContext: CoreRequestContextStorage
+    /// The connection's peer (the console throttles failed sign-ins per address); nil in in-process tests.
+    package let remoteAddress: SocketAddress?
     /// Where a WebSocket upgrade (`GET /v1/users/{id}/live`) leaves its handler.
     package let webSocket = WebSocketHandlerReference<LedgerRequestContext>()
     /// The app key that `AppKeyAuthentication` or `UserAuthentication` accepted.
@@ -18,6 +21,7 @@ package struct LedgerRequestContext: RequestContext, WebSocketRequestContext {
 
     package init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// The authenticated app key. A route registered outside an app-key group that asks for it is a programming
