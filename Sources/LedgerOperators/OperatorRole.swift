@@ -15,4 +15,9 @@ package enum OperatorRole: String, Sendable, Equatable, CaseIterable {
 
     /// The roles, as a refusal lists them.
     package static let names = allCases.map(\.rawValue).joined(separator: ", ")
+
+    /// `roles` in a fixed order, as a 403 names what it needs ("finance or auditor").
+    package static func listed(_ roles: Set<OperatorRole>) -> String {
+        allCases.filter(roles.contains).map(\.rawValue).joined(separator: " or ")
+    }
 }

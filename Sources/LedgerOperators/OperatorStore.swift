@@ -135,11 +135,7 @@ package struct OperatorStore: Sendable {
         for subject in subjects {
             let rows = try await pool.query(
                 "SELECT failures, last_failure_at, locked_until FROM ledger.sign_in_throttle WHERE subject = \(subject)")
-            if let row = rows.first {
-                found[subject] = SignInThrottle(
-                    failures: Int(try row.decode(Int32.self, at: 0)), lastFailureAt: try row.decode(Instant.self, at: 1),
-                    lockedUntil: try row.decode(Instant?.self, at: 2))
-            }
+            if let row = rows.first { found[subject] = try Self.throttle(row) }
         }
         return found
     }
@@ -154,9 +150,7 @@ package struct OperatorStore: Sendable {
                     let row = try connection.query(
                         "SELECT failures, last_failure_at, locked_until FROM ledger.sign_in_throttle WHERE subject = \(subject) FOR UPDATE"
                     )[0]
-                    var throttle = SignInThrottle(
-                        failures: Int(try row.decode(Int32.self, at: 0)), lastFailureAt: try row.decode(Instant.self, at: 1),
-                        lockedUntil: try row.decode(Instant?.self, at: 2))
+                    var throttle = try Self.throttle(row)
                     if throttle.failures == 0 { throttle.lastFailureAt = nil }
                     throttle.failed(at: now)
                     _ = try connection.query(
@@ -168,6 +162,13 @@ package struct OperatorStore: Sendable {
                 }
             }
         }
+    }
+
+    /// A `sign_in_throttle` row (failures, last_failure_at, locked_until).
+    static func throttle(_ row: PostgresRow) throws -> SignInThrottle {
+        SignInThrottle(
+            failures: Int(try row.decode(Int32.self, at: 0)), lastFailureAt: try row.decode(Instant.self, at: 1),
+            lockedUntil: try row.decode(Instant?.self, at: 2))
     }
 
     func checkSignIn(name: String, password: String, oneTimePassword code: String?, at now: Instant) async throws -> OperatorRecord {

@@ -46,7 +46,7 @@ struct AdminAuthentication: RouterMiddleware {
         if request.method != .get && request.method != .head {
             let roles = writers(request)
             guard caller.may(roles) else {
-                let needed = OperatorRole.allCases.filter(roles.contains).map(\.rawValue).joined(separator: " or ")
+                let needed = OperatorRole.listed(roles)
                 let has = if case .operator(let o) = caller { o.role.rawValue } else { "" }
                 throw APIError.forbidden("this needs the \(needed) role; the token carries the \(has) role")
             }
