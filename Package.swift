@@ -534,7 +534,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "UTCTime", "LedgerTenancy", "LedgerStoreTestSupport",
+                "UTCTime", "LedgerTenancy", "LedgerStoreTestSupport", "LedgerOperators",
                 "Ledger", "LedgerBilling", "LedgerCommands", "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain",
                 "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",

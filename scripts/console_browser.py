@@ -3,10 +3,16 @@
 Signs in, finds the seeded user, opens the timeline and "as of" its first event (the earlier state), finalizes an
 invoice and downloads its CSV, and is refused with a forged CSRF token and without a session. A screenshot of every
 page goes to SCREENSHOTS; with DOCS set, the customer and invoice pages are also saved there (README screenshots).
-Exits non-zero at the first check that fails, saying which.
+Then, with CONSOLE_OPERATORS set, each operator signs in with a password and a one-time code (computed here, RFC 6238,
+at CONSOLE_TOTP_TIME, the service's clock) and does one thing of its role: support redelivers a webhook, finance voids
+the invoice, admin adds an operator, the auditor downloads the operator record; each is shown only the forms its role
+may use. Exits non-zero at the first check that fails, saying which.
 """
 import base64
+import hashlib
+import hmac
 import os
+import urllib.parse
 import shutil
 import sys
 import time
@@ -63,6 +69,25 @@ def navigate(element):
 
     element.click()
     WebDriverWait(driver, 30).until(arrived)
+
+
+def totp(uri, at):
+    """The six-digit code of an otpauth:// URI's secret at `at` (RFC 6238: HMAC-SHA1, 30 s steps)."""
+    secret = urllib.parse.parse_qs(urllib.parse.urlparse(uri).query)["secret"][0]
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    digest = hmac.new(key, (int(at) // 30).to_bytes(8, "big"), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return f"{(int.from_bytes(digest[offset:offset + 4], 'big') & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def wait_for_download(suffix):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = [name for name in os.listdir(DOWNLOADS) if name.endswith(suffix)]
+        if found:
+            return found
+        time.sleep(0.2)  # polling the download folder (the browser gives no event for it), with a deadline
+    return []
 
 
 def title():
@@ -125,14 +150,9 @@ try:
     check("finalized" in driver.find_element(By.ID, "invoice-status").text, "the invoice is finalized")
     shot("invoice")
     document("console-invoice.png")
+    invoice_url = driver.current_url
     driver.find_element(By.ID, "download-csv").click()
-    deadline = time.monotonic() + 30
-    csv = []
-    while time.monotonic() < deadline:
-        csv = [name for name in os.listdir(DOWNLOADS) if name.endswith(".csv")]
-        if csv:
-            break
-        time.sleep(0.2)  # polling the download folder (the browser gives no event for it), with a deadline
+    csv = wait_for_download(".csv")
     check(len(csv) == 1, f"the invoice's CSV was downloaded ({os.listdir(DOWNLOADS)})")
     with open(os.path.join(DOWNLOADS, csv[0]), encoding="utf-8") as handle:
         content = handle.read()
@@ -155,6 +175,68 @@ try:
     driver.get(BASE + "/console/customers")
     check(title() == "Sign in", "after signing out the console asks to sign in again")
     shot("signed-out")
+
+    # One operator per role, each signing in with a password and a one-time code, each doing one thing of its role.
+    operators = {}
+    for entry in filter(None, ENV.get("CONSOLE_OPERATORS", "").split(";")):
+        role, name, password, uri = entry.split("|", 3)
+        operators[role] = (name, password, uri)
+
+    def operator_sign_in(role):
+        name, password, uri = operators[role]
+        driver.delete_all_cookies()
+        driver.get(BASE + "/console/sign-in")
+        driver.find_element(By.ID, "name").send_keys(name)
+        driver.find_element(By.ID, "password").send_keys(password)
+        driver.find_element(By.ID, "code").send_keys(totp(uri, ENV["CONSOLE_TOTP_TIME"]))
+        navigate(driver.find_element(By.CSS_SELECTOR, "#operator-sign-in button"))
+        check(title() == "Customers", f"{role} {name} signed in with a password and a one-time code")
+
+    def forms(selector):
+        return len(driver.find_elements(By.CSS_SELECTOR, selector))
+
+    if "support" in operators:
+        operator_sign_in("support")
+        driver.get(BASE + "/console/operations/apps/" + ENV["CONSOLE_APP_ID"])
+        check(forms("form[action$='/keys']") == 0, "support is not shown the form that creates keys")
+        driver.get(BASE + ENV["CONSOLE_WEBHOOK_PATH"])
+        navigate(driver.find_element(By.CSS_SELECTOR, "form[action$='/redeliver'] button"))
+        check("redelivered=1" in driver.current_url, "support redelivered a webhook")
+        shot("support-redelivered")
+    if "finance" in operators:
+        operator_sign_in("finance")
+        driver.get(invoice_url)
+        driver.find_element(By.CSS_SELECTOR, "form[action$='/void'] input[name=reason]").send_keys("browser test: wrong plan")
+        navigate(driver.find_element(By.CSS_SELECTOR, "form[action$='/void'] button"))
+        check(title() == "Confirm voiding", "voiding asks for confirmation")
+        navigate(driver.find_element(By.CSS_SELECTOR, "button.danger"))
+        check(title().startswith("Invoice ") and driver.current_url != invoice_url, "finance voided the invoice; its replacement opens")
+        shot("finance-voided")
+    if "admin" in operators:
+        operator_sign_in("admin")
+        driver.get(BASE + "/console/operators")
+        driver.find_element(By.ID, "new-name").send_keys("made-in-browser")
+        Select(driver.find_element(By.ID, "new-role")).select_by_value("auditor")
+        driver.find_element(By.ID, "new-password").send_keys("a long enough password")
+        navigate(driver.find_element(By.CSS_SELECTOR, "form[action='/console/operators'] button"))
+        check("otpauth://" in driver.find_element(By.ID, "otpauth").text, "admin added an operator; its one-time password shown once")
+        shot("admin-added-operator")
+    if "auditor" in operators:
+        operator_sign_in("auditor")
+        driver.get(invoice_url)
+        check(forms("form[action$='/void']") == 0, "the auditor is not shown the void form")
+        driver.get(BASE + "/console/operators")
+        check(forms("form[action='/console/operators']") == 0, "the auditor is not shown the form that adds operators")
+        driver.get(BASE + "/console/operators/record")
+        actions = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#actions tbody tr")]
+        check(any("invoice.void" in text for text in actions), "the operator record shows the finance operator's void")
+        shot("auditor-record")
+        driver.find_element(By.LINK_TEXT, "Download the whole record (JSON lines)").click()
+        record = wait_for_download(".jsonl")
+        check(len(record) == 1, f"the auditor downloaded the operator record ({os.listdir(DOWNLOADS)})")
+        with open(os.path.join(DOWNLOADS, record[0]), encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        check(any('"action":"operator.add"' in line and "made-in-browser" in line for line in lines), "the download holds every action")
 finally:
     driver.quit()
 print("console browser test passed")

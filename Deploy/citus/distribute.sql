@@ -19,7 +19,8 @@ SELECT create_reference_table('ledger.operators');
 SELECT create_reference_table('ledger.operator_tokens');
 SELECT create_reference_table('ledger.sign_in_throttle');
 SELECT create_reference_table('ledger.console_sessions');
-SELECT create_reference_table('ledger.console_actions');
+SELECT create_reference_table('ledger.operator_actions');
+SELECT create_reference_table('ledger.operator_action_digests');
 
 -- Tenant tables, distributed by app_id and co-located (one tenant's log, read models and webhooks on one worker).
 SELECT create_distributed_table('ledger.events', 'app_id');

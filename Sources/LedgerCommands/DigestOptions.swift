@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import EmbeddedPostgres
 import Foundation
+import LedgerOperators
 import LedgerStore
 import PostgresClient
 
@@ -46,9 +47,13 @@ struct DigestCommand: AsyncParsableCommand {
                 throw CommandFailure(
                     "no signing key: pass --signing-key FILE or set LEDGER_SIGNING_KEY_FILE (64 hex digits of an Ed25519 private " + "key)")
             }
-            return try await service.withConnection { try ChainDigester().digest(on: $0, key: key) }
+            return try await service.withConnection { connection in
+                let digests = try ChainDigester().digest(on: connection, key: key)
+                try OperatorActionVerifier().digest(on: connection, key: key)
+                return digests
+            }
         }
-        print("signed \(digests.count) digest(s)")
+        print("signed \(digests.count) digest(s) of the log, and one of the operator record")
         if let first = digests.first { print("public key: \(first.publicKey.map { String(format: "%02x", $0) }.joined())") }
     }
 }

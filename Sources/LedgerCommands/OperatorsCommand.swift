@@ -61,7 +61,9 @@ struct OperatorsCommand: AsyncParsableCommand {
             let password = try OperatorsCommand.passwordFromStandardInput()
             let (name, role, oneTimePassword) = (name, OperatorRole(rawValue: role) ?? .auditor, !withoutOneTimePassword)
             let (record, uri) = try await OperatorsCommand.store(database, masterKey) { store in
-                try await store.add(name: name, role: role, password: password, oneTimePassword: oneTimePassword, at: LedgerClock.system.now())
+                try await store.add(
+                    name: name, role: role, password: password, oneTimePassword: oneTimePassword, by: .shell(user: OperatorsCommand.user),
+                    at: LedgerClock.system.now())
             }
             print("added operator \(record.name) (\(record.id)) with the \(record.role.rawValue) role")
             if let uri { print("one-time password (shown once; add it to an authenticator app): \(uri)") }
@@ -92,7 +94,9 @@ struct OperatorsCommand: AsyncParsableCommand {
 
         mutating func run() async throws {
             let name = name
-            let record = try await OperatorsCommand.store(database, masterKey) { try await $0.disable(name: name, at: LedgerClock.system.now()) }
+            let record = try await OperatorsCommand.store(database, masterKey) {
+                try await $0.disable(name: name, by: .shell(user: OperatorsCommand.user), at: LedgerClock.system.now())
+            }
             print("operator \(record.name) is disabled since \(record.disabledAt?.rfc3339 ?? "now")")
         }
     }
@@ -112,7 +116,9 @@ struct OperatorsCommand: AsyncParsableCommand {
         mutating func run() async throws {
             let password = try OperatorsCommand.passwordFromStandardInput()
             let name = name
-            let record = try await OperatorsCommand.store(database, masterKey) { try await $0.resetPassword(name: name, password: password) }
+            let record = try await OperatorsCommand.store(database, masterKey) {
+                try await $0.resetPassword(name: name, password: password, by: .shell(user: OperatorsCommand.user), at: LedgerClock.system.now())
+            }
             print("operator \(record.name) has a new password")
         }
     }
@@ -132,7 +138,9 @@ struct OperatorsCommand: AsyncParsableCommand {
 
         mutating func run() async throws {
             let (name, role) = (name, OperatorRole(rawValue: role) ?? .auditor)
-            let (record, uri) = try await OperatorsCommand.store(database, masterKey) { try await $0.setRole(name: name, role: role) }
+            let (record, uri) = try await OperatorsCommand.store(database, masterKey) {
+                try await $0.setRole(name: name, role: role, by: .shell(user: OperatorsCommand.user), at: LedgerClock.system.now())
+            }
             print("operator \(record.name) now has the \(record.role.rawValue) role")
             if let uri { print("one-time password (shown once; add it to an authenticator app): \(uri)") }
         }
@@ -152,7 +160,9 @@ struct OperatorsCommand: AsyncParsableCommand {
 
         mutating func run() async throws {
             let (name, address) = (name, address)
-            let lifted = try await OperatorsCommand.store(database, masterKey) { try await $0.unlock(name: name, address: address) }
+            let lifted = try await OperatorsCommand.store(database, masterKey) {
+                try await $0.unlock(name: name, address: address, by: .shell(user: OperatorsCommand.user), at: LedgerClock.system.now())
+            }
             print(lifted ? "unlocked \(name ?? address ?? "")" : "\(name ?? address ?? "") was not slowed down or locked")
         }
     }
@@ -181,7 +191,8 @@ struct OperatorsCommand: AsyncParsableCommand {
                 let (name, role, days, label) = (name, role.flatMap(OperatorRole.init(rawValue:)), days, label)
                 let (token, text) = try await OperatorsCommand.tokens(database) { store in
                     try await store.create(
-                        operatorName: name, role: role, name: label, life: .seconds(Int64(days) * 86_400), at: LedgerClock.system.now())
+                        operatorName: name, role: role, name: label, life: .seconds(Int64(days) * 86_400), by: .shell(user: OperatorsCommand.user),
+                        at: LedgerClock.system.now())
                 }
                 print("token \(token.id) of \(token.operatorName), \(token.role.rawValue) role, until \(token.expiresAt.rfc3339)")
                 print("shown once: \(text)")
@@ -211,7 +222,10 @@ struct OperatorsCommand: AsyncParsableCommand {
 
             mutating func run() async throws {
                 let id = id
-                guard try await OperatorsCommand.tokens(database, { try await $0.revoke(id: id, at: LedgerClock.system.now()) }) else {
+                guard
+                    try await OperatorsCommand.tokens(
+                        database, { try await $0.revoke(id: id, by: .shell(user: OperatorsCommand.user), at: LedgerClock.system.now()) })
+                else {
                     throw CommandFailure("there is no token \(id); see `ledger operators tokens list`")
                 }
                 print("token \(id) is revoked")
@@ -228,6 +242,9 @@ struct OperatorsCommand: AsyncParsableCommand {
             throw CommandFailure(error.description)
         }
     }
+
+    /// Who runs the command, as the operator record names a change made from the server's shell.
+    static var user: String { ProcessInfo.processInfo.environment["USER"] ?? "" }
 
     /// The password: standard input up to its end, without the one line ending `echo` adds.
     static func passwordFromStandardInput() throws -> String {

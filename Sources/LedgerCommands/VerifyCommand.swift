@@ -2,11 +2,13 @@ import ArgumentParser
 import Crypto
 import Foundation
 import LedgerBilling
+import LedgerOperators
 import LedgerStore
 import PostgresClient
 
-/// `ledger verify`: recomputes the hash chain of the whole log, checks the newest signed digest of every app, and
-/// checks every finalized invoice (hash, gapless numbering, reproduction from the log).
+/// `ledger verify`: recomputes the hash chain of the whole log, checks the newest signed digest of every app, checks
+/// the operator record as the log (its chain and newest digest), and checks every finalized invoice (hash, gapless
+/// numbering, reproduction from the log).
 /// Exit 0: intact; exit 1: each problem found, with its position (chain) or app (digest).
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check that no event was altered, removed or inserted.")
@@ -26,7 +28,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let logger = CommandLogging.logger("ledger.verify")
         let trustedKey = try trustedPublicKey()
         let replay = !skipInvoiceReplay
-        let (report, digestProblems, digestsChecked, invoices) = try await database.withDatabase(logger: logger) { url in
+        let (report, digestProblems, digestsChecked, invoices, operators) = try await database.withDatabase(logger: logger) { url in
             let connection = try PostgresConnectionFactory.connect(url)
             guard try SchemaMigrator.tableExists("ledger.events", on: connection) else {
                 throw CommandFailure("this database has no ledger yet: run `ledger migrate` (or `ledger serve`) first")
@@ -37,23 +39,31 @@ struct VerifyCommand: AsyncParsableCommand {
             let hasDigests = try SchemaMigrator.tableExists("ledger.chain_digests", on: connection)
             let digestProblems = hasDigests ? try ChainDigester().verify(on: connection, trustedKey: trustedKey) : []
             let invoices = try InvoiceVerifier.verify(on: connection, replay: replay)
-            return (report, digestProblems, hasDigests, invoices)
+            var operators: (checked: Int, problems: [OperatorRecordProblem]) = (0, [])
+            if try SchemaMigrator.tableExists("ledger.operator_actions", on: connection) {
+                let verifier = OperatorActionVerifier()
+                operators = try verifier.verify(on: connection)
+                operators.problems += try verifier.verifyDigest(on: connection, trustedKey: trustedKey)
+            }
+            return (report, digestProblems, hasDigests, invoices, operators)
         }
         if digestsChecked && trustedKey == nil {
             note("note: digests were checked against the keys stored with them; pass --digest-public-key to rule out re-signed digests")
         }
-        if report.isIntact && digestProblems.isEmpty && invoices.problems.isEmpty {
+        if report.isIntact && digestProblems.isEmpty && invoices.problems.isEmpty && operators.problems.isEmpty {
             print(
                 "OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact; "
-                    + "\(invoices.checked) invoice(s) intact")
+                    + "\(invoices.checked) invoice(s) intact; the operator record's \(operators.checked) row(s) intact")
             return
         }
+        let count = report.problems.count + digestProblems.count + invoices.problems.count + operators.problems.count
         print(
-            "TAMPERED: \(report.problems.count + digestProblems.count + invoices.problems.count) problem(s) in \(report.eventsChecked) events "
-                + "and \(invoices.checked) invoices checked")
+            "TAMPERED: \(count) problem(s) in \(report.eventsChecked) events, \(invoices.checked) invoices and "
+                + "\(operators.checked) operator record rows checked")
         for problem in report.problems { print("  [\(problem.kind.rawValue)] \(problem)") }
         for problem in digestProblems { print("  [digest] \(problem)") }
         for problem in invoices.problems { print("  [invoice] \(problem)") }
+        for problem in operators.problems { print("  [operator record] \(problem)") }
         throw ExitCode(1)
     }
 

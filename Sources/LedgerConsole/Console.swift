@@ -17,8 +17,8 @@ import UTCTime
 ///
 /// Sign-in takes the admin token (`LEDGER_ADMIN_TOKEN`) and a name; the session is an HttpOnly, SameSite=Strict
 /// cookie (Secure when the request came over TLS or `X-Forwarded-Proto: https`) that expires. Every form that writes
-/// is a POST carrying the session's CSRF token, and every write is recorded in `ledger.console_actions` with the
-/// name given at sign-in.
+/// is a POST carrying the session's CSRF token, and every write is appended to the operator record
+/// (`OperatorActionLog`) with the operator, the role used, the source address and the request id.
 package struct Console: Sendable {
     package struct Settings: Sendable {
         /// `LEDGER_ADMIN_TOKEN`; nil or empty: the console refuses every sign-in.
@@ -40,6 +40,8 @@ package struct Console: Sendable {
     let clock: LedgerClock
     let logger: Logger
     let sessions: ConsoleSessionStore
+    let record: OperatorActionLog
+    let tokens: OperatorTokenStore
     let trends: MonthlyTrendQueries
     let logStatus: LogStatusQueries
     let users: UserQueries
@@ -57,6 +59,8 @@ package struct Console: Sendable {
     /// SQL lives here.
     package struct Stores: Sendable {
         package var sessions: ConsoleSessionStore
+        package var record: OperatorActionLog
+        package var tokens: OperatorTokenStore
         package var trends: MonthlyTrendQueries
         package var logStatus: LogStatusQueries
         package var users: UserQueries
@@ -67,11 +71,13 @@ package struct Console: Sendable {
         package var operators: OperatorStore?
 
         package init(
-            sessions: ConsoleSessionStore, users: UserQueries, trends: MonthlyTrendQueries, logStatus: LogStatusQueries,
+            sessions: ConsoleSessionStore, record: OperatorActionLog, tokens: OperatorTokenStore, users: UserQueries, trends: MonthlyTrendQueries,
+            logStatus: LogStatusQueries,
             revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore,
             operators: OperatorStore? = nil
         ) {
-            (self.sessions, self.users, self.trends, self.logStatus, self.revenue) = (sessions, users, trends, logStatus, revenue)
+            (self.sessions, self.record, self.tokens, self.users, self.trends) = (sessions, record, tokens, users, trends)
+            (self.logStatus, self.revenue) = (logStatus, revenue)
             (self.tenancy, self.invoices, self.webhooks, self.operators) = (tenancy, invoices, webhooks, operators)
         }
     }
@@ -85,6 +91,8 @@ package struct Console: Sendable {
         self.clock = clock
         self.logger = logger
         self.sessions = stores.sessions
+        self.record = stores.record
+        self.tokens = stores.tokens
         self.trends = stores.trends
         self.logStatus = stores.logStatus
         self.users = stores.users
@@ -113,8 +121,11 @@ package struct Console: Sendable {
                 for name in names {
                     parameters[name] = context.parameters.get(name).map { String($0) }
                 }
+                let requestID: String? =
+                    if case .string(let id) = context.logger[metadataKey: "request_id"] { id } else { nil }
                 return await console.respond(
-                    request, parameters: parameters, address: context.remoteAddress?.ipAddress, signedIn: signedIn, roles: roles, handler)
+                    request, parameters: parameters, origin: (context.remoteAddress?.ipAddress, requestID), signedIn: signedIn,
+                    roles: roles, handler)
             }
         }
         page(.get, "/console", signedIn: false) { request in
@@ -128,30 +139,51 @@ package struct Console: Sendable {
         page(.get, "/console/customers/:app/:user") { try await console.customerPage($0) }
         page(.get, "/console/customers/:app/:user/as-of/:position") { try await console.asOfPage($0) }
         page(.get, "/console/finance") { try await console.financePage($0) }
-        page(.post, "/console/finance/finalize", roles: [.finance]) { try await console.finalize($0) }
+        page(.post, "/console/finance/finalize", roles: Needs.invoiceWrites) { try await console.finalize($0) }
         page(.get, "/console/finance/invoices/:invoice") { try await console.invoicePage($0) }
-        page(.get, "/console/finance/invoices/:invoice/download", roles: [.finance, .auditor]) { try await console.download($0) }
-        page(.post, "/console/finance/invoices/:invoice/void", roles: [.finance]) { try await console.void($0) }
+        page(.get, "/console/finance/invoices/:invoice/download", roles: Needs.downloads) { try await console.download($0) }
+        page(.post, "/console/finance/invoices/:invoice/void", roles: Needs.invoiceWrites) { try await console.void($0) }
         page(.get, "/console/operations") { try await console.operationsPage($0) }
         page(.get, "/console/operations/apps/:app") { try await console.appPage($0) }
-        page(.post, "/console/operations/apps/:app/keys", roles: [.admin]) { try await console.createKey($0) }
-        page(.post, "/console/operations/apps/:app/keys/:key/revoke", roles: [.admin]) { try await console.revokeKey($0) }
+        page(.post, "/console/operations/apps/:app/keys", roles: Needs.tenancyWrites) { try await console.createKey($0) }
+        page(.post, "/console/operations/apps/:app/keys/:key/revoke", roles: Needs.tenancyWrites) { try await console.revokeKey($0) }
         page(.get, "/console/operations/apps/:app/webhooks/:endpoint") { try await console.deliveriesPage($0) }
-        page(.post, "/console/operations/apps/:app/webhooks/:endpoint/deliveries/:delivery/redeliver", roles: [.support]) {
+        page(.post, "/console/operations/apps/:app/webhooks/:endpoint/deliveries/:delivery/redeliver", roles: Needs.redelivery) {
             try await console.redeliver($0)
         }
+        page(.get, "/console/operators") { try await console.operatorsPage($0) }
+        page(.post, "/console/operators", roles: Needs.operatorWrites) { try await console.addOperator($0) }
+        page(.post, "/console/operators/:name/disable", roles: Needs.operatorWrites) { try await console.disableOperator($0) }
+        page(.post, "/console/operators/:name/role", roles: Needs.operatorWrites) { try await console.setOperatorRole($0) }
+        page(.post, "/console/operators/:name/password", roles: Needs.operatorWrites) { try await console.resetOperatorPassword($0) }
+        page(.post, "/console/operators/:name/unlock", roles: Needs.operatorWrites) { try await console.unlockOperator($0) }
+        page(.post, "/console/operators/me/tokens") { try await console.createToken($0) }
+        page(.post, "/console/operators/me/tokens/:token/revoke") { try await console.revokeToken($0) }
+        page(.get, "/console/operators/record") { try await console.recordPage($0) }
+        page(.get, "/console/operators/record/download", roles: Needs.recordDownloads) { try await console.recordDownload($0) }
+    }
+
+    /// Who may do what in the console: the same table registers the routes (the server refuses others with 403) and
+    /// decides which forms a page shows (`ConsoleRequest.form`). Every signed-in operator reads every page.
+    enum Needs {
+        static let invoiceWrites: Set<OperatorRole> = [.finance]
+        static let downloads: Set<OperatorRole> = [.finance, .auditor]
+        static let tenancyWrites: Set<OperatorRole> = [.admin]
+        static let redelivery: Set<OperatorRole> = [.support]
+        static let operatorWrites: Set<OperatorRole> = [.admin]
+        static let recordDownloads: Set<OperatorRole> = [.auditor, .admin]
     }
 
     /// Runs a page: reads the session (refusing a page that needs one), checks the CSRF token of every POST, and
     /// turns refusals into HTML answers with a 4xx status. Only a fault of the service itself answers 500.
     func respond(
-        _ request: Request, parameters: [String: String], address: String?, signedIn: Bool, roles: Set<OperatorRole>?,
-        _ handler: @Sendable (ConsoleRequest) async throws -> Response
+        _ request: Request, parameters: [String: String], origin: (address: String?, requestID: String?), signedIn: Bool,
+        roles: Set<OperatorRole>?, _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         // The server's time for the page, in `Server-Timing` (the benchmark's console figure reads it).
         let clock = ContinuousClock()
         let start = clock.now
-        var response = await answer(request, parameters: parameters, address: address, signedIn: signedIn, roles: roles, handler)
+        var response = await answer(request, parameters: parameters, origin: origin, signedIn: signedIn, roles: roles, handler)
         let elapsed = start.duration(to: clock.now)
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         response.headers[HTTPField.Name("Server-Timing")!] = "app;dur=" + String(format: "%.3f", milliseconds)
@@ -159,12 +191,12 @@ package struct Console: Sendable {
     }
 
     func answer(
-        _ request: Request, parameters: [String: String], address: String?, signedIn: Bool, roles: Set<OperatorRole>?,
-        _ handler: @Sendable (ConsoleRequest) async throws -> Response
+        _ request: Request, parameters: [String: String], origin: (address: String?, requestID: String?), signedIn: Bool,
+        roles: Set<OperatorRole>?, _ handler: @Sendable (ConsoleRequest) async throws -> Response
     ) async -> Response {
         do {
             var console = try await ConsoleRequest(request: request, parameters: parameters, console: self)
-            console.address = address
+            (console.address, console.requestID) = origin
             if request.method == .post { console.form = try await Form.read(request) }
             if signedIn {
                 guard let session = console.session else {
@@ -254,6 +286,8 @@ struct ConsoleRequest: Sendable {
     let session: ConsoleSession?
     /// The client's address, as the connection gives it (no forwarding header is trusted).
     var address: String?
+    /// The request id (`RequestIDMiddleware`), for the operator record.
+    var requestID: String?
 
     init(request: Request, parameters: [String: String], console: Console) async throws {
         self.request = request
@@ -286,6 +320,26 @@ struct ConsoleRequest: Sendable {
     }
 
     var csrf: String { session?.csrf ?? "" }
+
+    /// A form that writes, shown only when the session's role may use it (the server checks again on the POST).
+    func form(action: String, roles: Set<OperatorRole>?, fields: String, button: String, confirm: Bool = false) -> String {
+        guard let session, roles.map(session.may) ?? true else { return "" }
+        return HTML.form(action: action, csrf: session.csrf, fields: fields, button: button, confirm: confirm)
+    }
+
+    /// Whether the session's role may do what needs `roles` (a page leaves out what it may not).
+    func may(_ roles: Set<OperatorRole>) -> Bool { session?.may(roles) ?? false }
+
+    /// The signed-in operator as the operator record names them, with this request's address and id.
+    func operatorActor() throws -> OperatorActor {
+        guard let session else { throw ConsoleError(.forbidden, "Sign in first.") }
+        return acting(operatorID: session.operatorID ?? "", name: session.actor, role: session.isBreakGlass ? "break-glass" : session.role.rawValue)
+    }
+
+    /// Someone acting through this request (a sign-in, before there is a session).
+    func acting(operatorID: String, name: String, role: String) -> OperatorActor {
+        OperatorActor(operatorID: operatorID, name: name, role: role, channel: .console, sourceAddress: address, requestID: requestID)
+    }
 
     func path(_ name: String) throws -> String {
         guard let value = parameters[name], !value.isEmpty else { throw ConsoleError(.badRequest, "The path needs `\(name)`.") }

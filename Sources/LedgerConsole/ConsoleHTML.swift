@@ -106,7 +106,7 @@ enum Layout {
             ? ""
             : """
             <a href="/console/customers">Customers</a><a href="/console/finance">Finance</a>\
-            <a href="/console/operations">Operations</a>
+            <a href="/console/operations">Operations</a><a href="/console/operators">Operators</a>
             """
         let signOut =
             if let actor, let csrf {

@@ -58,7 +58,9 @@ extension Console {
         }
         let now = clock.now()
         let (token, _) = try await sessions.start(actor: actor, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
-        try await sessions.record("sign_in", target: "console", detail: "break-glass: LEDGER_ADMIN_TOKEN", actor: actor, at: now)
+        try await record.append(
+            "sign_in", target: "console", detail: "break-glass: LEDGER_ADMIN_TOKEN",
+            by: request.acting(operatorID: "", name: actor, role: "break-glass"), at: now)
         return signedIn(request, token: token)
     }
 
@@ -77,7 +79,9 @@ extension Console {
         } catch OperatorError.signInThrottled(let until) {
             throw ConsoleError(.tooManyRequests, "Too many failed sign-ins. Try again after \(until.rfc3339).")
         } catch OperatorError.signInRefused {
-            try await sessions.record("sign_in_refused", target: "console", detail: "as \(name.prefix(64))", actor: "(not signed in)", at: now)
+            try await record.append(
+                "sign_in_refused", target: "console", detail: "as \(name.prefix(64))",
+                by: request.acting(operatorID: "", name: "(not signed in)", role: ""), at: now)
             throw ConsoleError(
                 .unauthorized,
                 OperatorError.signInRefused.description.prefix(1).uppercased()
@@ -85,7 +89,9 @@ extension Console {
         }
         let (token, _) = try await sessions.start(
             actor: signedIn.name, operatorID: signedIn.id, role: signedIn.role, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
-        try await sessions.record("sign_in", target: "console", detail: "role \(signedIn.role.rawValue)", actor: signedIn.name, at: now)
+        try await record.append(
+            "sign_in", target: "console", by: request.acting(operatorID: signedIn.id, name: signedIn.name, role: signedIn.role.rawValue),
+            at: now)
         return self.signedIn(request, token: token)
     }
 
@@ -110,17 +116,18 @@ extension Console {
         let now = clock.now()
         if let session = request.session, let operatorID = session.operatorID {
             let ended = try await sessions.endAll(operatorID: operatorID)
-            try await sessions.record("sign_out_everywhere", target: "console", detail: "\(ended) session(s)", actor: session.actor, at: now)
+            try await record.append("sign_out_everywhere", target: "console", detail: "\(ended) session(s)", by: try request.operatorActor(), at: now)
         } else if let token = request.token {
             try await sessions.end(token: token)
-            try await sessions.record("sign_out", target: "console", actor: try request.actor(), at: now)
+            try await record.append("sign_out", target: "console", by: try request.operatorActor(), at: now)
         }
         return Self.signedOut(request)
     }
 
     func signOut(_ request: ConsoleRequest) async throws -> Response {
+        let actor = try request.operatorActor()
         if let token = request.token { try await sessions.end(token: token) }
-        try await sessions.record("sign_out", target: "console", actor: try request.actor(), at: clock.now())
+        try await record.append("sign_out", target: "console", by: actor, at: clock.now())
         return Self.signedOut(request)
     }
 

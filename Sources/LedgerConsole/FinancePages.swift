@@ -45,8 +45,8 @@ extension Console {
             }, id: "invoices")
         body +=
             "<h2>Finalize a month</h2>"
-            + HTML.form(
-                action: "/console/finance/finalize", csrf: request.csrf,
+            + request.form(
+                action: "/console/finance/finalize", roles: Needs.invoiceWrites,
                 fields: """
                     <label>Month <input name=month id=finalize-month required placeholder=YYYY-MM \
                     value="\(HTML.escape(month?.description ?? ""))"></label>
@@ -86,15 +86,16 @@ extension Console {
                 <p id=confirm-text>Finalize the invoice of account <b>\(HTML.escape(account))</b> for <b>\(HTML.escape(month.description))</b>:
                 \(draft.payingUsers) paying users, total \(HTML.escape(InvoiceRendering.major(draft.totalMinor, draft.currency))) \
                 \(HTML.escape(draft.currency))? A finalized invoice never changes; a correction voids it and issues a replacement.</p>
-                """ + HTML.form(action: "/console/finance/finalize", csrf: request.csrf, fields: fields, button: "Yes, finalize", confirm: true)
+                """
+                + request.form(
+                    action: "/console/finance/finalize", roles: Needs.invoiceWrites, fields: fields, button: "Yes, finalize", confirm: true)
                 + "<p><a href=\"/console/finance\">Cancel</a></p>"
             return request.page("Confirm finalizing", body)
         }
         let (invoice, created) = try await invoices.finalize(account: account, month: month)
-        try await sessions.record(
-            "invoice.finalize", target: invoice.id,
-            detail: "\(account) \(month) \(created ? "created" : "already finalized")", actor: try request.actor(),
-            at: clock.now())
+        try await record.append(
+            "invoice.finalize", target: invoice.id, detail: "\(account) \(month) \(created ? "created" : "already finalized")",
+            by: try request.operatorActor(), at: clock.now())
         logger.info("console finalized an invoice", metadata: ["invoice": "\(invoice.id)", "created": "\(created)"])
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(invoice.id))")
     }
@@ -116,9 +117,13 @@ extension Console {
             <p id=invoice-status>Invoice <b>\(HTML.escape(invoice.displayNumber))</b> of account <b>\(HTML.escape(invoice.accountID))</b> for \
             \(HTML.escape(invoice.month)): <b>\(HTML.escape(invoice.status))</b>, finalized \(HTML.time(invoice.finalizedAt)), plan \
             \(HTML.escape(c.planID)). Total <b id=total>\(money(c.totalMinor))</b>.</p>
-            <p>Download: <a id=download-csv href="\(HTML.escape(base))/download?format=csv">CSV</a> ·
-            <a href="\(HTML.escape(base))/download?format=json">JSON</a> · <a href="\(HTML.escape(base))/download?format=html">HTML</a></p>
             """
+        if request.may(Needs.downloads) {
+            body += """
+                <p>Download: <a id=download-csv href="\(HTML.escape(base))/download?format=csv">CSV</a> ·
+                <a href="\(HTML.escape(base))/download?format=json">JSON</a> · <a href="\(HTML.escape(base))/download?format=html">HTML</a></p>
+                """
+        }
         if invoice.status == "voided" {
             body +=
                 "<p class=bad>Voided \(HTML.time(invoice.voidedAt)): \(HTML.escape(invoice.voidReason ?? "")); replaced by "
@@ -153,8 +158,8 @@ extension Console {
         if invoice.status == "finalized" {
             body +=
                 "<h2>Void</h2>"
-                + HTML.form(
-                    action: base + "/void", csrf: request.csrf,
+                + request.form(
+                    action: base + "/void", roles: Needs.invoiceWrites,
                     fields: """
                         <label>Reason <input name=reason required maxlength=1000 size=50></label>
                         """, button: "Void…")
@@ -193,15 +198,15 @@ extension Console {
             let body =
                 "<p id=confirm-text>Void invoice <b>\(HTML.escape(invoice.displayNumber))</b> because “\(HTML.escape(reason))”? "
                 + "A replacement is computed from the log and finalized in its place.</p>"
-                + HTML.form(
-                    action: base + "/void", csrf: request.csrf, fields: HTML.hidden("reason", reason) + HTML.hidden("confirm", "yes"),
+                + request.form(
+                    action: base + "/void", roles: Needs.invoiceWrites, fields: HTML.hidden("reason", reason) + HTML.hidden("confirm", "yes"),
                     button: "Yes, void", confirm: true) + "<p><a href=\"\(HTML.escape(base))\">Cancel</a></p>"
             return request.page("Confirm voiding", body)
         }
         let (voided, replacement) = try await invoices.void(invoiceID: invoice.id, reason: reason)
-        try await sessions.record(
-            "invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)",
-            actor: try request.actor(), at: clock.now())
+        try await record.append(
+            "invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)", by: try request.operatorActor(),
+            at: clock.now())
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(replacement.id))")
     }
 }

@@ -6,14 +6,14 @@ import LedgerTenancy
 import LedgerWebhooks
 
 /// Operations: accounts and apps, keys (create, revoke), webhook endpoints and their delivery log with redelivery,
-/// projection lag, digest status, and the record of what was changed through the console.
+/// projection lag, digest status, and the latest rows of the operator record.
 extension Console {
     func operationsPage(_ request: ConsoleRequest) async throws -> Response {
         let accounts = try await tenancy.accounts()
         let apps = try await tenancy.apps()
         let lag = try await logStatus.projectionLag()
         let digests = try await logStatus.digests()
-        let actions = try await sessions.actions(limit: 50)
+        let actions = try await record.list(OperatorActionFilter(), limit: 20)
         let names = Dictionary(accounts.map { ($0.id, $0.name) }, uniquingKeysWith: { $1 })
         var body =
             "<h2>Accounts and apps</h2>"
@@ -44,12 +44,8 @@ extension Console {
                     [HTML.escape($0.app), String($0.count), HTML.time($0.at)]
                 }, id: "digests")
         body +=
-            "<h2>Changes made in the console</h2>"
-            + HTML.table(
-                ["When", "Who", "Action", "Target", "Detail"],
-                actions.map {
-                    [HTML.time($0.at), HTML.escape($0.actor), HTML.escape($0.action), HTML.escape($0.target), HTML.escape($0.detail)]
-                }, id: "actions")
+            "<h2>Latest operator actions</h2>" + Self.actionsTable(actions)
+            + "<p>" + HTML.link("/console/operators/record", "The whole operator record, filtered and downloadable") + "</p>"
         return request.page("Operations", body)
     }
 
@@ -81,14 +77,14 @@ extension Console {
                         HTML.escape(key.id), HTML.escape(key.kind.rawValue), HTML.escape(key.name ?? ""), HTML.time(key.createdAt),
                         HTML.time(key.revokedAt),
                         key.revokedAt == nil
-                            ? HTML.form(
-                                action: "\(base)/keys/\(HTML.urlComponent(key.id))/revoke", csrf: request.csrf, fields: "", button: "Revoke",
+                            ? request.form(
+                                action: "\(base)/keys/\(HTML.urlComponent(key.id))/revoke", roles: Needs.tenancyWrites, fields: "", button: "Revoke",
                                 confirm: true)
                             : ""
                     ]
                 }, id: "keys")
-        body += HTML.form(
-            action: "\(base)/keys", csrf: request.csrf,
+        body += request.form(
+            action: "\(base)/keys", roles: Needs.tenancyWrites,
             fields: """
                 <label>Kind <select name=kind><option value=secret>secret</option><option value=public>public</option></select></label>
                 <label>Name <input name=name maxlength=100></label>
@@ -113,8 +109,8 @@ extension Console {
         let name = request.form["name"].flatMap { $0.isEmpty ? nil : $0 }
         guard (name?.count ?? 0) <= 100 else { throw ConsoleError(.badRequest, "A key's name is at most 100 characters.") }
         let (record, key) = try await tenancy.createKey(app: app.id, kind: kind, name: name)
-        try await sessions.record(
-            "key.create", target: record.id, detail: "\(kind.rawValue) key of \(app.id)", actor: try request.actor(),
+        try await self.record.append(
+            "key.create", target: record.id, detail: "\(kind.rawValue) key of \(app.id)", by: try request.operatorActor(),
             at: clock.now())
         tenancyChanged()
         return try await appPage(request, created: (kind.rawValue, key))
@@ -126,7 +122,7 @@ extension Console {
         guard try await tenancy.revokeKey(app: app.id, keyID: keyID) != nil else {
             throw ConsoleError(.notFound, "There is no live key \(keyID) of app \(app.id).")
         }
-        try await sessions.record("key.revoke", target: keyID, detail: "key of \(app.id)", actor: try request.actor(), at: clock.now())
+        try await record.append("key.revoke", target: keyID, detail: "key of \(app.id)", by: try request.operatorActor(), at: clock.now())
         tenancyChanged()
         return Self.redirect("/console/operations/apps/\(HTML.urlComponent(app.id))")
     }
@@ -148,8 +144,8 @@ extension Console {
                     HTML.escape(d.deliveryID), String(d.position), HTML.escape(d.eventType), HTML.escape(d.appUserID ?? "—"),
                     HTML.escape(d.status.rawValue),
                     String(d.attempts), HTML.time(d.nextAttemptAt), HTML.time(d.createdAt),
-                    HTML.form(
-                        action: "\(base)/deliveries/\(HTML.urlComponent(d.deliveryID))/redeliver", csrf: request.csrf, fields: "",
+                    request.form(
+                        action: "\(base)/deliveries/\(HTML.urlComponent(d.deliveryID))/redeliver", roles: Needs.redelivery, fields: "",
                         button: "Redeliver")
                 ]
             }, id: "deliveries")
@@ -161,9 +157,9 @@ extension Console {
         let (endpointID, deliveryID) = (try request.path("endpoint"), try request.path("delivery"))
         let count = try await webhooks.redeliver(app: app.id, endpoint: endpointID, .one(deliveryID))
         guard count == 1 else { throw ConsoleError(.notFound, "There is no delivery \(deliveryID) to this endpoint.") }
-        try await sessions.record(
-            "webhook.redeliver", target: deliveryID, detail: "endpoint \(endpointID) of \(app.id)",
-            actor: try request.actor(), at: clock.now())
+        try await record.append(
+            "webhook.redeliver", target: deliveryID, detail: "endpoint \(endpointID) of \(app.id)", by: try request.operatorActor(),
+            at: clock.now())
         return Self.redirect("/console/operations/apps/\(HTML.urlComponent(app.id))/webhooks/\(HTML.urlComponent(endpointID))?redelivered=1")
     }
 }

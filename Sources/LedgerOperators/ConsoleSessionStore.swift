@@ -21,17 +21,8 @@ package struct ConsoleSession: Sendable, Equatable {
     package func may(_ roles: Set<OperatorRole>) -> Bool { isBreakGlass || roles.contains(role) }
 }
 
-/// One write made through the console, as `ledger.console_actions` keeps it.
-package struct ConsoleAction: Sendable, Equatable {
-    package var at: Instant
-    package var actor: String
-    package var action: String
-    package var target: String
-    package var detail: String
-}
-
-/// Sessions (`ledger.console_sessions`, found by the SHA-256 of the cookie's token) and the record of writes
-/// (`ledger.console_actions`, append-only). Times come from the service's clock, so tests move them.
+/// Sessions (`ledger.console_sessions`, found by the SHA-256 of the cookie's token). Times come from the service's
+/// clock, so tests move them. What is done in them goes to the operator record (`OperatorActionLog`).
 package struct ConsoleSessionStore: Sendable {
     let pool: PostgresPool
 
@@ -95,28 +86,5 @@ package struct ConsoleSessionStore: Sendable {
 
     package func end(token: String) async throws {
         _ = try await pool.query("DELETE FROM ledger.console_sessions WHERE token_hash = \(Self.digest(token))")
-    }
-
-    /// Records a write made through the console.
-    package func record(_ action: String, target: String, detail: String = "", actor: String, at now: Instant) async throws {
-        _ = try await pool.query(
-            """
-            INSERT INTO ledger.console_actions (at, actor, action, target, detail)
-            VALUES (\(now), \(actor), \(action), \(target), \(detail))
-            """)
-    }
-
-    /// The latest writes, newest first.
-    package func actions(limit: Int) async throws -> [ConsoleAction] {
-        let rows = try await pool.query(
-            """
-            SELECT at, actor, action, target, detail FROM ledger.console_actions ORDER BY action_id DESC LIMIT \(Int64(limit))
-            """)
-        return try rows.map { row in
-            ConsoleAction(
-                at: try row.decode(Instant.self, at: 0), actor: try row.decode(String.self, at: 1),
-                action: try row.decode(String.self, at: 2), target: try row.decode(String.self, at: 3),
-                detail: try row.decode(String.self, at: 4))
-        }
     }
 }

@@ -12,15 +12,18 @@ package struct OperatorStore: Sendable {
     package static let bcryptCost: UInt8 = 12
     let pool: PostgresPool
     let box: SecretBox
+    /// Where every change of an operator is recorded.
+    let actions: OperatorActionLog
 
     package init(pool: PostgresPool, masterKey: SymmetricKey) {
         self.pool = pool
         self.box = SecretBox(key: masterKey)
+        self.actions = OperatorActionLog(pool: pool)
     }
 
     /// A new operator; with `oneTimePassword` (required for admin and finance), the authenticator URI of its secret,
     /// shown this once.
-    package func add(name: String, role: OperatorRole, password: String, oneTimePassword: Bool = true, at now: Instant)
+    package func add(name: String, role: OperatorRole, password: String, oneTimePassword: Bool = true, by actor: OperatorActor, at now: Instant)
         async throws -> (record: OperatorRecord, authenticatorURI: String?)
     {
         try Self.check(name: name)
@@ -38,6 +41,8 @@ package struct OperatorStore: Sendable {
             RETURNING \(unescaped: Self.columns)
             """)
         guard let row = inserted.first else { throw OperatorError.nameTaken(name) }
+        try await actions.append(
+            "operator.add", target: name, detail: "role \(role.rawValue)\(oneTimePassword ? ", one-time password" : "")", by: actor, at: now)
         return (try Self.record(row), secret.map { OneTimePassword(secret: $0).authenticatorURI(operator: name) })
     }
 
@@ -52,37 +57,45 @@ package struct OperatorStore: Sendable {
 
     /// Disables the operator from `now` on (again: no change).
     @discardableResult
-    package func disable(name: String, at now: Instant) async throws -> OperatorRecord {
-        try await update(
+    package func disable(name: String, by actor: OperatorActor, at now: Instant) async throws -> OperatorRecord {
+        let disabled = try await update(
             name: name,
             """
             UPDATE ledger.operators SET disabled_at = coalesce(disabled_at, \(now)) WHERE name = \(name)
             RETURNING \(unescaped: Self.columns)
             """)
+        try await actions.append("operator.disable", target: name, by: actor, at: now)
+        return disabled
     }
 
     /// A new password (the one-time password stays).
     @discardableResult
-    package func resetPassword(name: String, password: String) async throws -> OperatorRecord {
+    package func resetPassword(name: String, password: String, by actor: OperatorActor, at now: Instant) async throws -> OperatorRecord {
         try Self.check(password: password)
         let hash = await Self.hash(password)
-        return try await update(
+        let updated = try await update(
             name: name,
             """
             UPDATE ledger.operators SET password_hash = \(hash) WHERE name = \(name) RETURNING \(unescaped: Self.columns)
             """)
+        try await actions.append("operator.reset_password", target: name, by: actor, at: now)
+        return updated
     }
 
     /// A new role. An operator without a one-time password that moves to a role requiring one gets one: its
     /// authenticator URI is returned, shown this once.
-    package func setRole(name: String, role: OperatorRole) async throws -> (record: OperatorRecord, authenticatorURI: String?) {
+    package func setRole(name: String, role: OperatorRole, by actor: OperatorActor, at now: Instant) async throws
+        -> (record: OperatorRecord, authenticatorURI: String?)
+    {
         guard let current = try await find(name: name) else { throw OperatorError.unknownOperator(name) }
+        let change = "\(current.role.rawValue) → \(role.rawValue)"
         guard role.requiresOneTimePassword && !current.hasOneTimePassword else {
             let record = try await update(
                 name: name,
                 """
                 UPDATE ledger.operators SET role = \(role.rawValue) WHERE name = \(name) RETURNING \(unescaped: Self.columns)
                 """)
+            try await actions.append("operator.set_role", target: name, detail: change, by: actor, at: now)
             return (record, nil)
         }
         let secret = OneTimePassword.newSecret()
@@ -93,6 +106,7 @@ package struct OperatorStore: Sendable {
             UPDATE ledger.operators SET role = \(role.rawValue), totp_sealed = \(sealed), totp_last_step = 0 WHERE name = \(name)
             RETURNING \(unescaped: Self.columns)
             """)
+        try await actions.append("operator.set_role", target: name, detail: change + ", new one-time password", by: actor, at: now)
         return (record, OneTimePassword(secret: secret).authenticatorURI(operator: name))
     }
 
@@ -125,9 +139,11 @@ package struct OperatorStore: Sendable {
 
     /// Lifts the throttle of a name (and its lock), or of an address when `address` is set.
     @discardableResult
-    package func unlock(name: String? = nil, address: String? = nil) async throws -> Bool {
+    package func unlock(name: String? = nil, address: String? = nil, by actor: OperatorActor, at now: Instant) async throws -> Bool {
         let subject = address.map { "address:" + $0 } ?? "name:" + String((name ?? "").prefix(64))
-        return !(try await pool.query("DELETE FROM ledger.sign_in_throttle WHERE subject = \(subject) RETURNING 1").isEmpty)
+        let lifted = !(try await pool.query("DELETE FROM ledger.sign_in_throttle WHERE subject = \(subject) RETURNING 1").isEmpty)
+        if lifted { try await actions.append("operator.unlock", target: subject, by: actor, at: now) }
+        return lifted
     }
 
     func throttles(_ subjects: [String]) async throws -> [String: SignInThrottle] {

@@ -33,7 +33,9 @@ package struct OperatorTokenStore: Sendable {
     package init(pool: PostgresPool) { self.pool = pool }
 
     /// A new token for `operatorName`, living `life`; its text, shown this once.
-    package func create(operatorName: String, role: OperatorRole?, name: String, life: Duration, at now: Instant) async throws
+    package func create(
+        operatorName: String, role: OperatorRole?, name: String, life: Duration, by actor: OperatorActor, at now: Instant
+    ) async throws
         -> (token: OperatorToken, text: String)
     {
         guard life > .zero, life <= Self.longestLife else {
@@ -59,6 +61,8 @@ package struct OperatorTokenStore: Sendable {
             INSERT INTO ledger.operator_tokens (token_id, operator_id, token_hash, name, role, created_at, expires_at)
             VALUES (\(id), \(try owner.decode(String.self, at: 0)), \(Self.digest(text)), \(name), \(carried.rawValue), \(now), \(expires))
             """)
+        try await OperatorActionLog(pool: pool).append(
+            "token.create", target: id, detail: "for \(operatorName), role \(carried.rawValue), until \(expires.rfc3339)", by: actor, at: now)
         return (
             OperatorToken(id: id, operatorName: operatorName, name: name, role: carried, createdAt: now, expiresAt: expires, revokedAt: nil),
             text
@@ -85,10 +89,13 @@ package struct OperatorTokenStore: Sendable {
 
     /// Revokes the token `id` from `now` on (again: no change); false when there is no such token.
     @discardableResult
-    package func revoke(id: String, at now: Instant) async throws -> Bool {
-        !(try await pool.query(
-            "UPDATE ledger.operator_tokens SET revoked_at = coalesce(revoked_at, \(now)) WHERE token_id = \(id) RETURNING token_id"
-        ).isEmpty)
+    package func revoke(id: String, by actor: OperatorActor, at now: Instant) async throws -> Bool {
+        let revoked =
+            !(try await pool.query(
+                "UPDATE ledger.operator_tokens SET revoked_at = coalesce(revoked_at, \(now)) WHERE token_id = \(id) RETURNING token_id"
+            ).isEmpty)
+        if revoked { try await OperatorActionLog(pool: pool).append("token.revoke", target: id, by: actor, at: now) }
+        return revoked
     }
 
     /// The caller a presented token speaks for, or nil: unknown, revoked, expired, or its operator disabled. The

@@ -1,11 +1,12 @@
 import Crypto
 import LedgerJobs
+import LedgerOperators
 import LedgerStore
 import Logging
 import PostgresClient
 import ServiceLifecycle
 
-/// Signs a digest of every app's log at start and then every `interval`, until graceful shutdown, on one instance
+/// Signs a digest of every app's log (and one of the operator record) at start and then every `interval`, until graceful shutdown, on one instance
 /// at a time (`ExclusiveJob` "digests"): instances sharing a database do not sign the same digests over and over.
 package struct DigestService: Service {
     let pool: PostgresPool
@@ -36,7 +37,11 @@ package struct DigestService: Service {
     func digestOnce() async {
         let key = key
         do {
-            let digests = try await pool.withConnection { try ChainDigester().digest(on: $0, key: key) }
+            let digests = try await pool.withConnection { connection in
+                let digests = try ChainDigester().digest(on: connection, key: key)
+                try OperatorActionVerifier().digest(on: connection, key: key)
+                return digests
+            }
             logger.info("signed log digests", metadata: ["apps": "\(digests.count)"])
         } catch {
             // A missed digest only delays the next; the service keeps serving.

@@ -107,15 +107,9 @@ package struct LedgerAPI: Sendable {
         self.tenancy = tenancy
         self.tenancyCache = TenancyCache(tenancy: tenancy)
         self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
-        let sessions = ConsoleSessionStore(pool: pool)
-        let clock = configuration.clock
         self.auth = Authenticator(
-            cache: tenancyCache, adminToken: configuration.adminToken,
-            cookie: cookie, clock: configuration.clock, operatorTokens: OperatorTokenStore(pool: pool),
-            breakGlassUsed: { method, path in
-                try await sessions.record(
-                    "break_glass", target: "api", detail: "\(method) \(path)", actor: "LEDGER_ADMIN_TOKEN", at: clock.now())
-            })
+            cache: tenancyCache, adminToken: configuration.adminToken, cookie: cookie, clock: configuration.clock,
+            operatorTokens: OperatorTokenStore(pool: pool), record: OperatorActionLog(pool: pool))
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)

@@ -56,11 +56,13 @@ package enum LedgerApplication {
         ).register(on: routes, auth: api.auth)
         InvoiceRoutes(invoices: InvoiceStore(pool: api.pool, clock: clock), tenancy: api.tenancy, body: api.body).register(on: routes, auth: api.auth)
         RevenueRoutes(revenue: RevenueQueries(pool: api.pool)).register(on: routes, auth: api.auth)
+        OperatorRecordRoutes(record: api.auth.record).register(on: routes, auth: api.auth)
         // The console (`/console`, Sources/LedgerConsole): HTML pages with their own sessions, outside the JSON API's
         // route table and OpenAPI document.
         let cache = api.tenancyCache
         let stores = Console.Stores(
-            sessions: ConsoleSessionStore(pool: api.pool), users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
+            sessions: ConsoleSessionStore(pool: api.pool), record: OperatorActionLog(pool: api.pool), tokens: OperatorTokenStore(pool: api.pool),
+            users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
             logStatus: LogStatusQueries(pool: api.pool), revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy,
             invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks,
             operators: api.configuration.masterKey.map { OperatorStore(pool: api.pool, masterKey: $0) })

@@ -41,7 +41,7 @@ import UTCTime
 
     @Test func passwordsAreBcryptAtCost12AndTheSecretIsSealed() async throws {
         let world = try await Self.world()
-        let (record, uri) = try await world.store.add(name: "alice", role: .admin, password: Self.password, at: Self.now)
+        let (record, uri) = try await world.store.add(name: "alice", role: .admin, password: Self.password, by: .shell(user: "test"), at: Self.now)
         #expect(record.role == .admin && record.hasOneTimePassword && !record.isDisabled)
         let uriText = try #require(uri)
         #expect(uriText.hasPrefix("otpauth://totp/Subscription%20Ledger:alice?secret="))
@@ -58,7 +58,7 @@ import UTCTime
 
     @Test func signInTakesThePasswordAndAFreshCodeOnce() async throws {
         let world = try await Self.world()
-        _ = try await world.store.add(name: "alice", role: .finance, password: Self.password, at: Self.now)
+        _ = try await world.store.add(name: "alice", role: .finance, password: Self.password, by: .shell(user: "test"), at: Self.now)
         let totp = OneTimePassword(secret: try await Self.secret(of: "alice", in: world))
         let step = OneTimePassword.step(at: Self.now)
         let signedIn = try await world.store.signIn(name: "alice", password: Self.password, oneTimePassword: totp.code(step: step), at: Self.now)
@@ -71,7 +71,8 @@ import UTCTime
             await #expect(throws: OperatorError.signInRefused) {
                 try await world.store.signIn(name: "alice", password: password, oneTimePassword: code, at: Self.now)
             }
-            try await world.store.unlock(name: "alice")  // each attempt judged alone, not slowed by the ones before
+            // Each attempt judged alone, not slowed by the ones before.
+            try await world.store.unlock(name: "alice", by: .shell(user: "test"), at: Self.now)
         }
         // The next step's code works (clock drift of one step), once.
         #expect(
@@ -82,12 +83,13 @@ import UTCTime
 
     @Test func anUnknownOrDisabledOperatorIsRefusedLikeAWrongPassword() async throws {
         let world = try await Self.world()
-        _ = try await world.store.add(name: "sam", role: .support, password: Self.password, oneTimePassword: false, at: Self.now)
+        _ = try await world.store.add(
+            name: "sam", role: .support, password: Self.password, oneTimePassword: false, by: .shell(user: "test"), at: Self.now)
         #expect(try await world.store.signIn(name: "sam", password: Self.password, oneTimePassword: nil, at: Self.now).role == .support)
         await #expect(throws: OperatorError.signInRefused) {
             try await world.store.signIn(name: "nobody", password: Self.password, oneTimePassword: nil, at: Self.now)
         }
-        try await world.store.disable(name: "sam", at: Self.now)
+        try await world.store.disable(name: "sam", by: .shell(user: "test"), at: Self.now)
         await #expect(throws: OperatorError.signInRefused) {
             try await world.store.signIn(name: "sam", password: Self.password, oneTimePassword: nil, at: Self.now)
         }
@@ -98,33 +100,38 @@ import UTCTime
     @Test func rulesForNamesPasswordsAndSecondFactors() async throws {
         let world = try await Self.world()
         await #expect(throws: OperatorError.oneTimePasswordRequired(.admin)) {
-            try await world.store.add(name: "root", role: .admin, password: Self.password, oneTimePassword: false, at: Self.now)
+            try await world.store.add(
+                name: "root", role: .admin, password: Self.password, oneTimePassword: false, by: .shell(user: "test"), at: Self.now)
         }
         await #expect(throws: OperatorError.weakPassword("use at least 12 characters")) {
-            try await world.store.add(name: "short", role: .auditor, password: "eleven chrs", at: Self.now)
+            try await world.store.add(name: "short", role: .auditor, password: "eleven chrs", by: .shell(user: "test"), at: Self.now)
         }
         await #expect(throws: OperatorError.self) {
-            try await world.store.add(name: "long", role: .auditor, password: String(repeating: "x", count: 73), at: Self.now)
+            try await world.store.add(
+                name: "long", role: .auditor, password: String(repeating: "x", count: 73), by: .shell(user: "test"), at: Self.now)
         }
         for name in ["", "Alice", "-x", "a b", String(repeating: "a", count: 65), "ünï"] {
             await #expect(throws: OperatorError.invalidName(name)) {
-                try await world.store.add(name: name, role: .auditor, password: Self.password, at: Self.now)
+                try await world.store.add(name: name, role: .auditor, password: Self.password, by: .shell(user: "test"), at: Self.now)
             }
         }
-        _ = try await world.store.add(name: "ann", role: .auditor, password: Self.password, oneTimePassword: false, at: Self.now)
+        _ = try await world.store.add(
+            name: "ann", role: .auditor, password: Self.password, oneTimePassword: false, by: .shell(user: "test"), at: Self.now)
         await #expect(throws: OperatorError.nameTaken("ann")) {
-            try await world.store.add(name: "ann", role: .support, password: Self.password, at: Self.now)
+            try await world.store.add(name: "ann", role: .support, password: Self.password, by: .shell(user: "test"), at: Self.now)
         }
         // Moving to a role that needs a second factor gives one; the new password replaces the old.
-        let (promoted, uri) = try await world.store.setRole(name: "ann", role: .admin)
+        let (promoted, uri) = try await world.store.setRole(name: "ann", role: .admin, by: .shell(user: "test"), at: Self.now)
         #expect(promoted.role == .admin && promoted.hasOneTimePassword && uri != nil)
-        try await world.store.resetPassword(name: "ann", password: "a brand new password")
+        try await world.store.resetPassword(name: "ann", password: "a brand new password", by: .shell(user: "test"), at: Self.now)
         let code = OneTimePassword(secret: try await Self.secret(of: "ann", in: world)).code(step: OneTimePassword.step(at: Self.now))
         await #expect(throws: OperatorError.signInRefused) {
             try await world.store.signIn(name: "ann", password: Self.password, oneTimePassword: code, at: Self.now)
         }
         #expect(try await world.store.signIn(name: "ann", password: "a brand new password", oneTimePassword: code, at: Self.now).role == .admin)
-        await #expect(throws: OperatorError.unknownOperator("zed")) { try await world.store.setRole(name: "zed", role: .admin) }
+        await #expect(throws: OperatorError.unknownOperator("zed")) {
+            try await world.store.setRole(name: "zed", role: .admin, by: .shell(user: "test"), at: Self.now)
+        }
         await world.pool.shutdown()
     }
 

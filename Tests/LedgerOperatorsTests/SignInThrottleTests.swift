@@ -60,7 +60,7 @@ import UTCTime
         let store = OperatorStore(pool: pool, masterKey: SymmetricKey(size: .bits256))
         let password = "correct horse battery staple"
         for name in ["victim", "other", "third"] {
-            _ = try await store.add(name: name, role: .support, password: password, oneTimePassword: false, at: Self.start)
+            _ = try await store.add(name: name, role: .support, password: password, oneTimePassword: false, by: .shell(user: "test"), at: Self.start)
         }
 
         // 20 wrong passwords against one account, from changing addresses: slowed, then locked.
@@ -87,8 +87,8 @@ import UTCTime
         #expect(try await store.signIn(name: "third", password: password, oneTimePassword: nil, from: "192.0.2.8", at: many.end).name == "third")
 
         // An admin lifts the locks.
-        #expect(try await store.unlock(name: "victim"))
-        #expect(try await store.unlock(address: "192.0.2.7"))
+        #expect(try await store.unlock(name: "victim", by: .shell(user: "test"), at: now))
+        #expect(try await store.unlock(address: "192.0.2.7", by: .shell(user: "test"), at: now))
         #expect(try await store.signIn(name: "victim", password: password, oneTimePassword: nil, from: "192.0.2.7", at: many.end).name == "victim")
         await pool.shutdown()
     }

@@ -30,7 +30,8 @@ import UTCTime
     /// Adds an operator; its current one-time code when it has one.
     static func add(_ harness: APIHarness, _ name: String, _ role: OperatorRole, oneTimePassword: Bool = true) async throws -> String? {
         let store = OperatorStore(pool: harness.pool, masterKey: harness.masterKey)
-        _ = try await store.add(name: name, role: role, password: password, oneTimePassword: oneTimePassword, at: harness.clock.now)
+        _ = try await store.add(
+            name: name, role: role, password: password, oneTimePassword: oneTimePassword, by: .shell(user: "test"), at: harness.clock.now)
         guard oneTimePassword else { return nil }
         let sealed = try #require(
             try await harness.pool.query("SELECT totp_sealed FROM ledger.operators WHERE name = \(name)").first?.decode([UInt8].self, at: 0))
@@ -51,7 +52,8 @@ import UTCTime
                 #expect(refused.status == .unauthorized && session == nil)
                 #expect(refused.text.contains("The name, the password or the one-time password is wrong."))
                 // Each attempt judged alone, not slowed down by the ones before (SignInThrottleTests covers that).
-                try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).unlock(name: name)
+                try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).unlock(
+                    name: name, by: .shell(user: "test"), at: Instant(secondsSinceEpoch: 1_795_000_000))
             }
             let (answer, session) = try await Self.signIn(api, name: "fiona", code: code)
             #expect(answer.status == .seeOther)
@@ -59,7 +61,7 @@ import UTCTime
             // The same code a second time is refused (used once).
             #expect(try await Self.signIn(api, name: "fiona", code: code).0.status == .unauthorized)
             let operations = try await api.send(.get, "/console/operations", headers: signedIn.headers)
-            #expect(operations.text.contains("<td>fiona</td><td>sign_in</td>"), "\(operations.text)")
+            #expect(operations.text.contains("<td>fiona</td><td>finance</td><td>console</td><td>sign_in</td>"), "\(operations.text)")
             #expect(operations.text.contains("<td>sign_in_refused</td>"))
         }
     }
@@ -97,7 +99,8 @@ import UTCTime
             _ = try await Self.add(harness, "sam", .support, oneTimePassword: false)
             let session = try #require(try await Self.signIn(api, name: "sam", code: nil).1)
             #expect(try await api.send(.get, "/console/customers", headers: session.headers).status == .ok)
-            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).disable(name: "sam", at: harness.clock.now)
+            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).disable(
+                name: "sam", by: .shell(user: "test"), at: harness.clock.now)
             let after = try await api.send(.get, "/console/customers", headers: session.headers)
             #expect(after.status == .seeOther && after.headers[.location] == "/console/sign-in")
             #expect(try await Self.signIn(api, name: "sam", code: nil).0.status == .unauthorized)
@@ -149,7 +152,8 @@ import UTCTime
             }
             let slowed = try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil)
             #expect(slowed.0.status == .tooManyRequests && slowed.0.text.contains("Too many failed sign-ins. Try again after"))
-            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).unlock(name: "sam")
+            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).unlock(
+                name: "sam", by: .shell(user: "test"), at: Instant(secondsSinceEpoch: 1_795_000_000))
             #expect(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).0.status == .seeOther)
         }
     }

@@ -251,7 +251,7 @@ import UTCTime
 
             let operations = try await api.send(.get, "/console/operations", headers: h)
             for action in ["invoice.finalize", "invoice.void", "key.create", "key.revoke", "sign_in"] {
-                #expect(operations.text.contains("<td>Ada</td><td>\(action)</td>"), "\(action)")
+                #expect(operations.text.contains("<td>Ada</td><td>break-glass</td><td>console</td><td>\(action)</td>"), "\(action)")
             }
         }
     }
@@ -288,7 +288,7 @@ import UTCTime
                     [("csrf", session.csrf)]
                 ).status == .notFound)
             let operations = try await api.send(.get, "/console/operations", headers: session.headers)
-            #expect(operations.text.contains("<td>Ada</td><td>webhook.redeliver</td><td>\(delivery)</td>"))
+            #expect(operations.text.contains("<td>Ada</td><td>break-glass</td><td>console</td><td>webhook.redeliver</td><td>\(delivery)</td>"))
             let status = try await harness.pool.query("SELECT status FROM ledger.webhook_deliveries WHERE delivery_id = 'msg_console'")
             #expect(try status.first?.decode(String.self, at: 0) == "pending")
         }
@@ -408,7 +408,8 @@ import UTCTime
             #expect(
                 operations.text.contains(
                     #"<td><time datetime="2026-11-26T14:54:31.500000Z" title="2026-11-26T14:54:31.500000Z">"#
-                        + "2026-11-26 14:54:31 UTC</time></td><td>Ada</td><td>sign_in</td>"), "\(operations.text)")
+                        + "2026-11-26 14:54:31 UTC</time></td><td>Ada</td><td>break-glass</td><td>console</td><td>sign_in</td>"), "\(operations.text)"
+            )
             #expect(operations.text.contains("time{white-space:nowrap}"))
             let customer = try await api.send(.get, "/console/customers/\(tenant.appID)/alice", headers: session.headers)
             #expect(

@@ -17,10 +17,11 @@ import UTCTime
     ) async throws -> String {
         let operators = OperatorStore(pool: harness.pool, masterKey: harness.masterKey)
         if try await operators.find(name: name) == nil {
-            _ = try await operators.add(name: name, role: role, password: "correct horse battery staple", at: harness.clock.now)
+            _ = try await operators.add(
+                name: name, role: role, password: "correct horse battery staple", by: .shell(user: "test"), at: harness.clock.now)
         }
         return try await OperatorTokenStore(pool: harness.pool).create(
-            operatorName: name, role: carried, name: "test", life: .seconds(days * 86_400), at: harness.clock.now
+            operatorName: name, role: carried, name: "test", life: .seconds(days * 86_400), by: .shell(user: "test"), at: harness.clock.now
         ).text
     }
 
@@ -67,13 +68,14 @@ import UTCTime
             }
             let tokens = OperatorTokenStore(pool: harness.pool)
             for token in try await tokens.list(operatorName: "ada") where token.expiresAt > harness.clock.now.adding(.seconds(2 * 86_400)) {
-                try await tokens.revoke(id: token.id, at: harness.clock.now)
+                try await tokens.revoke(id: token.id, by: .shell(user: "test"), at: harness.clock.now)
             }
             #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(revoked)).status == .unauthorized)
             #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(short)).status == .ok)
             harness.clock.advance(seconds: 86_400)
             #expect(try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(short)).status == .unauthorized)
-            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).disable(name: "bob", at: harness.clock.now)
+            try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).disable(
+                name: "bob", by: .shell(user: "test"), at: harness.clock.now)
             let disabled = try await api.send(.get, "/v1/admin/invoices", headers: Self.headers(other))
             #expect(disabled.status == .unauthorized && disabled.text.contains("its operator is disabled"))
         }
@@ -83,7 +85,8 @@ import UTCTime
         let harness = try await APIHarness.make()
         try await harness.test { api in
             let token = Self.headers(try await Self.token(harness, "ada", .admin))
-            _ = try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).setRole(name: "ada", role: .support)
+            _ = try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).setRole(
+                name: "ada", role: .support, by: .shell(user: "test"), at: Instant(secondsSinceEpoch: 1_795_000_000))
             let refused = try await api.send(.post, "/v1/admin/accounts", headers: token, json: #"{"name":"Acme"}"#)
             #expect(refused.status == .forbidden && refused.text.contains("carries the auditor role"), "\(refused.text)")
         }
@@ -94,10 +97,16 @@ import UTCTime
         try await harness.test { api in
             #expect(try await api.send(.post, "/v1/admin/accounts", headers: APIClient.admin, json: #"{"name":"Acme"}"#).status == .created)
             #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.admin).status == .ok)
-            let rows = try await harness.pool.query(
-                "SELECT actor, action, target, detail FROM ledger.console_actions WHERE action = 'break_glass' ORDER BY action_id")
-            let recorded = try rows.map { try "\($0.decode(String.self, at: 0)) \($0.decode(String.self, at: 2)) \($0.decode(String.self, at: 3))" }
-            #expect(recorded == ["LEDGER_ADMIN_TOKEN api POST /v1/admin/accounts", "LEDGER_ADMIN_TOKEN api GET /v1/admin/invoices"])
+            let record = OperatorActionLog(pool: harness.pool)
+            let uses = try await record.list(OperatorActionFilter(action: "break_glass"), limit: 10).reversed()
+            #expect(
+                uses.map { "\($0.actor.name) \($0.actor.role) \($0.target)" } == [
+                    "LEDGER_ADMIN_TOKEN break-glass POST /v1/admin/accounts", "LEDGER_ADMIN_TOKEN break-glass GET /v1/admin/invoices"
+                ])
+            #expect(uses.allSatisfy { $0.actor.channel == .api && !$0.actor.requestID.isEmpty })
+            // The write itself is recorded too, once it succeeded; the read is not.
+            let writes = try await record.list(OperatorActionFilter(action: "api.write"), limit: 10)
+            #expect(writes.map(\.target) == ["POST /v1/admin/accounts"] && writes.first?.detail.hasSuffix("→ 201") == true)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerDomain
 import LedgerOperators
 
 // Authentication as middleware on route groups: each group of routes states once who may call it, and its
@@ -22,6 +23,10 @@ package enum AdminCaller: Sendable, Equatable {
 
 /// `/v1/admin/…`: an operator's token or the break-glass admin token. Every role reads (GET); a write needs one of
 /// the roles `writers` names for it, else 403 saying which, before the handler runs (so nothing is written).
+///
+/// The operator record gets every use of the break-glass token (`break_glass`, reads too) and every write that
+/// succeeded (`api.write`: the route, the concrete path, the status), with the operator, the role used, the peer's
+/// address and the request id. A refused or failed write changed nothing and is only logged.
 struct AdminAuthentication: RouterMiddleware {
     let auth: Authenticator
     /// The roles that may write through this group, by request (most groups: one set for all their routes).
@@ -37,13 +42,31 @@ struct AdminAuthentication: RouterMiddleware {
         self.writers = writers
     }
 
+    /// The caller as the operator record names them, with the request's address and id.
+    static func actor(_ caller: AdminCaller, context: LedgerRequestContext) -> OperatorActor {
+        let (id, name, role) =
+            switch caller {
+            case .operator(let o): (o.operatorID, o.name, o.role.rawValue)
+            case .breakGlass: ("", "LEDGER_ADMIN_TOKEN", "break-glass")
+            }
+        return OperatorActor(
+            operatorID: id, name: name, role: role, channel: .api, sourceAddress: context.remoteAddress?.ipAddress,
+            requestID: context.requestID)
+    }
+
     func handle(
         _ request: Request, context: LedgerRequestContext,
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
         let caller = try await auth.requireAdmin(request)
-        if request.method != .get && request.method != .head {
+        let actor = Self.actor(caller, context: context)
+        let route = "\(request.method.rawValue) " + RouteTable.documentedPath(context.endpointPath ?? request.uri.path)
+        if caller == .breakGlass {
+            try await auth.record.append("break_glass", target: route, detail: request.uri.path, by: actor, at: auth.clock.now())
+        }
+        let isWrite = request.method != .get && request.method != .head
+        if isWrite {
             let roles = writers(request)
             guard caller.may(roles) else {
                 let needed = OperatorRole.listed(roles)
@@ -52,7 +75,12 @@ struct AdminAuthentication: RouterMiddleware {
             }
         }
         context.adminCaller = caller
-        return try await next(request, context)
+        let response = try await next(request, context)
+        if isWrite && (200..<400).contains(response.status.code) {
+            try await auth.record.append(
+                "api.write", target: route, detail: "\(request.uri.path) → \(response.status.code)", by: actor, at: auth.clock.now())
+        }
+        return response
     }
 }
 

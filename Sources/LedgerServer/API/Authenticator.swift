@@ -25,25 +25,25 @@ struct Authenticator: Sendable {
     let clock: LedgerClock
     /// Operators' tokens (`lop_…`), the admin API's usual credential.
     let operatorTokens: OperatorTokenStore
-    /// Records each use of the break-glass admin token (method and path), as the operator record requires.
-    let breakGlassUsed: @Sendable (_ method: String, _ path: String) async throws -> Void
+    /// The operator record, where `AdminAuthentication` records break-glass uses and writes.
+    let record: OperatorActionLog
 
     init(
         cache: TenancyCache, adminToken: String?, cookie: UserCookie, clock: LedgerClock, operatorTokens: OperatorTokenStore,
-        breakGlassUsed: @escaping @Sendable (_ method: String, _ path: String) async throws -> Void
+        record: OperatorActionLog
     ) {
         self.cache = cache
         self.adminTokenDigest = adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.cookie = cookie
         self.clock = clock
         self.operatorTokens = operatorTokens
-        self.breakGlassUsed = breakGlassUsed
+        self.record = record
     }
 
     static let apiKeyHeader = HTTPField.Name("APIKey")!
 
     /// Requires an operator's token (`lop_…`: its operator, with the role it carries) or, as break-glass, the admin
-    /// token (every use recorded; it may do everything).
+    /// token (it may do everything; `AdminAuthentication` records every use).
     func requireAdmin(_ request: Request) async throws -> AdminCaller {
         guard let presented = Self.bearer(request) else {
             throw APIError.unauthorized("send an operator token as `Authorization: Bearer lop_…` (`ledger operators tokens create`)")
@@ -62,7 +62,6 @@ struct Authenticator: Sendable {
         guard zip(candidate, digest).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw APIError.unauthorized("the token is not valid")
         }
-        try await breakGlassUsed(request.method.rawValue, request.uri.path)
         return .breakGlass
     }
 

@@ -37,6 +37,11 @@ struct RouteTable {
         add { request, context in try await withRequestTimeout(timeout) { try await handler(request, context) } }
     }
 
+    /// Hummingbird's `/a/:b` → `/a/{b}`, as the OpenAPI document and the route files write paths.
+    static func documentedPath(_ path: String) -> String {
+        "/" + path.split(separator: "/").map { $0.hasPrefix(":") ? "{" + $0.dropFirst() + "}" : String($0) }.joined(separator: "/")
+    }
+
     /// `/a/{b}` → Hummingbird's `/a/:b`.
     static func routerPath(_ path: String) -> RouterPath {
         let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? ":" + $0.dropFirst().dropLast() : String($0) }

@@ -13,27 +13,31 @@ public enum EventHash {
     public static func compute(previousHash: [UInt8], event: RecordedEvent) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: previousHash)
-        text(event.appID, into: &hasher)
-        integer(event.position, into: &hasher)
-        text(event.streamID, into: &hasher)
-        integer(event.streamVersion, into: &hasher)
-        text(event.type, into: &hasher)
-        integer(event.schemaVersion, into: &hasher)
-        text(event.payload, into: &hasher)
-        text(event.metadata, into: &hasher)
-        text(event.idempotencyKey, into: &hasher)
-        integer(event.occurredAt.microsecondsSinceEpoch, into: &hasher)
-        integer(event.recordedAt.microsecondsSinceEpoch, into: &hasher)
+        HashEncoding.text(event.appID, into: &hasher)
+        HashEncoding.integer(event.position, into: &hasher)
+        HashEncoding.text(event.streamID, into: &hasher)
+        HashEncoding.integer(event.streamVersion, into: &hasher)
+        HashEncoding.text(event.type, into: &hasher)
+        HashEncoding.integer(event.schemaVersion, into: &hasher)
+        HashEncoding.text(event.payload, into: &hasher)
+        HashEncoding.text(event.metadata, into: &hasher)
+        HashEncoding.text(event.idempotencyKey, into: &hasher)
+        HashEncoding.integer(event.occurredAt.microsecondsSinceEpoch, into: &hasher)
+        HashEncoding.integer(event.recordedAt.microsecondsSinceEpoch, into: &hasher)
         return Array(hasher.finalize())
     }
+}
 
-    private static func text(_ value: String, into hasher: inout SHA256) {
+/// The length-prefixed encoding the hash chains share (the event log's and the operator record's): text as a 4-byte
+/// big-endian length and its UTF-8 bytes (as the schema's hash functions write it), integers big-endian.
+package enum HashEncoding {
+    package static func text(_ value: String, into hasher: inout SHA256) {
         let bytes = Array(value.utf8)
         integer(Int32(bytes.count), into: &hasher)
         hasher.update(data: bytes)
     }
 
-    private static func integer<T: FixedWidthInteger>(_ value: T, into hasher: inout SHA256) {
+    package static func integer<T: FixedWidthInteger>(_ value: T, into hasher: inout SHA256) {
         hasher.update(data: BigEndian.bytes(of: value))
     }
 }

@@ -94,6 +94,37 @@ struct TamperCase: Sendable, CustomStringConvertible {
             expected: .found("[digest]"))
     ]
 
+    static let rehashAction = """
+        ledger.operator_action_hash(previous_hash, seq, at, operator_id, actor, role, channel, action, target, detail, source_address,
+                                    request_id)
+        """
+
+    /// The operator record (rows #1…#4 of fiona, finance) is checked as the log is.
+    static let operatorRecord: [TamperCase] = [
+        .init(
+            name: "operator record: who acted", sql: "UPDATE ledger.operator_actions SET actor = 'mallory' WHERE seq = 2",
+            expected: .found("[operator record] operator record #2: its content no longer matches")),
+        .init(
+            name: "operator record: source address", sql: "UPDATE ledger.operator_actions SET source_address = '1.2.3.4' WHERE seq = 3",
+            expected: .found("[operator record] operator record #3")),
+        .init(
+            name: "operator record: a middle row deleted", sql: "DELETE FROM ledger.operator_actions WHERE seq = 3",
+            expected: .found("are missing: they were removed")),
+        .init(
+            name: "operator record: a row edited and rehashed",
+            sql: "UPDATE ledger.operator_actions SET action = 'sign_in' WHERE seq = 3; "
+                + "UPDATE ledger.operator_actions SET hash = \(rehashAction) WHERE seq = 3",
+            expected: .found("operator record #4: does not link")),
+        // Boundary, as for the log: the newest row removed leaves a valid chain; the signed digest covers it.
+        .init(name: "operator record: the last row deleted", sql: "DELETE FROM ledger.operator_actions WHERE seq = 4", expected: .undetectable),
+        .init(
+            name: "operator record: the last row deleted", sql: "DELETE FROM ledger.operator_actions WHERE seq = 4", withDigest: true,
+            expected: .found("[operator record] operator record: the signed digest")),
+        .init(
+            name: "operator record: its digest altered", sql: "UPDATE ledger.operator_action_digests SET action_count = 3", withDigest: true,
+            expected: .found("[operator record] operator record: the signature of its digest"))
+    ]
+
     static func invoice(_ name: String, _ sql: String, _ expected: Expectation) -> TamperCase {
         TamperCase(name: name, sql: sql, expected: expected)
     }

@@ -14,7 +14,7 @@ import Testing
         let result = try await LedgerBinary.run(["verify", "--database-url", url])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("2 invoice(s) intact"), "\(result.output)")
-        let cases = TamperCase.events + TamperCase.invoices
+        let cases = TamperCase.events + TamperCase.invoices + TamperCase.operatorRecord
         ReliabilityScale.report(
             "tamper",
             [
@@ -25,7 +25,7 @@ import Testing
             ])
     }
 
-    @Test(arguments: TamperCase.events + TamperCase.invoices)
+    @Test(arguments: TamperCase.events + TamperCase.invoices + TamperCase.operatorRecord)
     func verifyFindsTheChange(_ tampering: TamperCase) async throws {
         let url = try await TamperWorld.copy()
         var arguments = ["verify", "--database-url", url]

@@ -3,6 +3,7 @@ import EmbeddedPostgres
 import Foundation
 import LedgerBilling
 import LedgerDomain
+import LedgerOperators
 import LedgerStore
 import LedgerTenancy
 import PostgresClient
@@ -50,6 +51,12 @@ struct TamperWorld {
         }
         try await TestDatabase.waitForHorizon(url)
         _ = try await InvoiceStore(pool: pool).finalizeAll(month: CalendarMonth(year: 2026, month: 3))
+        // Rows #1…#4 of the operator record.
+        let record = OperatorActionLog(pool: pool)
+        let fiona = OperatorActor(operatorID: "op_f", name: "fiona", role: "finance", channel: .console, sourceAddress: "10.0.0.7", requestID: "r1")
+        for (action, target) in [("sign_in", "console"), ("invoice.finalize", "inv_1"), ("invoice.void", "inv_1"), ("sign_out", "console")] {
+            try await record.append(action, target: target, by: fiona, at: at)
+        }
         await pool.shutdown()
         return url
     }
