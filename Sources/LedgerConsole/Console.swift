@@ -42,6 +42,7 @@ package struct Console: Sendable {
     let sessions: ConsoleSessionStore
     let record: OperatorActionLog
     let tokens: OperatorTokenStore
+    let throttle: SignInThrottleStore
     let trends: MonthlyTrendQueries
     let logStatus: LogStatusQueries
     let users: UserQueries
@@ -93,6 +94,7 @@ package struct Console: Sendable {
         self.sessions = stores.sessions
         self.record = stores.record
         self.tokens = stores.tokens
+        self.throttle = SignInThrottleStore(pool: stores.record.pool)
         self.trends = stores.trends
         self.logStatus = stores.logStatus
         self.users = stores.users

@@ -51,12 +51,20 @@ extension Console {
         }
         let actor = (request.form["actor"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !actor.isEmpty, actor.count <= 100 else { throw ConsoleError(.badRequest, "Give your name (1 to 100 characters).") }
+        let now = clock.now()
+        // Wrong tokens slow down, then lock, the address they come from (never the token: that would shut it for all).
+        let subjects = request.address.map { [SignInThrottleStore.address($0)] } ?? []
+        do { try await throttle.check(subjects, at: now) } catch OperatorError.signInThrottled(let until) {
+            throw ConsoleError(.tooManyRequests, "Too many failed sign-ins. Try again after \(until.rfc3339).")
+        }
         let candidate = Array(SHA256.hash(data: Array((request.form["token"] ?? "").utf8)))
         guard zip(candidate, digest).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            logger.notice("console sign-in refused", metadata: ["actor": "\(actor)"])
+            try await throttle.failed(subjects, at: now)
+            try await record.append(
+                "sign_in_refused", target: "console", detail: "break-glass", by: request.acting(operatorID: "", name: "(not signed in)", role: ""),
+                at: now)
             throw ConsoleError(.unauthorized, "The admin token is not valid.")
         }
-        let now = clock.now()
         let (token, _) = try await sessions.start(actor: actor, now: now, lifetimeSeconds: settings.sessionLifetimeSeconds)
         try await record.append(
             "sign_in", target: "console", detail: "break-glass: LEDGER_ADMIN_TOKEN",

@@ -4,7 +4,7 @@ import UTCTime
 /// The operator record (`ledger.operator_actions`, schema/023): appended to by the console, the admin API and the
 /// CLI; listed and exported for auditors. The database chains each row as it is inserted.
 package struct OperatorActionLog: Sendable {
-    let pool: PostgresPool
+    package let pool: PostgresPool
 
     package init(pool: PostgresPool) { self.pool = pool }
 

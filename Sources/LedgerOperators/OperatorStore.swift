@@ -14,11 +14,14 @@ package struct OperatorStore: Sendable {
     let box: SecretBox
     /// Where every change of an operator is recorded.
     let actions: OperatorActionLog
+    /// Failed sign-ins, per name and per address.
+    let throttle: SignInThrottleStore
 
     package init(pool: PostgresPool, masterKey: SymmetricKey) {
         self.pool = pool
         self.box = SecretBox(key: masterKey)
         self.actions = OperatorActionLog(pool: pool)
+        self.throttle = SignInThrottleStore(pool: pool)
     }
 
     /// A new operator; with `oneTimePassword` (required for admin and finance), the authenticator URI of its secret,
@@ -119,20 +122,14 @@ package struct OperatorStore: Sendable {
     package func signIn(name: String, password: String, oneTimePassword code: String?, from address: String? = nil, at now: Instant)
         async throws -> OperatorRecord
     {
-        let subjects = ["name:" + String(name.prefix(64))] + (address.map { ["address:" + $0] } ?? [])
-        let throttles = try await throttles(subjects)
-        for throttle in throttles.values {
-            switch throttle.decide(at: now) {
-            case .check: continue
-            case .wait(let until), .locked(let until): throw OperatorError.signInThrottled(until: until)
-            }
-        }
+        let subjects = [SignInThrottleStore.name(name)] + (address.map { [SignInThrottleStore.address($0)] } ?? [])
+        try await throttle.check(subjects, at: now)
         do {
             let record = try await checkSignIn(name: name, password: password, oneTimePassword: code, at: now)
-            _ = try await pool.query("DELETE FROM ledger.sign_in_throttle WHERE subject = \(subjects[0])")
+            try await throttle.forget(subjects[0])
             return record
         } catch OperatorError.signInRefused {
-            try await recordFailure(subjects, at: now)
+            try await throttle.failed(subjects, at: now)
             throw OperatorError.signInRefused
         }
     }
@@ -140,51 +137,10 @@ package struct OperatorStore: Sendable {
     /// Lifts the throttle of a name (and its lock), or of an address when `address` is set.
     @discardableResult
     package func unlock(name: String? = nil, address: String? = nil, by actor: OperatorActor, at now: Instant) async throws -> Bool {
-        let subject = address.map { "address:" + $0 } ?? "name:" + String((name ?? "").prefix(64))
-        let lifted = !(try await pool.query("DELETE FROM ledger.sign_in_throttle WHERE subject = \(subject) RETURNING 1").isEmpty)
+        let subject = address.map(SignInThrottleStore.address) ?? SignInThrottleStore.name(name ?? "")
+        let lifted = try await throttle.forget(subject)
         if lifted { try await actions.append("operator.unlock", target: subject, by: actor, at: now) }
         return lifted
-    }
-
-    func throttles(_ subjects: [String]) async throws -> [String: SignInThrottle] {
-        var found: [String: SignInThrottle] = [:]
-        for subject in subjects {
-            let rows = try await pool.query(
-                "SELECT failures, last_failure_at, locked_until FROM ledger.sign_in_throttle WHERE subject = \(subject)")
-            if let row = rows.first { found[subject] = try Self.throttle(row) }
-        }
-        return found
-    }
-
-    /// Counts a failure against each subject, each row read and written under its lock (concurrent failures all count).
-    func recordFailure(_ subjects: [String], at now: Instant) async throws {
-        try await pool.withConnection { connection in
-            try connection.transaction { connection in
-                for subject in subjects {
-                    _ = try connection.query(
-                        "INSERT INTO ledger.sign_in_throttle VALUES (\(subject), 0, \(now), NULL) ON CONFLICT (subject) DO NOTHING")
-                    let row = try connection.query(
-                        "SELECT failures, last_failure_at, locked_until FROM ledger.sign_in_throttle WHERE subject = \(subject) FOR UPDATE"
-                    )[0]
-                    var throttle = try Self.throttle(row)
-                    if throttle.failures == 0 { throttle.lastFailureAt = nil }
-                    throttle.failed(at: now)
-                    _ = try connection.query(
-                        """
-                        UPDATE ledger.sign_in_throttle SET failures = \(Int32(clamping: throttle.failures)), last_failure_at = \(now),
-                            locked_until = \(throttle.lockedUntil)::timestamptz
-                        WHERE subject = \(subject)
-                        """)
-                }
-            }
-        }
-    }
-
-    /// A `sign_in_throttle` row (failures, last_failure_at, locked_until).
-    static func throttle(_ row: PostgresRow) throws -> SignInThrottle {
-        SignInThrottle(
-            failures: Int(try row.decode(Int32.self, at: 0)), lastFailureAt: try row.decode(Instant.self, at: 1),
-            lockedUntil: try row.decode(Instant?.self, at: 2))
     }
 
     func checkSignIn(name: String, password: String, oneTimePassword code: String?, at now: Instant) async throws -> OperatorRecord {

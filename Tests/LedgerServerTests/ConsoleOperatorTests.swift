@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import LedgerOperators
 import LedgerServerTestSupport
 import PostgresClient
@@ -156,5 +157,21 @@ import UTCTime
                 name: "sam", by: .shell(user: "test"), at: Instant(secondsSinceEpoch: 1_795_000_000))
             #expect(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).0.status == .seeOther)
         }
+    }
+
+    @Test func wrongBreakGlassTokensAtSignInSlowDownTheirAddress() async throws {
+        let harness = try await APIHarness.make()
+        // Over real HTTP: the throttle counts the connection's address.
+        try await harness.application.test(.live) { client in
+            let api = APIClient(client: client, harness: harness)
+            for _ in 0..<3 { #expect(try await ConsoleTests.signIn(api, token: "not the token").0.status == .unauthorized) }
+            let slowed = try await ConsoleTests.signIn(api)
+            #expect(slowed.0.status == .tooManyRequests && slowed.1 == nil, "even the right token waits")
+            harness.clock.advance(seconds: 2)
+            #expect(try await ConsoleTests.signIn(api).1 != nil)
+            let refused = try await OperatorActionLog(pool: harness.pool).list(OperatorActionFilter(action: "sign_in_refused"), limit: 10)
+            #expect(refused.count == 3 && refused.allSatisfy { $0.detail == "break-glass" && !$0.actor.sourceAddress.isEmpty })
+        }
+        await harness.pool.shutdown()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HummingbirdTesting
 import LedgerOperators
 import LedgerServerTestSupport
 import PostgresClient
@@ -108,5 +109,24 @@ import UTCTime
             let writes = try await record.list(OperatorActionFilter(action: "api.write"), limit: 10)
             #expect(writes.map(\.target) == ["POST /v1/admin/accounts"] && writes.first?.detail.hasSuffix("→ 201") == true)
         }
+    }
+
+    @Test func wrongBreakGlassTokensSlowDownTheirAddressButNotOperatorTokens() async throws {
+        let harness = try await APIHarness.make()
+        // Over real HTTP: the throttle counts the connection's address (in-process requests have none).
+        try await harness.application.test(.live) { client in
+            let api = APIClient(client: client, harness: harness)
+            let operatorToken = Self.headers(try await Self.token(harness, "ada", .admin))
+            for _ in 1...3 {
+                #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.bearer("not-the-token")).status == .unauthorized)
+            }
+            // Now even the right token waits: a guesser cannot tell a right guess from a wrong one.
+            let slowed = try await api.send(.get, "/v1/admin/invoices", headers: APIClient.admin)
+            #expect(slowed.status == .tooManyRequests && slowed.headers[.retryAfter] == "1", "\(slowed.status) \(slowed.text)")
+            #expect(try await api.send(.get, "/v1/admin/invoices", headers: operatorToken).status == .ok, "operators' tokens are not slowed")
+            harness.clock.advance(seconds: 2)
+            #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.admin).status == .ok)
+        }
+        await harness.pool.shutdown()
     }
 }

@@ -59,7 +59,7 @@ struct AdminAuthentication: RouterMiddleware {
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let caller = try await auth.requireAdmin(request)
+        let caller = try await auth.requireAdmin(request, address: context.remoteAddress?.ipAddress)
         let actor = Self.actor(caller, context: context)
         let route = "\(request.method.rawValue) " + RouteTable.documentedPath(context.endpointPath ?? request.uri.path)
         if caller == .breakGlass {

@@ -27,6 +27,8 @@ struct Authenticator: Sendable {
     let operatorTokens: OperatorTokenStore
     /// The operator record, where `AdminAuthentication` records break-glass uses and writes.
     let record: OperatorActionLog
+    /// Wrong break-glass tokens slow down, then lock, their source address (as failed console sign-ins do).
+    let throttle: SignInThrottleStore
 
     init(
         cache: TenancyCache, adminToken: String?, cookie: UserCookie, clock: LedgerClock, operatorTokens: OperatorTokenStore,
@@ -38,13 +40,15 @@ struct Authenticator: Sendable {
         self.clock = clock
         self.operatorTokens = operatorTokens
         self.record = record
+        self.throttle = SignInThrottleStore(pool: record.pool)
     }
 
     static let apiKeyHeader = HTTPField.Name("APIKey")!
 
     /// Requires an operator's token (`lop_…`: its operator, with the role it carries) or, as break-glass, the admin
-    /// token (it may do everything; `AdminAuthentication` records every use).
-    func requireAdmin(_ request: Request) async throws -> AdminCaller {
+    /// token (it may do everything; `AdminAuthentication` records every use). Wrong break-glass tokens count against
+    /// `address` (`SignInThrottleStore`): after a few, 429 until the wait is over, whatever is presented.
+    func requireAdmin(_ request: Request, address: String?) async throws -> AdminCaller {
         guard let presented = Self.bearer(request) else {
             throw APIError.unauthorized("send an operator token as `Authorization: Bearer lop_…` (`ledger operators tokens create`)")
         }
@@ -54,12 +58,22 @@ struct Authenticator: Sendable {
             }
             return .operator(caller)
         }
+        let subjects = address.map { [SignInThrottleStore.address($0)] } ?? []
+        let now = clock.now()
+        do { try await throttle.check(subjects, at: now) } catch OperatorError.signInThrottled(let until) {
+            let seconds = max(1, (until.microsecondsSinceEpoch - now.microsecondsSinceEpoch + 999_999) / 1_000_000)
+            throw APIError(
+                .tooManyRequests, "too_many_attempts", "too many wrong tokens from this address: try again after \(until.rfc3339)",
+                headers: [.retryAfter: String(seconds)])
+        }
         guard let digest = adminTokenDigest else {
+            try await throttle.failed(subjects, at: now)
             throw APIError.unauthorized("the operator token is not valid (operator tokens start with lop_)")
         }
         // Compare digests so the comparison takes the same time whatever the token.
         let candidate = Array(SHA256.hash(data: Array(presented.utf8)))
         guard zip(candidate, digest).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            try await throttle.failed(subjects, at: now)
             throw APIError.unauthorized("the token is not valid")
         }
         return .breakGlass
