@@ -265,7 +265,7 @@ let package = Package(
         .target(
             name: "LedgerConsole",
             dependencies: [
-                "UTCTime", "LedgerOperators", "LedgerTenancy", "LedgerWebhooks",
+                "UTCTime", "LedgerOperators", "LedgerRecording", "LedgerTenancy", "LedgerWebhooks",
                 "LedgerBilling",
                 "LedgerDomain",
                 "LedgerStore",

@@ -5,6 +5,7 @@ import Hummingbird
 import LedgerBilling
 import LedgerDomain
 import LedgerOperators
+import LedgerRecording
 import LedgerStore
 import LedgerTenancy
 import LedgerWebhooks
@@ -43,6 +44,7 @@ package struct Console: Sendable {
     let record: OperatorActionLog
     let tokens: OperatorTokenStore
     let throttle: SignInThrottleStore
+    let recorder: LedgerRecorder
     let trends: MonthlyTrendQueries
     let logStatus: LogStatusQueries
     let users: UserQueries
@@ -62,6 +64,7 @@ package struct Console: Sendable {
         package var sessions: ConsoleSessionStore
         package var record: OperatorActionLog
         package var tokens: OperatorTokenStore
+        package var recorder: LedgerRecorder
         package var trends: MonthlyTrendQueries
         package var logStatus: LogStatusQueries
         package var users: UserQueries
@@ -72,12 +75,14 @@ package struct Console: Sendable {
         package var operators: OperatorStore?
 
         package init(
-            sessions: ConsoleSessionStore, record: OperatorActionLog, tokens: OperatorTokenStore, users: UserQueries, trends: MonthlyTrendQueries,
+            sessions: ConsoleSessionStore, record: OperatorActionLog, tokens: OperatorTokenStore, recorder: LedgerRecorder, users: UserQueries,
+            trends: MonthlyTrendQueries,
             logStatus: LogStatusQueries,
             revenue: RevenueQueries, tenancy: TenancyStore, invoices: InvoiceStore, webhooks: WebhookStore,
             operators: OperatorStore? = nil
         ) {
-            (self.sessions, self.record, self.tokens, self.users, self.trends) = (sessions, record, tokens, users, trends)
+            (self.sessions, self.record, self.tokens, self.recorder, self.users) = (sessions, record, tokens, recorder, users)
+            self.trends = trends
             (self.logStatus, self.revenue) = (logStatus, revenue)
             (self.tenancy, self.invoices, self.webhooks, self.operators) = (tenancy, invoices, webhooks, operators)
         }
@@ -94,6 +99,7 @@ package struct Console: Sendable {
         self.sessions = stores.sessions
         self.record = stores.record
         self.tokens = stores.tokens
+        self.recorder = stores.recorder
         self.throttle = SignInThrottleStore(pool: stores.record.pool)
         self.trends = stores.trends
         self.logStatus = stores.logStatus
@@ -140,6 +146,7 @@ package struct Console: Sendable {
         page(.get, "/console/customers") { try await console.customersPage($0) }
         page(.get, "/console/customers/:app/:user") { try await console.customerPage($0) }
         page(.get, "/console/customers/:app/:user/as-of/:position") { try await console.asOfPage($0) }
+        page(.post, "/console/customers/:app/:user/purchases/:purchase/consume", roles: Needs.customerWrites) { try await console.consume($0) }
         page(.get, "/console/finance") { try await console.financePage($0) }
         page(.post, "/console/finance/finalize", roles: Needs.invoiceWrites) { try await console.finalize($0) }
         page(.get, "/console/finance/invoices/:invoice") { try await console.invoicePage($0) }
@@ -168,6 +175,7 @@ package struct Console: Sendable {
     /// Who may do what in the console: the same table registers the routes (the server refuses others with 403) and
     /// decides which forms a page shows (`ConsoleRequest.form`). Every signed-in operator reads every page.
     enum Needs {
+        static let customerWrites: Set<OperatorRole> = [.support]
         static let invoiceWrites: Set<OperatorRole> = [.finance]
         static let downloads: Set<OperatorRole> = [.finance, .auditor]
         static let tenancyWrites: Set<OperatorRole> = [.admin]

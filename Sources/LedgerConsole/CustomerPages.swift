@@ -1,6 +1,9 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerOperators
+import LedgerRecording
 import LedgerStore
 import LedgerTenancy
 import UTCTime
@@ -94,9 +97,14 @@ extension Console {
         body +=
             "<h2>Unconsumed purchases</h2>"
             + HTML.table(
-                ["Transaction", "Product", "Purchased", "Quantity"],
+                ["Transaction", "Product", "Purchased", "Quantity", ""],
                 snapshot.unconsumedPurchases.map { u in
-                    [HTML.escape(u.transactionID), HTML.escape(u.productID), HTML.time(u.purchasedAt), String(u.quantity)]
+                    [
+                        HTML.escape(u.transactionID), HTML.escape(u.productID), HTML.time(u.purchasedAt), String(u.quantity),
+                        request.form(
+                            action: "\(base)/purchases/\(HTML.urlComponent(u.originalTransactionID))/consume", roles: Needs.customerWrites,
+                            fields: "", button: "Consume", confirm: true)
+                    ]
                 }, id: "unconsumed")
 
         let report = try await chain
@@ -223,5 +231,26 @@ extension Console {
             <p><a href="\(HTML.escape(base))">Back to the customer</a></p>
             """
         return request.page("As of event \(position)", body)
+    }
+
+    /// Support delivers a customer's consumable by hand: the same consumption (`LedgerRecorder.consume`, the domain's
+    /// rules, the stream's version) as the API's, recorded in the log with the operator as its actor and in the
+    /// operator record.
+    func consume(_ request: ConsoleRequest) async throws -> Response {
+        let (appID, user, purchase) = (try request.path("app"), try request.path("user"), try request.path("purchase"))
+        guard let app = try await tenancy.app(id: appID) else { throw ConsoleError(.notFound, "There is no app \(appID).") }
+        let actor = try request.operatorActor()
+        let metadata = EventMetadata(
+            source: "console", requestID: request.requestID, actor: actor.operatorID.isEmpty ? "break-glass:\(actor.name)" : actor.operatorID)
+        do {
+            _ = try await recorder.consume(app: app, originalTransactionID: purchase, by: user, metadata: metadata)
+        } catch RecordingError.notConsumed(let refusal) {
+            let status: HTTPResponse.Status = if case .unknownPurchase = refusal { .notFound } else { .conflict }
+            throw ConsoleError(status, "Not consumed: \(refusal.description(productType: \.apiName)).")
+        } catch RecordingError.subscriptionNotConsumable(let id) {
+            throw ConsoleError(.conflict, "Not consumed: purchase \(id) is a subscription; only consumables are consumed.")
+        }
+        try await record.append("purchase.consume", target: purchase, detail: "of \(user) in \(appID)", by: actor, at: clock.now())
+        return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
     }
 }

@@ -62,6 +62,7 @@ package enum LedgerApplication {
         let cache = api.tenancyCache
         let stores = Console.Stores(
             sessions: ConsoleSessionStore(pool: api.pool), record: OperatorActionLog(pool: api.pool), tokens: OperatorTokenStore(pool: api.pool),
+            recorder: api.recorder,
             users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
             logStatus: LogStatusQueries(pool: api.pool), revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy,
             invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks,

@@ -99,4 +99,36 @@ import UTCTime
             #expect(filtered.status == .ok && filtered.text.contains("token.create") && !filtered.text.contains("operator.add"))
         }
     }
+
+    @Test func supportConsumesACustomersPurchaseInTheConsoleAndTheLogNamesTheOperator() async throws {
+        let harness = try await APIHarness.make(now: ConsoleTests.february2)
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let bought = try await api.send(
+                .post, "/v1/users/alice/external-purchases", headers: tenant.secret, json: ConsoleTests.purchase("pay-1", product: "coins"))
+            #expect(bought.status == .created, "\(bought.text)")
+            try await harness.project()
+            _ = try await ConsoleOperatorTests.add(harness, "sam", .support, oneTimePassword: false)
+            let fionaCode = try #require(try await ConsoleOperatorTests.add(harness, "fiona", .finance))
+            let sam = try #require(try await ConsoleOperatorTests.signIn(api, name: "sam", code: nil).1)
+            let fiona = try #require(try await ConsoleOperatorTests.signIn(api, name: "fiona", code: fionaCode).1)
+            let page = "/console/customers/\(tenant.appID)/alice"
+            let consume = "\(page)/purchases/pay-1/consume"
+            // Finance is not shown the button and is refused; support consumes once.
+            #expect(!(try await api.send(.get, page, headers: fiona.headers).text.contains(consume)))
+            #expect(try await ConsoleTests.post(api, consume, cookie: fiona.cookie, [("csrf", fiona.csrf)]).status == .forbidden)
+            #expect(try await api.send(.get, page, headers: sam.headers).text.contains(consume))
+            #expect(try await ConsoleTests.post(api, consume, cookie: sam.cookie, [("csrf", sam.csrf)]).status == .seeOther)
+            let again = try await ConsoleTests.post(api, consume, cookie: sam.cookie, [("csrf", sam.csrf)])
+            #expect(again.status == .conflict && again.text.contains("already consumed"), "\(again.text)")
+            // The consumption is in the user's history with the operator as its actor, and in the operator record.
+            let operatorID = try #require(try await OperatorStore(pool: harness.pool, masterKey: harness.masterKey).find(name: "sam")?.id)
+            let metadata = try await harness.pool.query(
+                "SELECT metadata->>'actor', metadata->>'source' FROM ledger.events WHERE event_type = 'purchase.consumed'")
+            #expect(metadata.count == 1)
+            #expect(try metadata.first?.decode(String.self, at: 0) == operatorID && metadata.first?.decode(String.self, at: 1) == "console")
+            let rows = try await OperatorActionLog(pool: harness.pool).list(OperatorActionFilter(action: "purchase.consume"), limit: 5)
+            #expect(rows.count == 1 && rows.first?.actor.name == "sam" && rows.first?.actor.role == "support" && rows.first?.target == "pay-1")
+        }
+    }
 }

@@ -79,6 +79,7 @@ import UTCTime
         "POST /console/sign-out": .console(nil), "POST /console/sign-out-everywhere": .console(nil),
         "GET /console/customers": .console(nil), "GET /console/customers/{app}/{user}": .console(nil),
         "GET /console/customers/{app}/{user}/as-of/{position}": .console(nil),
+        "POST /console/customers/{app}/{user}/purchases/{purchase}/consume": .console([.support]),
         "GET /console/finance": .console(nil), "POST /console/finance/finalize": .console([.finance]),
         "GET /console/finance/invoices/{invoice}": .console(nil),
         "GET /console/finance/invoices/{invoice}/download": .console([.finance, .auditor]),

@@ -14,6 +14,20 @@ public enum ConsumeError: Error, Sendable, Equatable {
     case refunded(originalTransactionID: String)
 }
 
+extension ConsumeError {
+    /// What went wrong and what to do, as the API and the console say it; `productType` names a product type the
+    /// way the caller's surface writes it.
+    public func description(productType name: (ProductType) -> String) -> String {
+        switch self {
+        case .unknownPurchase(let id): "no purchase \(id) is recorded; upload the transaction first"
+        case .notConsumable(let id, let type): "purchase \(id) is a \(name(type)) product; only consumables are consumed"
+        case .belongsToAnotherUser(let id): "purchase \(id) belongs to another user; restore it to this user first"
+        case .alreadyConsumed(let id, let at): "purchase \(id) was already consumed at \(at.rfc3339); deliver it once"
+        case .refunded(let id): "purchase \(id) was refunded or revoked; do not deliver it"
+        }
+    }
+}
+
 /// The consume operation (seed 002): the developer marks a delivered consumable as consumed.
 public enum ConsumptionRules {
     /// The event to append when `appUserID` consumes the purchase recorded as `record`, or why not.

@@ -32,18 +32,15 @@ extension APIError {
         case .nothingToRestore:
             self = .badRequest("send `signed_transactions`, a `receipt`, or (secret key) `original_transaction_ids` to restore")
         case .notConsumed(let refusal):
-            switch refusal {
-            case .unknownPurchase(let id):
-                self = APIError(.notFound, "unknown_purchase", "no purchase \(id) is recorded; upload the transaction first")
-            case .notConsumable(let id, let type):
-                self = APIError(.conflict, "not_consumable", "purchase \(id) is a \(type.apiName) product; only consumables are consumed")
-            case .belongsToAnotherUser(let id):
-                self = APIError(.conflict, "belongs_to_another_user", "purchase \(id) belongs to another user; restore it to this user first")
-            case .alreadyConsumed(let id, let at):
-                self = APIError(.conflict, "already_consumed", "purchase \(id) was already consumed at \(at.rfc3339); deliver it once")
-            case .refunded(let id):
-                self = APIError(.conflict, "refunded", "purchase \(id) was refunded or revoked; do not deliver it")
-            }
+            let (status, code): (HTTPResponse.Status, String) =
+                switch refusal {
+                case .unknownPurchase: (.notFound, "unknown_purchase")
+                case .notConsumable: (.conflict, "not_consumable")
+                case .belongsToAnotherUser: (.conflict, "belongs_to_another_user")
+                case .alreadyConsumed: (.conflict, "already_consumed")
+                case .refunded: (.conflict, "refunded")
+                }
+            self = APIError(status, code, refusal.description(productType: \.apiName))
         }
     }
 }
