@@ -45,7 +45,10 @@ public enum StreamNaming {
             return n.originalTransactionID.map(LedgerStreams.purchase(originalTransactionID:))
                 ?? LedgerStreams.notification(uuid: n.notificationUUID)
         }
-        if case .consumptionConsentRecorded(let consent) = event { return LedgerStreams.user(appUserID: consent.appUserID) }
+        switch event {
+        case .consumptionConsentRecorded, .grantGiven, .grantRevoked: return event.appUserID.map(LedgerStreams.user(appUserID:))
+        default: break
+        }
         return event.originalTransactionIDs.first.map(LedgerStreams.purchase(originalTransactionID:))
     }
 }

@@ -18,6 +18,11 @@ func sampleEvents() -> [LedgerEvent] {
         .purchaseConsumable(Purchase(transaction: full)),
         .purchaseNonConsumable(Purchase(transaction: bare)),
         .purchaseNonRenewing(Purchase(transaction: full)),
+        .grantGiven(
+            EntitlementGrant(
+                grantID: "grt_1", appUserID: "u1", entitlementID: "pro", expiresAt: day(30), reason: "outage \"make-good\"",
+                grantedBy: "op_1", grantedAt: day(1))),
+        .grantRevoked(GrantRevocation(grantID: "grt_1", appUserID: "u1", reason: "mistake", revokedBy: "op_2", revokedAt: day(2))),
         .externalPurchase(
             ExternalPurchase(
                 appUserID: "u1", productID: "web", productType: .autoRenewable, paymentID: "pay1", provider: "bluesnap",
@@ -126,6 +131,8 @@ func caseName(_ event: LedgerEvent) -> String {
     case .consumptionInformationSent: "consumptionInformationSent"
     case .consumptionAnswerWithheld: "consumptionAnswerWithheld"
     case .consumptionConsentRecorded: "consumptionConsentRecorded"
+    case .grantGiven: "grantGiven"
+    case .grantRevoked: "grantRevoked"
     case .linked: "linked"
     case .transferred: "transferred"
     case .appStoreNotification: "appStoreNotification"

@@ -528,7 +528,7 @@ func subscriptionFacts(_ id: String, renewal: Int, user: String?) -> Transaction
 
 /// The number of cases of `LedgerEvent`, and each case's index: exhaustive, so a new case fails to compile here
 /// until the history generator makes it (`HistoryBuilder.everyCase`).
-let caseCount = 26
+let caseCount = 28
 func caseIndex(_ event: LedgerEvent) -> Int {
     switch event {
     case .purchaseConsumable: 0
@@ -557,6 +557,8 @@ func caseIndex(_ event: LedgerEvent) -> Int {
     case .consumptionInformationSent: 23
     case .consumptionAnswerWithheld: 24
     case .consumptionConsentRecorded: 25
+    case .grantGiven: 26
+    case .grantRevoked: 27
     }
 }
 
@@ -608,6 +610,10 @@ struct HistoryBuilder {
                 stream = LedgerStreams.purchase(originalTransactionID: id)
             } else if case .consumptionConsentRecorded(let consent) = part {
                 stream = LedgerStreams.user(appUserID: consent.appUserID)
+            } else if case .grantGiven(let grant) = part {
+                stream = LedgerStreams.user(appUserID: grant.appUserID)
+            } else if case .grantRevoked(let revocation) = part {
+                stream = LedgerStreams.user(appUserID: revocation.appUserID)
             } else {
                 continue
             }
@@ -787,6 +793,14 @@ struct HistoryBuilder {
                     decidedAt: onDay(75, hours: 1), reason: .noConsentRecorded, inputs: inputs)))
         let consent = ConsumptionConsent(appUserID: user, consented: true, source: .app, recordedAt: onDay(75, hours: 2))
         record(.consumptionConsentRecorded(consent))
+        record(
+            .grantGiven(
+                EntitlementGrant(
+                    grantID: "grt_\(id)", appUserID: user, entitlementID: "pro", expiresAt: onDay(90), reason: "every case",
+                    grantedBy: "op_test", grantedAt: onDay(75, hours: 2))))
+        record(
+            .grantRevoked(
+                GrantRevocation(grantID: "grt_\(id)", appUserID: user, reason: "every case", revokedBy: "op_test", revokedAt: onDay(76))))
         var answered = inputs
         answered.consent = consent
         record(

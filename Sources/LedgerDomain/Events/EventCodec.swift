@@ -42,6 +42,8 @@ extension LedgerEvent {
         case .consumptionInformationSent(let p): ("transaction.consumption_information_sent", 2, EventCodec.json(p))
         case .consumptionAnswerWithheld(let p): ("transaction.consumption_answer_withheld", 1, EventCodec.json(p))
         case .consumptionConsentRecorded(let p): ("user.consumption_consent_recorded", 1, EventCodec.json(p))
+        case .grantGiven(let p): ("user.grant_given", 1, EventCodec.json(p))
+        case .grantRevoked(let p): ("user.grant_revoked", 1, EventCodec.json(p))
         case .linked(let p): ("identity.linked", 1, EventCodec.json(p))
         case .transferred(let p): ("identity.transferred", 2, EventCodec.json(p))
         case .appStoreNotification(let p): ("appstore.notification", 1, EventCodec.json(p))
@@ -86,6 +88,8 @@ extension LedgerEvent {
             }
         case "transaction.consumption_answer_withheld": return .consumptionAnswerWithheld(try c.v1())
         case "user.consumption_consent_recorded": return .consumptionConsentRecorded(try c.v1())
+        case "user.grant_given": return .grantGiven(try c.v1())
+        case "user.grant_revoked": return .grantRevoked(try c.v1())
         case "identity.linked": return .linked(try c.v1())
         case "identity.transferred":
             switch schemaVersion {

@@ -39,6 +39,8 @@ extension LedgerEvent {
         case .consumptionAnswerWithheld(let e): return "consumption_withheld:\(e.transactionID):\(e.reason.rawValue)"
         case .consumptionConsentRecorded(let c):
             return "consumption_consent:\(c.appUserID):\(c.consented):\(c.recordedAt.microsecondsSinceEpoch)"
+        case .grantGiven(let g): return "grant:\(g.grantID)"
+        case .grantRevoked(let r): return "grant_revoked:\(r.grantID)"
         case .linked(let l):
             return "link:\(l.appUserID):\(l.originalTransactionIDs.sorted().joined(separator: ",")):\(l.linkedAt.microsecondsSinceEpoch)"
         case .transferred(let t):

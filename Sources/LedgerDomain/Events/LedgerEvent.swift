@@ -27,6 +27,8 @@
 /// | `consumptionInformationSent` | `transaction.consumption_information_sent` | 2 (1 is upcast) |
 /// | `consumptionAnswerWithheld` | `transaction.consumption_answer_withheld` | 1 |
 /// | `consumptionConsentRecorded` | `user.consumption_consent_recorded` | 1 |
+/// | `grantGiven` | `user.grant_given` | 1 |
+/// | `grantRevoked` | `user.grant_revoked` | 1 |
 /// | `linked` | `identity.linked` | 1 |
 /// | `transferred` | `identity.transferred` | 2 (1 is upcast) |
 /// | `appStoreNotification` | `appstore.notification` | 1 |
@@ -59,6 +61,8 @@ public enum LedgerEvent: Sendable, Hashable {
     case consumptionAnswerWithheld(ConsumptionAnswerWithheld)
     /// About a user, not a purchase: in the user's stream (`LedgerStreams.user`).
     case consumptionConsentRecorded(ConsumptionConsent)
+    case grantGiven(EntitlementGrant)
+    case grantRevoked(GrantRevocation)
     case linked(TransactionLink)
     case transferred(Transfer)
     case appStoreNotification(AppStoreNotification)
@@ -88,7 +92,7 @@ extension LedgerEvent {
         case .consumptionRequested(let e): [e.subscription.originalTransactionID]
         case .consumptionInformationSent(let e): [e.originalTransactionID]
         case .consumptionAnswerWithheld(let e): [e.originalTransactionID]
-        case .consumptionConsentRecorded: []
+        case .consumptionConsentRecorded, .grantGiven, .grantRevoked: []
         case .linked(let l): l.originalTransactionIDs
         case .transferred(let t): t.originalTransactionIDs
         case .appStoreNotification: []
@@ -118,6 +122,8 @@ extension LedgerEvent {
         case .consumptionRequested(let e): e.subscription.appUserID
         case .consumptionInformationSent, .consumptionAnswerWithheld: nil
         case .consumptionConsentRecorded(let c): c.appUserID
+        case .grantGiven(let g): g.appUserID
+        case .grantRevoked(let r): r.appUserID
         case .linked(let l): l.appUserID
         case .transferred(let t): t.toUserID
         case .appStoreNotification: nil

@@ -42,9 +42,16 @@ public struct Entitlement: Sendable, Hashable, Codable {
 /// Among several grants of one entitlement, an active one wins over an inactive one, then the one lasting
 /// longest (no expiry beats any expiry), then the smaller product id, so the answer is deterministic.
 public func entitlements(
-    statuses: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog, at instant: Instant
+    statuses: [SubscriptionSummary], purchases: [PurchaseSummary], grants given: [GrantSummary] = [], catalog: Catalog, at instant: Instant
 ) -> [String: Entitlement] {
     var grants: [Entitlement] = []
+    // Support grants give their entitlement directly, whatever the catalog says; the source names the grant.
+    for grant in given {
+        grants.append(
+            Entitlement(
+                entitlementID: grant.entitlementID, isActive: grant.isActive(at: instant), expiresAt: grant.expiresAt,
+                grantingProductID: grant.grantingID))
+    }
     for status in statuses where status.isKnown {
         guard let product = status.productID else { continue }
         for id in catalog.entitlements(of: product) {
@@ -76,7 +83,7 @@ public func entitlements(
 
 /// Entitlements of one user (see `entitlements(statuses:purchases:catalog:at:)`).
 public func entitlements(_ user: UserView, catalog: Catalog, at instant: Instant) -> [String: Entitlement] {
-    entitlements(statuses: user.subscriptions, purchases: user.purchases, catalog: catalog, at: instant)
+    entitlements(statuses: user.subscriptions, purchases: user.purchases, grants: user.grants, catalog: catalog, at: instant)
 }
 
 private func better(_ a: Entitlement, than b: Entitlement) -> Bool {

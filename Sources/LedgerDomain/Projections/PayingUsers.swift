@@ -102,7 +102,7 @@ public enum PayingUsersReducer: ProjectionReducer {
             return (p.purchasedAt, p.paymentID, p.appUserID, p.paymentID)
         case .consumed, .billingFailed, .gracePeriodExpired, .subscriptionExpired, .autoRenewChanged, .priceIncrease,
             .renewalExtended, .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested, .consumptionInformationSent, .linked,
-            .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven, .grantRevoked,
             .transferred, .appStoreNotification:
             return nil
         }

@@ -79,7 +79,8 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven,
+            .grantRevoked,
             .appStoreNotification:
             return []
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
@@ -98,7 +99,8 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven,
+            .grantRevoked,
             .appStoreNotification, .linked, .transferred:
             break
         case .purchaseConsumable(let p): s.record(p.transaction, .consumable)

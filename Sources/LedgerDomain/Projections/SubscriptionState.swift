@@ -82,7 +82,7 @@ extension LedgerEvent {
             return OwnerClaim(appUserID: l.appUserID, strong: true, stamp: Stamp(at: l.linkedAt, rank: 1, tie: l.appUserID))
         case .transferred(let t):
             return OwnerClaim(appUserID: t.toUserID, strong: true, stamp: Stamp(at: t.transferredAt, rank: 2, tie: t.toUserID))
-        case .appStoreNotification, .consumptionAnswerWithheld, .consumptionConsentRecorded:
+        case .appStoreNotification, .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven, .grantRevoked:
             return nil
         case .consumed, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
             .subscriptionExpired, .autoRenewChanged, .renewalPreferenceChanged, .priceIncrease, .renewalExtended,

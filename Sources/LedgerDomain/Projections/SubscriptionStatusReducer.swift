@@ -14,7 +14,8 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
     public static func keys(for event: DomainEvent) -> [String] {
         switch event.event {
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven,
+            .grantRevoked,
             .appStoreNotification:
             return []
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
@@ -33,7 +34,8 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
         s.owner = OwnerClaim.merge(s.owner, event.event.ownerClaim)
         switch event.event {
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
-            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded,
+            .refundDeclined, .consumptionRequested, .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven,
+            .grantRevoked,
             .appStoreNotification, .linked, .transferred:
             break
         case .subscriptionStarted(let e):

@@ -14,10 +14,10 @@ public struct UserSnapshot: Sendable, Codable, Equatable {
 
     /// Computes the snapshot from per-transaction states (any owners; only the user's are used).
     public init(
-        appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog,
-        at instant: Instant
+        appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], grants: [GrantSummary] = [],
+        catalog: Catalog, at instant: Instant
     ) {
-        let user = UserView(appUserID: appUserID, subscriptions: subscriptions, purchases: purchases)
+        let user = UserView(appUserID: appUserID, subscriptions: subscriptions, purchases: purchases, grants: grants)
         self.appUserID = appUserID
         self.productsStatus = ProductsStatus.compute(user, at: instant)
         self.entitlements = LedgerDomain.entitlements(user, catalog: catalog, at: instant)
@@ -32,6 +32,7 @@ public struct UserSnapshot: Sendable, Codable, Equatable {
             appUserID: appUserID,
             subscriptions: foldAll(SubscriptionStatusReducer.self, events: events, asOf: asOf).values.map(\.summary),
             purchases: foldAll(PurchaseRecordReducer.self, events: events, asOf: asOf).values.map(\.summary),
+            grants: fold(GrantsReducer.self, key: appUserID, events: events, asOf: asOf).summaries,
             catalog: catalog, at: instant)
     }
 }

@@ -12,9 +12,11 @@ public struct UserView: Sendable, Equatable {
     public var appUserID: String
     public var subscriptions: [SubscriptionSummary]
     public var purchases: [PurchaseSummary]
+    /// Promotional entitlements operators gave the user (support grants): entitlements, never purchases.
+    public var grants: [GrantSummary]
 
     /// Selects the states owned by `appUserID` (states of other owners are dropped, unknown ones too).
-    public init(appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]) {
+    public init(appUserID: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], grants: [GrantSummary] = []) {
         self.appUserID = appUserID
         self.subscriptions =
             subscriptions
@@ -24,6 +26,7 @@ public struct UserView: Sendable, Equatable {
             purchases
             .filter { $0.isKnown && $0.ownerUserID == appUserID }
             .sorted { $0.originalTransactionID < $1.originalTransactionID }
+        self.grants = grants.filter { $0.appUserID == appUserID }.sorted { $0.grantID < $1.grantID }
     }
 
     /// Whether the user has anything giving access at `instant` (the test of `TransferPolicy.transferIfNoActive`):

@@ -201,7 +201,7 @@ public enum ConsumptionAnswerRules {
             case .consumed(let c): consumedAt = consumedAt.map { min($0, c.consumedAt) } ?? c.consumedAt
             case .billingFailed, .gracePeriodExpired, .subscriptionExpired, .autoRenewChanged, .priceIncrease, .renewalExtended,
                 .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested, .consumptionInformationSent,
-                .consumptionAnswerWithheld, .consumptionConsentRecorded, .linked, .transferred, .appStoreNotification:
+                .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven, .grantRevoked, .linked, .transferred, .appStoreNotification:
                 break
             }
         }
