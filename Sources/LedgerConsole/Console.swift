@@ -172,6 +172,15 @@ package struct Console: Sendable {
         page(.get, "/console/operators/record/download", roles: Needs.recordDownloads) { try await console.recordDownload($0) }
     }
 
+    /// Records a write that is already committed: a failure to record it is logged, not answered as an error page
+    /// (the operator would do again what was done). Sign-ins and refusals, recorded before anything changes, use
+    /// `record.append` and fail closed.
+    func recordDone(_ action: String, target: String, detail: String = "", by actor: OperatorActor) async {
+        do { try await record.append(action, target: target, detail: detail, by: actor, at: clock.now()) } catch {
+            logger.error("the operator record did not take a console write", metadata: ["action": "\(action)", "error": "\(error)"])
+        }
+    }
+
     /// Who may do what in the console: the same table registers the routes (the server refuses others with 403) and
     /// decides which forms a page shows (`ConsoleRequest.form`). Every signed-in operator reads every page.
     enum Needs {

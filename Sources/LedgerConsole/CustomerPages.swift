@@ -250,7 +250,7 @@ extension Console {
         } catch RecordingError.subscriptionNotConsumable(let id) {
             throw ConsoleError(.conflict, "Not consumed: purchase \(id) is a subscription; only consumables are consumed.")
         }
-        try await record.append("purchase.consume", target: purchase, detail: "of \(user) in \(appID)", by: actor, at: clock.now())
+        await recordDone("purchase.consume", target: purchase, detail: "of \(user) in \(appID)", by: actor)
         return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
     }
 }

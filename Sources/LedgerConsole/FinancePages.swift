@@ -93,9 +93,9 @@ extension Console {
             return request.page("Confirm finalizing", body)
         }
         let (invoice, created) = try await invoices.finalize(account: account, month: month)
-        try await record.append(
+        await recordDone(
             "invoice.finalize", target: invoice.id, detail: "\(account) \(month) \(created ? "created" : "already finalized")",
-            by: try request.operatorActor(), at: clock.now())
+            by: try request.operatorActor())
         logger.info("console finalized an invoice", metadata: ["invoice": "\(invoice.id)", "created": "\(created)"])
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(invoice.id))")
     }
@@ -204,9 +204,8 @@ extension Console {
             return request.page("Confirm voiding", body)
         }
         let (voided, replacement) = try await invoices.void(invoiceID: invoice.id, reason: reason)
-        try await record.append(
-            "invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)", by: try request.operatorActor(),
-            at: clock.now())
+        await recordDone(
+            "invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)", by: try request.operatorActor())
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(replacement.id))")
     }
 }

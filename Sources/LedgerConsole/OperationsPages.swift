@@ -109,9 +109,8 @@ extension Console {
         let name = request.form["name"].flatMap { $0.isEmpty ? nil : $0 }
         guard (name?.count ?? 0) <= 100 else { throw ConsoleError(.badRequest, "A key's name is at most 100 characters.") }
         let (record, key) = try await tenancy.createKey(app: app.id, kind: kind, name: name)
-        try await self.record.append(
-            "key.create", target: record.id, detail: "\(kind.rawValue) key of \(app.id)", by: try request.operatorActor(),
-            at: clock.now())
+        await recordDone(
+            "key.create", target: record.id, detail: "\(kind.rawValue) key of \(app.id)", by: try request.operatorActor())
         tenancyChanged()
         return try await appPage(request, created: (kind.rawValue, key))
     }
@@ -122,7 +121,7 @@ extension Console {
         guard try await tenancy.revokeKey(app: app.id, keyID: keyID) != nil else {
             throw ConsoleError(.notFound, "There is no live key \(keyID) of app \(app.id).")
         }
-        try await record.append("key.revoke", target: keyID, detail: "key of \(app.id)", by: try request.operatorActor(), at: clock.now())
+        await recordDone("key.revoke", target: keyID, detail: "key of \(app.id)", by: try request.operatorActor())
         tenancyChanged()
         return Self.redirect("/console/operations/apps/\(HTML.urlComponent(app.id))")
     }
@@ -157,9 +156,8 @@ extension Console {
         let (endpointID, deliveryID) = (try request.path("endpoint"), try request.path("delivery"))
         let count = try await webhooks.redeliver(app: app.id, endpoint: endpointID, .one(deliveryID))
         guard count == 1 else { throw ConsoleError(.notFound, "There is no delivery \(deliveryID) to this endpoint.") }
-        try await record.append(
-            "webhook.redeliver", target: deliveryID, detail: "endpoint \(endpointID) of \(app.id)", by: try request.operatorActor(),
-            at: clock.now())
+        await recordDone(
+            "webhook.redeliver", target: deliveryID, detail: "endpoint \(endpointID) of \(app.id)", by: try request.operatorActor())
         return Self.redirect("/console/operations/apps/\(HTML.urlComponent(app.id))/webhooks/\(HTML.urlComponent(endpointID))?redelivered=1")
     }
 }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import LedgerOperators
 import LedgerServerTestSupport
 import PostgresClient
+import PostgresTestSupport
 import Testing
 import UTCTime
 
@@ -128,5 +129,25 @@ import UTCTime
             #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.admin).status == .ok)
         }
         await harness.pool.shutdown()
+    }
+
+    @Test func aCommittedWriteIsAnsweredAsSuchEvenWhenItsRecordFails() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "record_fails")
+        let harness = try await APIHarness.make(database: url)
+        try await harness.test { api in
+            let token = Self.headers(try await Self.token(harness, "ada", .admin))
+            // The operator record refuses `api.write` rows (as a full disk or a lost connection would, after the write).
+            let owner = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
+            try owner.execute(
+                """
+                CREATE FUNCTION ledger.test_refuse_api_write() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF NEW.action = 'api.write' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+                CREATE TRIGGER test_refuse_api_write BEFORE INSERT ON ledger.operator_actions
+                FOR EACH ROW EXECUTE FUNCTION ledger.test_refuse_api_write();
+                """)
+            let created = try await api.send(.post, "/v1/admin/accounts", headers: token, json: #"{"name":"Acme"}"#)
+            #expect(created.status == .created, "the account was made: the answer says so (a retry would make a second)")
+            #expect(try await Self.accounts(harness) == 1)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Hummingbird
 import LedgerDomain
 import LedgerOperators
+import Logging
 
 // Authentication as middleware on route groups: each group of routes states once who may call it, and its
 // handlers find the accepted caller in `LedgerRequestContext`. A failure is thrown as an `APIError` (401 / 403),
@@ -77,8 +78,14 @@ struct AdminAuthentication: RouterMiddleware {
         context.adminCaller = caller
         let response = try await next(request, context)
         if isWrite && (200..<400).contains(response.status.code) {
-            try await auth.record.append(
-                "api.write", target: route, detail: "\(request.uri.path) → \(response.status.code)", by: actor, at: auth.clock.now())
+            // The write is committed: a failure to record it must not turn its answer into an error (a client would
+            // retry a write that happened). It is logged loudly instead.
+            do {
+                try await auth.record.append(
+                    "api.write", target: route, detail: "\(request.uri.path) → \(response.status.code)", by: actor, at: auth.clock.now())
+            } catch {
+                context.logger.error("the operator record did not take a write", metadata: ["route": "\(route)", "error": "\(error)"])
+            }
         }
         return response
     }
