@@ -18,7 +18,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let cluster = EmbeddedCluster(
             directory: directory, installation: try PostgresInstallation.locate(),
-            options: .init(unsafeFastWrites: true, port: try EmbeddedCluster.freeLoopbackPort()))
+            options: .init(unsafeFastWrites: true, port: try RestartablePort.pick()))  // stopped and started again
         let running = try await Blocking.run { try cluster.start() }
         defer { try? cluster.stop() }
         try running.ensureDatabase("ledger")

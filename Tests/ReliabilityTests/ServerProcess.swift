@@ -49,7 +49,7 @@ actor ServerProcess {
         databaseURL: String?, rootFiles: [String], adminToken: String, extraArguments: [String] = [], launch: Launch = .built,
         extraEnvironment: [String: String] = [:]
     ) throws {
-        port = try EmbeddedCluster.freeLoopbackPort()
+        port = try RestartablePort.pick()
         self.launch = launch
         arguments = ["serve", "--port", "\(port)", "--pool-size", "4"] + rootFiles.flatMap { ["--apple-root", $0] } + extraArguments
         var environment = ProcessInfo.processInfo.environment
@@ -125,14 +125,47 @@ actor ServerProcess {
     }
 }
 
+/// A loopback port a server can be killed and started on again. Not an ephemeral one (`bind` to port 0): Linux hands
+/// those (32768–60999, `ip_local_port_range`) to every outgoing connection and every other `bind(0)` of the test run,
+/// so one could take the port while the server is down between two starts ("Address already in use"). Below that
+/// range nothing is handed out; a port is picked free, and never twice by this process.
+enum RestartablePort {
+    private static let taken = Mutex<Set<Int>>([])
+
+    static func pick() throws -> Int {
+        for _ in 0..<500 {
+            let candidate = Int.random(in: 20_000..<32_000)
+            guard taken.withLock({ $0.insert(candidate).inserted }) else { continue }
+            if isFree(candidate) { return candidate }
+        }
+        throw ServerProcessError.noFreePort
+    }
+
+    /// Whether the port can be bound on 127.0.0.1 now.
+    static func isFree(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+}
+
 enum ServerProcessError: Error, CustomStringConvertible {
     case exited(status: Int32, log: String)
     case notReady(log: String)
+    case noFreePort
 
     var description: String {
         switch self {
         case .exited(let status, let log): "ledger serve exited with status \(status):\n\(log)"
         case .notReady(let log): "ledger serve did not become ready:\n\(log)"
+        case .noFreePort: "no free loopback port between 20000 and 32000 for a restartable server"
         }
     }
 }
