@@ -241,20 +241,16 @@ extension Console {
 
     /// The whole record, oldest first, one JSON object per line, as `GET /v1/admin/operator-record/export` gives it.
     func recordDownload(_ request: ConsoleRequest) async throws -> Response {
-        var text = ""
-        var after: Int64 = 0
-        while true {
-            let page = try await record.page(after: after, limit: 1_000)
-            guard let last = page.last else { break }
-            for row in page { text += OperatorActionJSON.line(row) }
-            after = last.seq
-        }
+        let record = record
         return Response(
             status: .ok,
             headers: [
                 .contentType: "application/x-ndjson; charset=utf-8", .cacheControl: "no-store",
                 .contentDisposition: "attachment; filename=\"operator-record.jsonl\""
             ],
-            body: .init(byteBuffer: ByteBuffer(string: text)))
+            body: ResponseBody { writer in
+                try await record.exportLines { try await writer.write(ByteBuffer(string: $0)) }
+                try await writer.finish(nil)
+            })
     }
 }

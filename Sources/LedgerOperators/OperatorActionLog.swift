@@ -50,9 +50,16 @@ package struct OperatorActionLog: Sendable {
         ).map(decode)
     }
 
-    /// Every row after `seq`, oldest first, a page at a time (the auditor's download).
-    package func page(after seq: Int64, limit: Int) async throws -> [OperatorAction] {
-        try await pool.withConnection { try Self.page(after: seq, limit: limit, on: $0) }
+    /// The whole record as JSON lines, oldest first, handed to `write` a page at a time (the auditor's download, from
+    /// the API and the console alike), so memory holds one page however long the record.
+    package func exportLines(pageSize: Int = 1_000, _ write: (String) async throws -> Void) async throws {
+        var after: Int64 = 0
+        while true {
+            let page = try await pool.withConnection { [after] in try Self.page(after: after, limit: pageSize, on: $0) }
+            guard let last = page.last else { return }
+            try await write(page.map(OperatorActionJSON.line).joined())
+            after = last.seq
+        }
     }
 
     static let columns =

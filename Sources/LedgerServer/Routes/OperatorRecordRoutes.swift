@@ -37,15 +37,7 @@ struct OperatorRecordRoutes {
             return Response(
                 status: .ok, headers: headers,
                 body: ResponseBody { writer in
-                    var after: Int64 = 0
-                    while true {
-                        let page = try await record.page(after: after, limit: 1_000)
-                        guard let last = page.last else { break }
-                        var buffer = ByteBuffer()
-                        for row in page { buffer.writeString(OperatorActionJSON.line(row)) }
-                        try await writer.write(buffer)
-                        after = last.seq
-                    }
+                    try await record.exportLines { try await writer.write(ByteBuffer(string: $0)) }
                     try await writer.finish(nil)
                 })
         }
