@@ -105,11 +105,23 @@ package enum HarnessError: Error, Equatable {
 
 /// Requests against the API, with helpers that set up tenants the way an operator would (through the API).
 package struct APIClient: Sendable {
-    package let client: any TestClientProtocol
+    private enum Transport: Sendable {
+        case testClient(any TestClientProtocol)
+        case loopback(LoopbackTransport)
+    }
+
+    private let transport: Transport
     package let harness: APIHarness
 
     package init(client: any TestClientProtocol, harness: APIHarness) {
-        self.client = client
+        self.transport = .testClient(client)
+        self.harness = harness
+    }
+
+    /// For a server run `.live`: requests go over loopback with a bound of their own (see `LoopbackTransport`).
+    package init(live client: any TestClientProtocol, harness: APIHarness) throws {
+        guard let port = client.port else { throw HarnessError.unexpectedAnswer("the live test client has no port") }
+        self.transport = .loopback(LoopbackTransport(port: port))
         self.harness = harness
     }
 
@@ -126,8 +138,13 @@ package struct APIClient: Sendable {
         } else if let bytes {
             body = ByteBuffer(bytes: bytes)
         }
-        let response = try await client.execute(uri: uri, method: method, headers: fields, body: body)
-        return APIResponse(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        switch transport {
+        case .testClient(let client):
+            let response = try await client.execute(uri: uri, method: method, headers: fields, body: body)
+            return APIResponse(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        case .loopback(let loopback):
+            return try await loopback.execute(uri: uri, method: method, headers: fields, body: body)
+        }
     }
 
     package static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }

@@ -20,7 +20,7 @@ import UTCTime
     @Test(.timeLimit(.minutes(10))) func aBrowserSignsInReadsATimelineAsOfAnEventFinalizesAnInvoiceAndActsInEachRole() async throws {
         let harness = try await APIHarness.make(now: ConsoleTests.february2)  // January, the month it finalizes, has ended
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant()
             // A seeded history: coins bought and consumed, a lifetime unlock, another user's purchase.
             for (user, payment, product, type) in [

@@ -163,7 +163,7 @@ import UTCTime
         let harness = try await APIHarness.make()
         // Over real HTTP: the throttle counts the connection's address.
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             for _ in 0..<3 { #expect(try await ConsoleTests.signIn(api, token: "not the token").0.status == .unauthorized) }
             let slowed = try await ConsoleTests.signIn(api)
             #expect(slowed.0.status == .tooManyRequests && slowed.1 == nil, "even the right token waits")

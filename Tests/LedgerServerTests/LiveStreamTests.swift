@@ -105,7 +105,7 @@ import Testing
     @Test(.timeLimit(.minutes(5))) func aNotificationReachesTheStreamAndAReconnectWithItsCursorGetsWhatItMissed() async throws {
         let harness = try await APIHarness.make()
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
             let hub = Task { await harness.api.live.run() }
             let port = try #require(client.port)
@@ -153,7 +153,7 @@ import Testing
     @Test(.timeLimit(.minutes(5))) func theWebSocketCarriesTheSameMessages() async throws {
         let harness = try await APIHarness.make()
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
             let hub = Task { await harness.api.live.run() }
             let port = try #require(client.port)
@@ -197,7 +197,7 @@ import Testing
         let harness = try await APIHarness.make(live: settings)
         let receipt = try harness.signer.receipt(purchases: [ReceiptBuilder.inAppPurchase(product: "lifetime", transactionId: "9100")])
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant()
             let (_, aliceCookie) = try await api.uploadReceipt(tenant, user: "alice", receipt: receipt)
             let port = try #require(client.port)

@@ -36,7 +36,7 @@ import Testing
     @Test(.timeLimit(.minutes(5))) func rawNonASCIIBytesInTheTargetAre400AndFreeTheConnection() async throws {
         let harness = try await APIHarness.make()
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant()
             let port = try #require(client.port)
             let targets: [[UInt8]] = [

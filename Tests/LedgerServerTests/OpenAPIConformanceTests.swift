@@ -36,7 +36,7 @@ import Testing
         let harness = try await APIHarness.make()
         let application = harness.application
         try await application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant()
             let port = try #require(client.port)
             let script = Self.repository.appendingPathComponent("scripts/schemathesis.sh").path

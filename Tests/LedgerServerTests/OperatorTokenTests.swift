@@ -116,7 +116,7 @@ import UTCTime
         let harness = try await APIHarness.make()
         // Over real HTTP: the throttle counts the connection's address (in-process requests have none).
         try await harness.application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let operatorToken = Self.headers(try await Self.token(harness, "ada", .admin))
             for _ in 1...3 {
                 #expect(try await api.send(.get, "/v1/admin/invoices", headers: APIClient.bearer("not-the-token")).status == .unauthorized)

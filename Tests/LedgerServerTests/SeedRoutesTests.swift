@@ -67,7 +67,7 @@ import Testing
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             services: [ProjectionService(worker: ProjectionWorker(pool: harness.pool, runners: ProjectionCatalog.runners()))])
         try await application.test(.live) { client in
-            let api = APIClient(client: client, harness: harness)
+            let api = try APIClient(live: client, harness: harness)
             let tenant = try await api.tenant()
             for index in 0..<5 {
                 let receipt = try Self.receipt(harness, [("monthly", "50\(index)", "2026-02-01T00:00:00Z")])
