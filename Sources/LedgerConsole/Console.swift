@@ -147,6 +147,8 @@ package struct Console: Sendable {
         page(.get, "/console/customers/:app/:user") { try await console.customerPage($0) }
         page(.get, "/console/customers/:app/:user/as-of/:position") { try await console.asOfPage($0) }
         page(.post, "/console/customers/:app/:user/purchases/:purchase/consume", roles: Needs.customerWrites) { try await console.consume($0) }
+        page(.post, "/console/customers/:app/:user/grants", roles: Needs.customerWrites) { try await console.giveGrant($0) }
+        page(.post, "/console/customers/:app/:user/grants/:grant/revoke", roles: Needs.customerWrites) { try await console.revokeGrant($0) }
         page(.get, "/console/finance") { try await console.financePage($0) }
         page(.post, "/console/finance/finalize", roles: Needs.invoiceWrites) { try await console.finalize($0) }
         page(.get, "/console/finance/invoices/:invoice") { try await console.invoicePage($0) }

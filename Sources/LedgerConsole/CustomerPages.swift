@@ -54,7 +54,7 @@ extension Console {
         async let events = users.events(app: app, streams: streams, type: type, after: after, limit: Self.timelinePage)
         async let types = users.eventTypes(app: app, streams: streams)
         async let chain = users.chainCheck(app: app, streams: streams)
-        let snapshot = UserSnapshot(appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog, at: now)
+        let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog, at: now)
         let base = "/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))"
 
         var body = "<p>App <code>\(HTML.escape(app))</code>, user <code id=user>\(HTML.escape(user))</code>, at \(HTML.time(now)).</p>"
@@ -73,6 +73,7 @@ extension Console {
                 snapshot.entitlements.values.sorted { $0.entitlementID < $1.entitlementID }.map {
                     [HTML.escape($0.entitlementID), $0.isActive ? "yes" : "no", HTML.time($0.expiresAt), HTML.escape($0.grantingProductID)]
                 }, id: "entitlements") + "</div></div>"
+        body += "<h2>Grants</h2>" + grantsSection(request, owned.grants, catalog: catalog, base: base, at: now)
         body +=
             "<h2>Subscriptions</h2>"
             + HTML.table(
@@ -157,13 +158,10 @@ extension Console {
     }
 
     /// The user's state, one line per fact, for comparing two states.
-    static func stateLines(
-        user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary], catalog: Catalog,
-        at instant: Instant
-    ) -> [(key: String, value: String)] {
-        let mine = subscriptions.filter { $0.ownerUserID == user && $0.isKnown }
-        let myPurchases = purchases.filter { $0.ownerUserID == user && $0.isKnown }
-        let snapshot = UserSnapshot(appUserID: user, subscriptions: mine, purchases: myPurchases, catalog: catalog, at: instant)
+    static func stateLines(user: String, owned: OwnedSummaries, catalog: Catalog, at instant: Instant) -> [(key: String, value: String)] {
+        let mine = owned.subscriptions.filter { $0.ownerUserID == user && $0.isKnown }
+        let myPurchases = owned.purchases.filter { $0.ownerUserID == user && $0.isKnown }
+        let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog, at: instant)
         var lines: [(String, String)] = []
         for (product, status) in snapshot.productsStatus.sorted(by: { $0.key < $1.key }) { lines.append(("product \(product)", status.rawValue)) }
         for entitlement in snapshot.entitlements.values.sorted(by: { $0.entitlementID < $1.entitlementID }) {
@@ -186,6 +184,9 @@ extension Console {
             lines.append(("purchase \(p.originalTransactionID)", "\(p.details?.productID ?? "?") · \(consumed) · \(p.standing?.rawValue ?? "valid")"))
         }
         for u in snapshot.unconsumedPurchases { lines.append(("unconsumed \(u.transactionID)", "\(u.productID) × \(u.quantity)")) }
+        for g in owned.grants where g.appUserID == user {
+            lines.append(("grant \(g.grantID)", "\(g.entitlementID) · \(Self.grantState(g, at: instant)) · expires \(HTML.timeText(g.expiresAt))"))
+        }
         return lines
     }
 
@@ -203,11 +204,13 @@ extension Console {
         // The pure reducers, over the user's events up to this one, evaluated when the ledger recorded it.
         let domain = recorded.compactMap { DomainEventDecoding.decode($0) }
         let then = event.recordedAt
-        let before = Self.stateLines(
-            user: user, subscriptions: foldAll(SubscriptionStatusReducer.self, events: domain, asOf: nil).values.map(\.summary),
-            purchases: foldAll(PurchaseRecordReducer.self, events: domain, asOf: nil).values.map(\.summary), catalog: catalog, at: then)
+        let asRecorded = OwnedSummaries(
+            subscriptions: foldAll(SubscriptionStatusReducer.self, events: domain, asOf: nil).values.map(\.summary),
+            purchases: foldAll(PurchaseRecordReducer.self, events: domain, asOf: nil).values.map(\.summary),
+            grants: fold(GrantsReducer.self, key: user, events: domain, asOf: nil).summaries)
+        let before = Self.stateLines(user: user, owned: asRecorded, catalog: catalog, at: then)
         let now = clock.now()
-        let current = Self.stateLines(user: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog, at: now)
+        let current = Self.stateLines(user: user, owned: owned, catalog: catalog, at: now)
         let thenByKey = Dictionary(before.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
         let nowByKey = Dictionary(current.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
         var keys = before.map(\.key)
@@ -233,6 +236,80 @@ extension Console {
         return request.page("As of event \(position)", body)
     }
 
+    /// A grant's state at `instant`, in words.
+    static func grantState(_ grant: GrantSummary, at instant: Instant) -> String {
+        if let revoked = grant.revokedAt { return "revoked \(HTML.timeText(revoked))" }
+        return grant.isActive(at: instant) ? "active" : "expired"
+    }
+
+    /// The user's grants, each active one with a revoke form, and the form that gives one (support).
+    func grantsSection(_ request: ConsoleRequest, _ grants: [GrantSummary], catalog: Catalog, base: String, at now: Instant) -> String {
+        var html = HTML.table(
+            ["Grant", "Entitlement", "Given", "Expires", "State", ""],
+            grants.map { g in
+                [
+                    HTML.escape(g.grantID), HTML.escape(g.entitlementID), HTML.time(g.grantedAt), HTML.time(g.expiresAt),
+                    HTML.escape(Self.grantState(g, at: now)),
+                    g.isActive(at: now)
+                        ? request.form(
+                            action: "\(base)/grants/\(HTML.urlComponent(g.grantID))/revoke", roles: Needs.customerWrites,
+                            fields: "<input name=reason maxlength=500 placeholder=\"reason (optional)\">", button: "Revoke", confirm: true) : ""
+                ]
+            }, id: "grants")
+        let entitlements = Set(catalog.entitlementsByProduct.values.joined()).sorted()
+        if !entitlements.isEmpty {
+            let options = entitlements.map { HTML.option($0, $0, selected: false) }.joined()
+            html += request.form(
+                action: "\(base)/grants", roles: Needs.customerWrites,
+                fields: """
+                    <label>Entitlement <select name=entitlement id=grant-entitlement>\(options)</select></label> \
+                    <label>Days <input name=days id=grant-days type=number min=1 max=\(GrantRules.longestDays) value=30 required></label> \
+                    <label>Reason <input name=reason id=grant-reason maxlength=500 required></label>
+                    """, button: "Give grant")
+        }
+        return html
+    }
+
+    /// Support gives a customer a promotional entitlement (`LedgerRecorder.grant`, the API's operation).
+    func giveGrant(_ request: ConsoleRequest) async throws -> Response {
+        let (appID, user) = (try request.path("app"), try request.path("user"))
+        guard let app = try await tenancy.app(id: appID) else { throw ConsoleError(.notFound, "There is no app \(appID).") }
+        let actor = try request.operatorActor()
+        guard let days = Int64(try request.field("days")), (1...GrantRules.longestDays).contains(days) else {
+            throw ConsoleError(.badRequest, "Days must be a whole number from 1 to \(GrantRules.longestDays).")
+        }
+        let by = actor.eventActor
+        let grant: EntitlementGrant
+        do {
+            grant = try await recorder.grant(
+                app: app, user: user, entitlementID: try request.field("entitlement"), expiresAt: clock.now().adding(days: days),
+                reason: try request.field("reason"), by: by, metadata: EventMetadata(source: "console", requestID: request.requestID, actor: by)
+            ).grant
+        } catch let error as GrantError {
+            throw ConsoleError(.badRequest, "Not given: \(error.description).")
+        }
+        await recordDone("grant.give", target: grant.grantID, detail: "\(grant.entitlementID) to \(user) in \(appID) for \(days) days", by: actor)
+        return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
+    }
+
+    /// Support ends a grant early.
+    func revokeGrant(_ request: ConsoleRequest) async throws -> Response {
+        let (appID, user, grantID) = (try request.path("app"), try request.path("user"), try request.path("grant"))
+        guard let app = try await tenancy.app(id: appID) else { throw ConsoleError(.notFound, "There is no app \(appID).") }
+        let actor = try request.operatorActor()
+        let by = actor.eventActor
+        do {
+            _ = try await recorder.revokeGrant(
+                app: app, user: user, grantID: grantID, reason: request.form["reason"] ?? "", by: by,
+                metadata: EventMetadata(source: "console", requestID: request.requestID, actor: by))
+        } catch let error as GrantError {
+            let status: HTTPResponse.Status = if case .unknownGrant = error { .notFound } else { .conflict }
+            throw ConsoleError(status, "Not revoked: \(error.description).")
+        }
+        await recordDone("grant.revoke", target: grantID, detail: "of \(user) in \(appID)", by: actor)
+        return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
+    }
+
     /// Support delivers a customer's consumable by hand: the same consumption (`LedgerRecorder.consume`, the domain's
     /// rules, the stream's version) as the API's, recorded in the log with the operator as its actor and in the
     /// operator record.
@@ -241,7 +318,7 @@ extension Console {
         guard let app = try await tenancy.app(id: appID) else { throw ConsoleError(.notFound, "There is no app \(appID).") }
         let actor = try request.operatorActor()
         let metadata = EventMetadata(
-            source: "console", requestID: request.requestID, actor: actor.operatorID.isEmpty ? "break-glass:\(actor.name)" : actor.operatorID)
+            source: "console", requestID: request.requestID, actor: actor.eventActor)
         do {
             _ = try await recorder.consume(app: app, originalTransactionID: purchase, by: user, metadata: metadata)
         } catch RecordingError.notConsumed(let refusal) {

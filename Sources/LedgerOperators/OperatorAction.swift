@@ -10,6 +10,9 @@ package struct OperatorActor: Sendable, Equatable {
     package var operatorID: String
     /// The operator's name (or the name given with the break-glass token).
     package var name: String
+
+    /// Who an event in the log names as its actor: the operator's id, or `break-glass:<name>`.
+    package var eventActor: String { operatorID.isEmpty ? "break-glass:" + name : operatorID }
     /// The role used; empty when none was (a refused sign-in).
     package var role: String
     package var channel: Channel

@@ -48,6 +48,8 @@ package enum LedgerApplication {
         LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
+        GrantRoutes(recorder: api.recorder, cache: api.tenancyCache, body: api.body, readYourWrites: api.readYourWrites, clock: clock)
+            .register(on: routes, auth: api.auth)
         WebhookRoutes(store: api.webhooks, cache: api.tenancyCache, body: api.body, settings: api.configuration.webhooks)
             .register(on: routes, auth: api.auth)
         AppStoreRoutes(

@@ -10,17 +10,19 @@ package struct WebhookChange: Sendable {
     package var event: DomainEvent
     /// The event's type as stored in the log (`ledger events` and the timeline show the same).
     package var type: String
-    package var originalTransactionID: String
+    /// The purchase the event is about; nil for an event about the user alone (a support grant).
+    package var originalTransactionID: String?
     package var appUserID: String?
     /// `production` or `sandbox` (Xcode and local testing count as sandbox); nil while unknown.
     package var environment: String?
     /// The purchase's state right after the event, folded from its stream through the event: exactly one of the two.
     package var subscription: SubscriptionSummary?
     package var purchase: PurchaseSummary?
-    /// The owner's subscriptions and purchases: this purchase as of the event, the others as the read models hold
+    /// For a grant event, the grant right after it, folded from the user's stream through the event.
+    package var grant: GrantSummary?
+    /// What the owner holds: this purchase (or the user's grants) as of the event, the rest as the read models hold
     /// them when the delivery is made.
-    package var ownedSubscriptions: [SubscriptionSummary]
-    package var ownedPurchases: [PurchaseSummary]
+    package var owned: OwnedSummaries
     package var catalog: [ProductRecord]
 }
 
@@ -36,15 +38,15 @@ package struct WebhookEnvelope: Sendable {
 /// Each batch, in one transaction: takes the fan-out's advisory lock (one instance fans out at a time), reads the
 /// next events in commit-safe order that both purchase projections have applied, and writes one delivery per
 /// (event, enabled endpoint of the event's app that wants its type and environment and existed when it was
-/// recorded), with the payload rendered once for every attempt, then its checkpoint. Events without a purchase
-/// (notification records, app-level notifications) are not sent.
+/// recorded), with the payload rendered once for every attempt, then its checkpoint. Events about a purchase or a
+/// user's grants are sent; others (notification records, app-level notifications, consent) are not.
 package struct WebhookFanOut: Sendable {
     package typealias Renderer = @Sendable (WebhookChange, WebhookEnvelope) throws -> String
 
     /// The channel a batch that made deliveries notifies at commit, to wake the dispatchers.
     package static let channel = "ledger_webhooks"
     static let lockKey = "ledger.webhooks.fanout"
-    static let projections = [SubscriptionStatusReducer.name, PurchaseRecordReducer.name]
+    static let projections = [SubscriptionStatusReducer.name, PurchaseRecordReducer.name, GrantsReducer.name]
 
     let pool: PostgresPool
     let render: Renderer
@@ -77,7 +79,7 @@ package struct WebhookFanOut: Sendable {
             let checkpoint =
                 try connection.query(prepared: "SELECT transaction_id, position FROM ledger.webhook_fanout").first
                 .map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) } ?? .start
-            // Behind both purchase projections: the payload reads the owner's other purchases from them.
+            // Behind the per-user projections: the payload reads the owner's other purchases and grants from them.
             // Only the events of apps with an enabled endpoint can make a delivery, so only those are read; while no
             // endpoint is enabled none is, and the checkpoint moves to the slower projection's (read in the same
             // snapshot). Otherwise a ledger without webhooks read its whole log once at its first start (a core's
@@ -146,43 +148,56 @@ package struct WebhookFanOut: Sendable {
                     """
             ).map(WebhookStore.endpoint), by: \.appID)
         guard !endpoints.isEmpty else { return [] }
-        // The events to send: about a purchase, in an app with an endpoint that existed when they were recorded; one per
-        // purchase an event names (only an identity event recorded before they were split names several).
-        let wanted: [(recorded: RecordedEvent, event: DomainEvent, key: String)] = events.flatMap { recorded in
+        // The events to send: about a purchase or a user's grants, in an app with an endpoint that existed when they
+        // were recorded; one per purchase an event names (only an identity event recorded before they were split names
+        // several).
+        let wanted: [(recorded: RecordedEvent, event: DomainEvent, subject: Subject)] = events.flatMap { recorded in
             guard let candidates = endpoints[recorded.appID], candidates.contains(where: { $0.createdAt <= recorded.recordedAt }),
                 let event = DomainEventDecoding.decode(recorded)
-            else { return [(RecordedEvent, DomainEvent, String)]() }
-            return Self.purchaseKeys(event).map { (recorded, event, $0) }
+            else { return [(RecordedEvent, DomainEvent, Subject)]() }
+            return Self.subjects(event).map { (recorded, event, $0) }
         }
         guard !wanted.isEmpty else { return [] }
-        let streams = try streamEvents(Set(wanted.map { StateKey(appID: $0.recorded.appID, key: $0.key) }), on: connection)
+        let streams = try streamEvents(Set(wanted.map { StateKey(appID: $0.recorded.appID, key: $0.subject.stream) }), on: connection)
         var catalogs: [String: [ProductRecord]] = [:]
         var sequences = SequenceCounter()
         var rows: [Row] = []
-        for (recorded, event, key) in wanted {
-            var history = (streams[StateKey(appID: recorded.appID, key: key)] ?? []).filter { $0.position <= event.position }
+        for (recorded, event, subject) in wanted {
+            var history = (streams[StateKey(appID: recorded.appID, key: subject.stream)] ?? []).filter { $0.position <= event.position }
             if !history.contains(where: { $0.position == event.position }) {
                 history.append(event)  // an unsplit identity event lies in its first purchase's stream only
             }
             var change = WebhookChange(
-                event: event, type: recorded.type, originalTransactionID: key, appUserID: nil, environment: nil,
-                subscription: nil, purchase: nil, ownedSubscriptions: [], ownedPurchases: [], catalog: [])
-            switch Self.purchaseKind(key: key, event: event, history: history) {
-            case .subscription(let status):
-                (change.subscription, change.appUserID) = (status.summary, status.ownerUserID)
-                change.environment = status.summary.environment.map(Self.endpointEnvironment)
-            case .oneTime(let record):
-                (change.purchase, change.appUserID) = (record.summary, record.ownerUserID)
-                change.environment = record.details.map { Self.endpointEnvironment($0.environment) }
+                event: event, type: recorded.type, originalTransactionID: nil, appUserID: nil, environment: nil,
+                subscription: nil, purchase: nil, grant: nil, owned: OwnedSummaries(), catalog: [])
+            switch subject {
+            case .purchase(let key):
+                change.originalTransactionID = key
+                switch Self.purchaseKind(key: key, event: event, history: history) {
+                case .subscription(let status):
+                    (change.subscription, change.appUserID) = (status.summary, status.ownerUserID)
+                    change.environment = status.summary.environment.map(Self.endpointEnvironment)
+                case .oneTime(let record):
+                    (change.purchase, change.appUserID) = (record.summary, record.ownerUserID)
+                    change.environment = record.details.map { Self.endpointEnvironment($0.environment) }
+                }
+            case .user(let id):
+                // A grant has no environment: every endpoint that wants its type gets it.
+                let grants = fold(GrantsReducer.self, key: id, events: history, asOf: nil).summaries
+                change.appUserID = id
+                change.grant = grants.first { $0.grantID == Self.grantID(of: event) }
+                change.owned.grants = grants
             }
             let targets = (endpoints[recorded.appID] ?? []).filter {
                 $0.createdAt <= recorded.recordedAt && $0.accepts(type: recorded.type, environment: change.environment)
             }
             guard !targets.isEmpty else { continue }
             if let owner = change.appUserID {
-                let owned = try UserQueries.summaries(app: recorded.appID, owners: [owner], excluding: [key], on: connection)
-                change.ownedSubscriptions = owned.subscriptions + (change.subscription.map { [$0] } ?? [])
-                change.ownedPurchases = owned.purchases + (change.purchase.map { [$0] } ?? [])
+                let held = try UserQueries.summaries(
+                    app: recorded.appID, owners: [owner], excluding: change.originalTransactionID.map { [$0] } ?? [], on: connection)
+                change.owned.subscriptions = held.subscriptions + (change.subscription.map { [$0] } ?? [])
+                change.owned.purchases = held.purchases + (change.purchase.map { [$0] } ?? [])
+                if case .purchase = subject { change.owned.grants = held.grants }
             }
             if catalogs[recorded.appID] == nil {
                 catalogs[recorded.appID] = try connection.query(
@@ -192,7 +207,7 @@ package struct WebhookFanOut: Sendable {
                 ).map(TenancyStore.product)
             }
             change.catalog = catalogs[recorded.appID] ?? []
-            let orderKey = change.appUserID.map { "user:" + $0 } ?? "otx:" + key
+            let orderKey = change.appUserID.map { "user:" + $0 } ?? subject.stream
             for endpoint in targets {
                 let (sequence, previous) = try sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey, on: connection)
                 let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)
@@ -206,9 +221,32 @@ package struct WebhookFanOut: Sendable {
         return rows
     }
 
-    /// The original transaction ids an event is about, for the purchase projections (none: about no purchase).
-    static func purchaseKeys(_ event: DomainEvent) -> [String] {
-        Array(Set(SubscriptionStatusReducer.keys(for: event) + PurchaseRecordReducer.keys(for: event))).sorted()
+    /// What one delivery of an event is about, and the stream that holds its history.
+    enum Subject {
+        case purchase(String)
+        case user(String)
+
+        var stream: String {
+            switch self {
+            case .purchase(let key): LedgerStreams.purchase(originalTransactionID: key)
+            case .user(let id): LedgerStreams.user(appUserID: id)
+            }
+        }
+    }
+
+    /// What an event is about: the purchases the purchase projections key it by, or the user whose grants it changes
+    /// (none: about neither).
+    static func subjects(_ event: DomainEvent) -> [Subject] {
+        let keys = Set(SubscriptionStatusReducer.keys(for: event) + PurchaseRecordReducer.keys(for: event)).sorted()
+        return keys.map(Subject.purchase) + GrantsReducer.keys(for: event).map(Subject.user)
+    }
+
+    static func grantID(of event: DomainEvent) -> String? {
+        switch event.event {
+        case .grantGiven(let grant): grant.grantID
+        case .grantRevoked(let revocation): revocation.grantID
+        default: nil
+        }
     }
 
     enum PurchaseKind {
@@ -234,22 +272,19 @@ package struct WebhookFanOut: Sendable {
         environment.isProduction ? "production" : "sandbox"
     }
 
-    /// Every event of the purchases' streams, decoded, in position order.
-    private func streamEvents(_ keys: Set<StateKey>, on connection: PostgresConnection) throws -> [StateKey: [DomainEvent]] {
+    /// Every event of the streams (by app and stream id), decoded, in position order.
+    private func streamEvents(_ streams: Set<StateKey>, on connection: PostgresConnection) throws -> [StateKey: [DomainEvent]] {
         var events: [StateKey: [DomainEvent]] = [:]
-        for (appID, appKeys) in Dictionary(grouping: keys, by: \.appID) {
-            let streams = appKeys.map { LedgerStreams.purchase(originalTransactionID: $0.key) }.sorted()
+        for (appID, appStreams) in Dictionary(grouping: streams, by: \.appID) {
             let recorded = try EventColumns.decode(
                 connection.query(
                     prepared: """
                         SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                        WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(streams))) ORDER BY position
+                        WHERE app_id = \(appID) AND stream_id = ANY(\(TextArray(appStreams.map(\.key).sorted()))) ORDER BY position
                         """))
             for row in recorded {
-                guard let key = LedgerStreams.originalTransactionID(ofPurchase: row.streamID),
-                    let event = DomainEventDecoding.decode(row)
-                else { continue }
-                events[StateKey(appID: appID, key: key), default: []].append(event)
+                guard let event = DomainEventDecoding.decode(row) else { continue }
+                events[StateKey(appID: appID, key: row.streamID), default: []].append(event)
             }
         }
         return events

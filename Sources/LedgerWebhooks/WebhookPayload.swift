@@ -6,7 +6,7 @@ import LedgerWire
 import UTCTime
 
 /// The body of a webhook, in the Standard Webhooks shape (`type`, `timestamp`, `data`): what happened (the ledger
-/// event's type, its position, the purchase it is about), the purchase's state right after it, and the user's
+/// event's type, its position, the purchase or support grant it is about), its state right after it, and the user's
 /// entitlements and products status then, with the user's sequence and the one before it so that a receiver can
 /// order deliveries and notice a gap. Rendered once, when the delivery is made; every retry sends the same bytes.
 package enum WebhookPayload {
@@ -14,9 +14,7 @@ package enum WebhookPayload {
         let at = change.event.recordedAt
         var user: UserState?
         if let owner = change.appUserID {
-            let snapshot = UserSnapshot(
-                appUserID: owner, subscriptions: change.ownedSubscriptions, purchases: change.ownedPurchases,
-                catalog: change.catalog.catalog, at: at)
+            let snapshot = UserSnapshot(appUserID: owner, owned: change.owned, catalog: change.catalog.catalog, at: at)
             user = UserState(
                 entitlements: EntitlementBody.list(snapshot.entitlements),
                 productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: change.catalog))
@@ -26,11 +24,12 @@ package enum WebhookPayload {
             data: Message.Body(
                 deliveryID: envelope.deliveryID, appID: change.event.appID, appUserID: Nullable(change.appUserID),
                 productID: Nullable(change.subscription?.productID ?? change.purchase?.details?.productID),
-                originalTransactionID: change.originalTransactionID, environment: Nullable(change.environment),
+                originalTransactionID: Nullable(change.originalTransactionID), environment: Nullable(change.environment),
                 position: change.event.position, sequence: envelope.sequence, previousSequence: Nullable(envelope.previousSequence),
                 occurredAt: change.event.occurredAt.rfc3339, recordedAt: at.rfc3339,
                 subscription: Nullable(change.subscription.map { SubscriptionBody($0, at: at) }),
                 purchase: Nullable(change.purchase.flatMap { PurchaseBody($0, at: at) }),
+                grant: Nullable(change.grant.map { GrantBody($0, at: at) }),
                 user: Nullable(user)))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -47,7 +46,7 @@ package enum WebhookPayload {
             var appID: String
             var appUserID: Nullable<String>
             var productID: Nullable<String>
-            var originalTransactionID: String
+            var originalTransactionID: Nullable<String>
             var environment: Nullable<String>
             var position: Int64
             var sequence: Int64
@@ -56,6 +55,7 @@ package enum WebhookPayload {
             var recordedAt: String
             var subscription: Nullable<SubscriptionBody>
             var purchase: Nullable<PurchaseBody>
+            var grant: Nullable<GrantBody>
             var user: Nullable<UserState>
 
             enum CodingKeys: String, CodingKey {
@@ -72,6 +72,7 @@ package enum WebhookPayload {
                 case recordedAt = "recorded_at"
                 case subscription
                 case purchase
+                case grant
                 case user
             }
         }

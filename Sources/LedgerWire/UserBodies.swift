@@ -278,3 +278,29 @@ package struct ProductStatusBody: Encodable {
             .compactMap { id in status[id].map { ProductStatusBody(id: id, status: $0.rawValue) } }
     }
 }
+
+/// A support grant as the user answers and the grant routes show it. The reason and the operator stay in the
+/// user's timeline (the app reading its own user does not see who at support gave what).
+package struct GrantBody: Encodable {
+    var grantID: String
+    var entitlementID: String
+    var grantedAt: String
+    var expiresAt: String
+    var revokedAt: Nullable<String>
+    var isActive: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case grantID = "grant_id"
+        case entitlementID = "entitlement_id"
+        case grantedAt = "granted_at"
+        case expiresAt = "expires_at"
+        case revokedAt = "revoked_at"
+        case isActive = "is_active"
+    }
+
+    package init(_ grant: GrantSummary, at instant: Instant) {
+        (grantID, entitlementID) = (grant.grantID, grant.entitlementID)
+        (grantedAt, expiresAt, revokedAt) = (grant.grantedAt.rfc3339, grant.expiresAt.rfc3339, Nullable(grant.revokedAt.map(\.rfc3339)))
+        isActive = grant.isActive(at: instant)
+    }
+}

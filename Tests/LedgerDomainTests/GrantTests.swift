@@ -56,4 +56,46 @@ struct GrantTests {
         #expect(foldAll(PayingUsersReducer.self, events: log.events, asOf: nil).isEmpty)
         #expect(!log.user("u1").hasActive(at: day(5)), "nor does a grant count as holding a purchase for transfers")
     }
+
+    /// The rules: an entitlement of the catalog, a reason on one line, an expiry after now and within the longest; a
+    /// revocation of a grant that exists and has not ended, once.
+    @Test func theRulesRefuseWhatSupportShouldFix() throws {
+        let catalog = Catalog(entitlementsByProduct: ["monthly": ["pro"], "lifetime": ["pro", "extras"]])
+        func give(_ entitlement: String = "pro", until: Instant = day(30), reason: String = "make-good") -> Result<EntitlementGrant, GrantError> {
+            GrantRules.give(
+                grantID: "g", appUserID: "u1", entitlementID: entitlement, expiresAt: until, reason: reason, by: "op_sam", at: day(1),
+                catalog: catalog)
+        }
+        #expect(
+            try give().get()
+                == EntitlementGrant(
+                    grantID: "g", appUserID: "u1", entitlementID: "pro", expiresAt: day(30), reason: "make-good", grantedBy: "op_sam",
+                    grantedAt: day(1)))
+        #expect(give("por") == .failure(.unknownEntitlement("por", known: ["extras", "pro"])))
+        #expect(
+            GrantRules.give(
+                grantID: "g", appUserID: "u", entitlementID: "pro", expiresAt: day(2), reason: "r", by: "o", at: day(1), catalog: Catalog())
+                == .failure(.unknownEntitlement("pro", known: [])))
+        #expect(give(reason: " \n") == .failure(.reasonMissing))
+        #expect(give(reason: "line one\nline two") == .failure(.reasonHasControlCharacters))
+        #expect(give(reason: String(repeating: "x", count: 501)) == .failure(.reasonTooLong(maximum: 500)))
+        #expect(give(until: day(1)) == .failure(.expiryNotInFuture(expiresAt: day(1))))
+        #expect(give(until: day(1 + 3_661)) == .failure(.expiryTooFar(expiresAt: day(1 + 3_661), latest: day(1 + 3_660))))
+        #expect((try? give(until: day(1 + 3_660)).get()) != nil, "the longest grant is allowed")
+
+        var log = Log()
+        log.append(.grantGiven(Self.grant))
+        let grants = fold(GrantsReducer.self, key: "u1", events: log.events, asOf: nil)
+        #expect(GrantRules.revoke(grants, grantID: "nope", reason: "", by: "op_ada", at: day(2)) == .failure(.unknownGrant(grantID: "nope")))
+        #expect(
+            GrantRules.revoke(grants, grantID: "grt_1", reason: "", by: "op_ada", at: day(10))
+                == .failure(.alreadyExpired(grantID: "grt_1", expiredAt: day(10))))
+        #expect(
+            try GrantRules.revoke(grants, grantID: "grt_1", reason: "", by: "op_ada", at: day(2)).get().revokedAt == day(2), "a reason is optional")
+        log.append(.grantRevoked(Self.revocation))
+        let revoked = fold(GrantsReducer.self, key: "u1", events: log.events, asOf: nil)
+        #expect(
+            GrantRules.revoke(revoked, grantID: "grt_1", reason: "", by: "op_ada", at: day(4))
+                == .failure(.alreadyRevoked(grantID: "grt_1", revokedAt: day(3))))
+    }
 }

@@ -44,7 +44,10 @@ import Testing
                 "/usr/bin/env", "LEDGER_ADMIN_TOKEN=\(APIHarness.adminToken)", "LEDGER_APP_KEY=\(tenant.secretKey)",
                 "LEDGER_APP_ID=\(tenant.appID)", "bash", script, "http://127.0.0.1:\(port)"
             ])
-            let summary = result.output.split(separator: "\n").suffix(60).joined(separator: "\n")
+            // The failures' details (request, answer, how to reproduce) and the summary, not the warnings between them.
+            let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+            let failures = lines.drop { !$0.contains("FAILURES") }.prefix(80)
+            let summary = (failures + ["…"] + lines.suffix(30)).joined(separator: "\n")
             #expect(result.status == 0, "schemathesis reported failures:\n\(summary)")
             // What it held, for the reader of the test log.
             let held = result.output.split(separator: "\n").filter { $0.contains("test cases") || $0.contains("passed") }.suffix(5)

@@ -42,6 +42,7 @@ import UTCTime
         "POST /v1/users/{user_id}/consumption-consent": .appKey, "POST /v1/users/{user_id}/external-purchases": .appKey,
         "POST /v1/users/{user_id}/purchases/{transaction_id}/consume": .appKey, "POST /v1/users/{user_id}/restore": .appKey,
         "POST /v1/users/{user_id}/transactions": .appKey,
+        "POST /v1/users/{user_id}/grants": .appKey, "DELETE /v1/users/{user_id}/grants/{grant_id}": .appKey,
         "POST /v1/apps/{app_id}/webhooks": .appKey, "GET /v1/apps/{app_id}/webhooks": .appKey,
         "GET /v1/apps/{app_id}/webhooks/{endpoint_id}": .appKey, "PATCH /v1/apps/{app_id}/webhooks/{endpoint_id}": .appKey,
         "DELETE /v1/apps/{app_id}/webhooks/{endpoint_id}": .appKey,
@@ -66,6 +67,9 @@ import UTCTime
         "POST /v1/admin/apps/{app_id}/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver": .operators(writers: [.support]),
         "POST /v1/admin/apps/{app_id}/webhooks/{endpoint_id}/redeliver": .operators(writers: [.support]),
         "POST /v1/admin/apps/{app_id}/appstore/backfill": .operators(writers: [.support]),
+        // So are support grants.
+        "POST /v1/admin/apps/{app_id}/users/{user_id}/grants": .operators(writers: [.support]),
+        "DELETE /v1/admin/apps/{app_id}/users/{user_id}/grants/{grant_id}": .operators(writers: [.support]),
         // Invoices are finance's.
         "GET /v1/admin/invoices": .operators(writers: [.finance]), "POST /v1/admin/invoices": .operators(writers: [.finance]),
         "GET /v1/admin/invoice-drafts": .operators(writers: [.finance]), "GET /v1/admin/invoices/{invoice_id}": .operators(writers: [.finance]),
@@ -80,6 +84,8 @@ import UTCTime
         "GET /console/customers": .console(nil), "GET /console/customers/{app}/{user}": .console(nil),
         "GET /console/customers/{app}/{user}/as-of/{position}": .console(nil),
         "POST /console/customers/{app}/{user}/purchases/{purchase}/consume": .console([.support]),
+        "POST /console/customers/{app}/{user}/grants": .console([.support]),
+        "POST /console/customers/{app}/{user}/grants/{grant}/revoke": .console([.support]),
         "GET /console/finance": .console(nil), "POST /console/finance/finalize": .console([.finance]),
         "GET /console/finance/invoices/{invoice}": .console(nil),
         "GET /console/finance/invoices/{invoice}/download": .console([.finance, .auditor]),

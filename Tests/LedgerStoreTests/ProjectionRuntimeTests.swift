@@ -61,7 +61,7 @@ import UTCTime
     /// Every row of every read model table, as JSON, in key order.
     static func readModelRows(pool: PostgresPool) async throws -> [String] {
         var rows: [String] = []
-        for table in ["subscriptions", "purchases", "paying_purchases", "paying_users"] {
+        for table in ["subscriptions", "purchases", "paying_purchases", "paying_users", "user_grants"] {
             rows += try await pool.query(PostgresQuery(unsafeSQL: "SELECT to_jsonb(t)::text FROM ledger.\(table) t ORDER BY 1"))
                 .map { "\(table) " + (try $0.decode(String.self, at: 0)) }
         }
@@ -74,7 +74,7 @@ import UTCTime
         _ = try await fixture.store.append(app: "app", stream: "other", events: [event("not-a-domain-event")])  // skipped
         let worker = ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners())
         let applied = try await worker.catchUpThroughNow()
-        #expect(applied == 5 * 3 * 5 + 3)  // every event read once per projection (3 projections)
+        #expect(applied == 5 * 4 * 5 + 4)  // every event read once per projection (4 projections)
 
         let events = try await fixture.store.pool.withConnection { try ProjectionReplay.events(app: "app", asOf: nil, on: $0) }
         let expected = foldAll(SubscriptionStatusReducer.self, events: events, asOf: nil)

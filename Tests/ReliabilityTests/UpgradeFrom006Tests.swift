@@ -61,7 +61,7 @@ import UTCTime
             ORDER BY 1
             """
         ).map { try $0.decode(String.self, at: 0) }
-        #expect(built == ["paying_users", "purchases", "subscription_status"], "\(migrate.output)")
+        #expect(built == ["grants", "paying_users", "purchases", "subscription_status"], "\(migrate.output)")
         let subscriptions = try UpgradeFixture.states(SubscriptionsReadModel.self, on: connection)
         let purchases = try UpgradeFixture.states(PurchasesReadModel.self, on: connection)
         #expect(Set(subscriptions.keys.map { "subscription_status|" + $0 } + purchases.keys.map { "purchases|" + $0 }) == Set(oldStates.keys))
@@ -99,6 +99,9 @@ import UTCTime
                     #expect(
                         known != nil && (known == false || !request.path.contains("000000000099")),
                         "`known` is a boolean, false for the user never seen: \(request.path): \(answer.text)")
+                }
+                if request.path.range(of: #"^/v1/users/[^/?]+(\?.*)?$"#, options: .regularExpression) != nil {
+                    #expect((answer.json["grants"] as? [Any])?.isEmpty == true, "nobody had grants before: \(request.path): \(answer.text)")
                 }
             }
         }
@@ -238,7 +241,7 @@ enum UpgradeFixture {
 
     /// Members added to the answers since the fixture's version (top level): an additive change, which clients
     /// ignore, so left out of the comparison and checked on their own.
-    static let addedMembers: Set<String> = ["known"]
+    static let addedMembers: Set<String> = ["known", "grants"]
 
     /// Two answers are the same when their JSON is (member order aside, members added since left out), or, for text,
     /// when the text is.

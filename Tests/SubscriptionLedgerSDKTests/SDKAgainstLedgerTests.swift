@@ -78,6 +78,32 @@ import Testing
         #expect(fromStream?.activeEntitlements == ["pro"])
     }
 
+    /// A support grant reaches the app as an entitlement like a purchase's: pushed by the live stream, then in every
+    /// status the SDK reads, with the grant as its source.
+    @Test(.timeLimit(.minutes(3))) @MainActor
+    func aSupportGrantReachesTheAppsEntitlementsThroughTheLiveStream() async throws {
+        let server = try await LedgerTestServer.started()
+        defer { Task { await server.kill() } }
+        let tenant = try await SDKTenant.create(on: server)
+        var configuration = Self.configuration(tenant, storage: Self.storage())
+        configuration.pollInterval = .seconds(600)
+        let manager = PurchaseManager(
+            configuration: configuration, store: ScriptedStore(signer: try XcodeSigner(), receipt: try ScriptedStore.receipt(try XcodeSigner(), [])))
+        defer { manager.shutdown() }
+        let updates = try await manager.statusUpdates()
+        let status = try await manager.configure(userID: "grant-user")
+        #expect(!status.activeEntitlements.contains("pro"))
+        let expires = ISO8601DateFormatter().string(from: Date().addingTimeInterval(7 * 86_400))
+        let given = try await HTTP.send(
+            "POST", tenant.baseURL.appendingPathComponent("v1/users/grant-user/grants"), headers: ["Authorization": "Bearer \(tenant.secretKey)"],
+            body: #"{"entitlement_id":"pro","expires_at":"\#(expires)","reason":"beta tester"}"#)
+        #expect(given.status == 201, "\(given.text)")
+        let pushed = try await first(of: updates, within: .seconds(60)) { $0.activeEntitlements.contains("pro") }
+        #expect(pushed != nil, "the live stream did not bring the grant")
+        let entitlement = try await manager.entitlements().first { $0.id == "pro" }
+        #expect(entitlement?.isActive == true && entitlement?.productID?.hasPrefix("grant:") == true, "\(String(describing: entitlement))")
+    }
+
     @Test(.timeLimit(.minutes(3))) @MainActor
     func anUploadQueuedWhileTheServerIsDownIsDeliveredOnceAfterItRestarts() async throws {
         let server = try await LedgerTestServer.started()

@@ -22,6 +22,11 @@ public enum LedgerStreams {
     /// shows it with their purchases' streams.
     public static func user(appUserID: String) -> String { "user:" + appUserID }
 
+    /// The app user id of a user's own stream; nil for any other stream.
+    public static func appUserID(ofUser stream: String) -> String? {
+        stream.hasPrefix("user:") ? String(stream.dropFirst("user:".count)) : nil
+    }
+
     /// A notification that names no transaction (TEST, summaries, external purchase tokens, app-level ones).
     public static func notification(uuid: String) -> String { "notification:" + uuid }
 }

@@ -27,6 +27,13 @@ public struct UserSnapshot: Sendable, Codable, Equatable {
     }
 
     /// Folds the log as of `asOf` (recorded time; nil = everything) and evaluates at `at`.
+    /// The snapshot of what the read models hold (any owners; only the user's are used).
+    public init(appUserID: String, owned: OwnedSummaries, catalog: Catalog, at instant: Instant) {
+        self.init(
+            appUserID: appUserID, subscriptions: owned.subscriptions, purchases: owned.purchases, grants: owned.grants,
+            catalog: catalog, at: instant)
+    }
+
     public init(appUserID: String, events: [DomainEvent], asOf: Instant?, catalog: Catalog, at instant: Instant) {
         self.init(
             appUserID: appUserID,

@@ -37,3 +37,27 @@ public struct UserView: Sendable, Equatable {
             || purchases.contains { $0.isActive(at: instant) && $0.details?.productType != .consumable }
     }
 }
+
+/// What the read models hold for one user at a time (or several, for the live streams): the per-transaction
+/// summaries they own and their grants, as one status read returns them.
+public struct OwnedSummaries: Sendable, Equatable {
+    public var subscriptions: [SubscriptionSummary]
+    public var purchases: [PurchaseSummary]
+    public var grants: [GrantSummary]
+
+    public init(subscriptions: [SubscriptionSummary] = [], purchases: [PurchaseSummary] = [], grants: [GrantSummary] = []) {
+        self.subscriptions = subscriptions
+        self.purchases = purchases
+        self.grants = grants
+    }
+
+    /// Whether the ledger knows anything of the user: a purchase (bought, restored, uploaded or linked to them,
+    /// whatever its state now) or a grant. An unknown user's state is empty, and `known: false` tells that apart from
+    /// a user who holds nothing active, which a mistyped id would otherwise look like.
+    public var isKnown: Bool { !subscriptions.isEmpty || !purchases.isEmpty || !grants.isEmpty }
+
+    /// The view of one of the owners.
+    public func view(of appUserID: String) -> UserView {
+        UserView(appUserID: appUserID, subscriptions: subscriptions, purchases: purchases, grants: grants)
+    }
+}

@@ -128,11 +128,12 @@ struct ProductBody: Encodable {
 /// `GET /v1/users/{user_id}`.
 struct UserBody: Encodable {
     var appUserID: String
-    /// False when the ledger holds no purchase of this user (`UserRoutes.isKnown`).
+    /// False when the ledger holds no purchase or grant of this user (`OwnedSummaries.isKnown`).
     var known: Bool
     var subscriptions: [SubscriptionBody]
     var entitlements: [EntitlementBody]
     var oneTimePurchases: [PurchaseBody]
+    var grants: [GrantBody]
     var unconsumed: [UnconsumedBody]
     var productsStatus: [ProductStatusBody]
     var introOfferEligibility: [IntroOfferEligibilityBody]
@@ -143,6 +144,7 @@ struct UserBody: Encodable {
         case subscriptions
         case entitlements
         case oneTimePurchases = "one_time_purchases"
+        case grants
         case unconsumed
         case productsStatus = "products_status"
         case introOfferEligibility = "intro_offer_eligibility"

@@ -1,3 +1,4 @@
+import LedgerDomain
 import Hummingbird
 import LedgerBilling
 import LedgerRecording
@@ -36,6 +37,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as RecordingError:
             return APIError(error)
         case let error as InvoiceError:
+            return APIError(error)
+        case let error as GrantError:
             return APIError(error)
         case let error as HTTPError:
             if error.status == .notFound, let allowed = routes?.methods(forPath: request.uri.path), !allowed.isEmpty {

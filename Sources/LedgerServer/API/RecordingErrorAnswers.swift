@@ -44,3 +44,18 @@ extension APIError {
         }
     }
 }
+
+extension APIError {
+    /// A grant or revocation `GrantRules` refused.
+    init(_ error: GrantError) {
+        let (status, code): (HTTPResponse.Status, String) =
+            switch error {
+            case .unknownEntitlement: (.badRequest, "unknown_entitlement")
+            case .reasonMissing, .reasonTooLong, .reasonHasControlCharacters, .expiryNotInFuture, .expiryTooFar: (.badRequest, "invalid_request")
+            case .unknownGrant: (.notFound, "unknown_grant")
+            case .alreadyRevoked: (.conflict, "already_revoked")
+            case .alreadyExpired: (.conflict, "already_expired")
+            }
+        self = APIError(status, code, error.description)
+    }
+}

@@ -141,8 +141,10 @@ package final class LiveHub: Sendable {
         let frontier = try await live.frontier() ?? .start
         var concerned = waiting
         if let cursor, cursor < frontier {
-            let changed = try await live.changedPurchases(after: cursor, through: frontier, apps: users.keys.sorted())
-            for (app, keys) in Dictionary(grouping: changed, by: \.app).mapValues({ Set($0.map(\.key)) }) {
+            let changed = try await live.changes(after: cursor, through: frontier, apps: users.keys.sorted())
+            // A user's own stream (grants) concerns that user, when someone listens.
+            for (app, id) in changed.users where users[app]?.contains(id) == true { concerned.insert(LiveRegistry.User(app: app, id: id)) }
+            for (app, keys) in Dictionary(grouping: changed.purchases, by: \.app).mapValues({ Set($0.map(\.key)) }) {
                 concerned.formUnion(state.withLock { $0.registry.holders(app: app, of: keys) })
                 let owners = try await live.owners(app: app, of: keys.sorted(), among: users[app] ?? [])
                 concerned.formUnion(owners.map { LiveRegistry.User(app: app, id: $0) })
@@ -160,11 +162,11 @@ package final class LiveHub: Sendable {
                 let owned = try await self.users.summaries(app: app, owners: Set(slice))
                 let subscriptions = Dictionary(grouping: owned.subscriptions) { $0.ownerUserID ?? "" }
                 let purchases = Dictionary(grouping: owned.purchases) { $0.ownerUserID ?? "" }
+                let grants = Dictionary(grouping: owned.grants, by: \.appUserID)
                 for id in slice {
                     let user = LiveRegistry.User(app: app, id: id)
-                    let (json, held) = try Self.state(
-                        of: id, subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [],
-                        catalog: products, at: clock.now(), encoder: encoder)
+                    let mine = OwnedSummaries(subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [], grants: grants[id] ?? [])
+                    let (json, held) = try Self.state(of: id, owned: mine, catalog: products, at: clock.now(), encoder: encoder)
                     let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
                     for (id, snapshot) in sends {
                         send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
@@ -179,14 +181,13 @@ package final class LiveHub: Sendable {
 
     /// The user's state as the API shows it, and the purchases it was read from.
     private static func state(
-        of user: String, subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary],
-        catalog products: [ProductRecord], at now: Instant, encoder: JSONEncoder
+        of user: String, owned: OwnedSummaries, catalog products: [ProductRecord], at now: Instant, encoder: JSONEncoder
     ) throws -> (String, Set<String>) {
-        let snapshot = UserSnapshot(appUserID: user, subscriptions: subscriptions, purchases: purchases, catalog: products.catalog, at: now)
+        let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: products.catalog, at: now)
         let body = LiveState(
             appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements),
             productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: products))
-        let held = Set(subscriptions.map(\.originalTransactionID) + purchases.map(\.originalTransactionID))
+        let held = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
         return (String(decoding: try encoder.encode(body), as: UTF8.self), held)
     }
 

@@ -23,19 +23,18 @@ struct UserRoutes {
             let (owned, source) = try await reads.read(request) { try await $0.summaries(app: app.id, owners: [user]) }
             let catalog = try await cache.products(app: app.id)
             let now = clock.now()
-            let snapshot = UserSnapshot(
-                appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases,
-                catalog: catalog.catalog, at: now)
+            let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog.catalog, at: now)
             return try Self.from(
                 source,
                 JSONResponse.make(
                     status: .ok,
                     body: UserBody(
                         appUserID: user,
-                        known: Self.isKnown(owned),
+                        known: owned.isKnown,
                         subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
                         entitlements: EntitlementBody.list(snapshot.entitlements),
                         oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
+                        grants: owned.grants.map { GrantBody($0, at: now) },
                         unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
                         productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
                         introOfferEligibility: IntroOfferEligibilityBody.list(
@@ -45,28 +44,24 @@ struct UserRoutes {
             let (caller, user) = try context.actor()
             let catalog = try await cache.products(app: caller.app.id).catalog
             let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
-            let snapshot = UserSnapshot(
-                appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: catalog,
-                at: clock.now())
+            let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog, at: clock.now())
             return try Self.from(
                 source,
                 JSONResponse.make(
                     status: .ok,
                     body: EntitlementsAnswer(
-                        appUserID: user, known: Self.isKnown(owned), entitlements: EntitlementBody.list(snapshot.entitlements))))
+                        appUserID: user, known: owned.isKnown, entitlements: EntitlementBody.list(snapshot.entitlements))))
         }
         perUser.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
             let (caller, user) = try context.actor()
             let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
-            let snapshot = UserSnapshot(
-                appUserID: user, subscriptions: owned.subscriptions, purchases: owned.purchases, catalog: Catalog(),
-                at: clock.now())
+            let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: Catalog(), at: clock.now())
             return try Self.from(
                 source,
                 JSONResponse.make(
                     status: .ok,
                     body: UnconsumedAnswer(
-                        appUserID: user, known: Self.isKnown(owned), unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
+                        appUserID: user, known: owned.isKnown, unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init))))
         }
         perUser.on(.get, "/v1/users/{user_id}/events") { request, context in
             let (caller, user) = try context.actor()
@@ -83,13 +78,6 @@ struct UserRoutes {
                         appUserID: user, events: events.map(TimelineEvent.init),
                         nextAfter: Nullable(events.count == Int(limit) ? events.last?.position : nil))))
         }
-    }
-
-    /// Whether the ledger holds any purchase of the user (bought, restored, uploaded or linked to them, whatever its
-    /// state now): an unknown user's state is empty, and `known: false` tells that apart from a user who owns
-    /// nothing active, which a mistyped id would otherwise look like.
-    static func isKnown(_ owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])) -> Bool {
-        !owned.subscriptions.isEmpty || !owned.purchases.isEmpty
     }
 
     /// The answer, marked with where it was read.

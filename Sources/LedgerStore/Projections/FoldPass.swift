@@ -12,9 +12,10 @@ import Synchronization
 /// (so the count is the log's), but not the payloads of notification records: every fact in them is also a typed
 /// event of its own.
 ///
-/// Every read model is keyed by original transaction id, and every event about one lies in its stream
-/// (`StreamNaming`). An event that names a key outside its own stream (written by another writer) is kept aside (its
-/// position); `finish` folds each such key again from its own stream and those events, and upserts it.
+/// Every event about a read model's key lies in the key's own stream (`ReadModel.ownStream`: a purchase's, or a
+/// user's for grants; `StreamNaming`). An event that names a key outside its own stream (written by another writer)
+/// is kept aside (its position); `finish` folds each such key again from its own stream and those events, and
+/// upserts it.
 struct FoldPass: Sendable {
     let models: [any ReadModel.Type]
     let schema: String
@@ -286,7 +287,7 @@ package struct ModelFolder<Model: ReadModel> {
     package mutating func apply(_ event: DomainEvent, stream: Substring) {
         let keys = Model.Reducer.keys(for: event)
         for (index, key) in keys.enumerated() where !keys[..<index].contains(key) {
-            guard LedgerStreams.isPurchase(stream, originalTransactionID: key) else {
+            guard Model.isOwnStream(stream, of: key) else {
                 strayPositions[StateKey(appID: event.appID, key: key), default: []].append(event.position)
                 continue
             }

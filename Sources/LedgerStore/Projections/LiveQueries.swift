@@ -1,11 +1,19 @@
 import LedgerDomain
 import PostgresClient
 
-/// What the live streams read to follow the log behind the per-user read models: how far both purchase projections
-/// have applied it, which purchases changed in a stretch of it, and who owns them now.
+/// What the live streams read to follow the log behind the per-user read models: how far the per-user projections
+/// (both purchase projections and grants) have applied it, which purchases and users changed in a stretch of it, and
+/// who owns those purchases now.
 public struct LiveQueries: Sendable {
     public let pool: PostgresPool
-    static let projections = [SubscriptionStatusReducer.name, PurchaseRecordReducer.name]
+    static let projections = [SubscriptionStatusReducer.name, PurchaseRecordReducer.name, GrantsReducer.name]
+
+    /// What changed in a stretch of the log: purchases (app, original transaction id) and users whose own stream
+    /// (their grants) has new events.
+    public struct Changes: Sendable {
+        public var purchases: [(app: String, key: String)] = []
+        public var users: [(app: String, id: String)] = []
+    }
 
     public init(pool: PostgresPool) { self.pool = pool }
 
@@ -20,21 +28,27 @@ public struct LiveQueries: Sendable {
         return LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 0), position: try row.decode(Int64.self, at: 1))
     }
 
-    /// The purchases (app, original transaction id) of `apps` with events after `after` and up to `through`, in the
-    /// log's commit-safe order (everything up to a projection checkpoint is committed and applied).
-    public func changedPurchases(after: LogCheckpoint, through: LogCheckpoint, apps: [String]) async throws -> [(app: String, key: String)] {
-        guard !apps.isEmpty else { return [] }
-        return try await pool.query(
+    /// The purchases and users of `apps` with events after `after` and up to `through`, in the log's commit-safe
+    /// order (everything up to a projection checkpoint is committed and applied).
+    public func changes(after: LogCheckpoint, through: LogCheckpoint, apps: [String]) async throws -> Changes {
+        guard !apps.isEmpty else { return Changes() }
+        var changes = Changes()
+        for row in try await pool.query(
             prepared: """
                 SELECT DISTINCT app_id, stream_id FROM ledger.events
                 WHERE (transaction_id, position) > (\(TransactionIDValue(value: after.transactionID)), \(after.position))
                   AND (transaction_id, position) <= (\(TransactionIDValue(value: through.transactionID)), \(through.position))
                   AND app_id = ANY(\(TextArray(apps)))
-                """
-        ).compactMap { row in
-            guard let key = LedgerStreams.originalTransactionID(ofPurchase: try row.decode(String.self, at: 1)) else { return nil }
-            return (try row.decode(String.self, at: 0), key)
+                """)
+        {
+            let (app, stream) = (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1))
+            if let key = LedgerStreams.originalTransactionID(ofPurchase: stream) {
+                changes.purchases.append((app, key))
+            } else if let user = LedgerStreams.appUserID(ofUser: stream) {
+                changes.users.append((app, user))
+            }
         }
+        return changes
     }
 
     /// The owners now of the app's purchases `keys` that are among `users`.

@@ -6,7 +6,8 @@ public enum ProjectionCatalog {
     static let models: [any ReadModel.Type] = [
         SubscriptionsReadModel.self,
         PurchasesReadModel.self,
-        PayingUsersReadModel.self
+        PayingUsersReadModel.self,
+        GrantsReadModel.self
     ]
 
     public static var names: [String] { models.map { $0.name } }

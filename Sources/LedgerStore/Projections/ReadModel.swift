@@ -1,7 +1,8 @@
 import LedgerDomain
 import PostgresClient
 
-/// One state of a projection: the app and the reducer's key (an original transaction id for every read model).
+/// One state of a projection: the app and the reducer's key (an original transaction id, or an app user id for
+/// `grants`).
 package struct StateKey: Hashable, Sendable {
     package var appID: String
     package var key: String
@@ -30,15 +31,23 @@ package protocol ReadModel: Sendable {
         throws -> [StateKey: Reducer.State]
     /// A rebuild's folder of this model: its `Folder`, a `ConcreteFolder` (see there why not `ModelFolder<Self>`).
     static func folder() -> any ModelFolding
+    /// The stream that holds the events about `key`: the rebuild folds stream by stream and writes a state once its
+    /// stream has ended; an event about `key` in another stream is folded again afterwards (`FoldPass`).
+    static func ownStream(of key: String) -> String
+    /// Whether `stream` is `ownStream(of: key)`, without building the name (the rebuild asks once per event).
+    static func isOwnStream(_ stream: Substring, of key: String) -> Bool
 }
 
 extension ReadModel {
     package static var name: String { Reducer.name }
 
-    /// Every read model's key is an original transaction id, whose events all lie in its purchase stream
-    /// (`StreamNaming`): the rebuild folds stream by stream and writes a state once its stream has ended (and checks
-    /// a key's stream with `LedgerStreams.isPurchase`, the same rule).
+    /// A read model keyed by original transaction id (all but `grants`): its events lie in the purchase stream
+    /// (`StreamNaming`).
     package static func ownStream(of key: String) -> String { LedgerStreams.purchase(originalTransactionID: key) }
+
+    package static func isOwnStream(_ stream: Substring, of key: String) -> Bool {
+        LedgerStreams.isPurchase(stream, originalTransactionID: key)
+    }
 
     /// Writes the states with one statement per table.
     package static func save(
@@ -120,7 +129,7 @@ extension ReadModel {
         var states: [StateKey: Reducer.State] = [:]
         var unfolded: [StateKey] = []
         for row in try rows(
-            of: keys, table: tables[0], columns: "t.app_id, t.original_transaction_id, t.fold_state::text", schema: schema,
+            of: keys, table: tables[0], columns: "t.app_id, t.\(tables[0].key[1]), t.fold_state::text", schema: schema,
             on: connection)
         {
             let key = StateKey(appID: try row.decode(String.self, at: 0), key: try row.decode(String.self, at: 1))
@@ -134,16 +143,18 @@ extension ReadModel {
         return states
     }
 
-    /// `SELECT <columns> FROM <schema>.<table> JOIN` the keys: the rows of `keys`, for `load`.
+    /// `SELECT <columns> FROM <schema>.<table> JOIN` the keys: the rows of `keys`, for `load` (the table's key is the
+    /// app and the reducer's key, then anything else).
     package static func rows(
         of keys: [StateKey], table: ReadModelTable, columns: String, schema: String,
         on connection: PostgresConnection
     ) throws -> PostgresRows {
-        try connection.query(
+        let key = table.key[1]
+        return try connection.query(
             prepared: """
                 SELECT \(unescaped: columns) FROM \(unescaped: table.qualified(schema)) t
-                JOIN unnest(\(TextArray(keys.map(\.appID))), \(TextArray(keys.map(\.key)))) AS k(app_id, original_transaction_id)
-                  ON t.app_id = k.app_id AND t.original_transaction_id = k.original_transaction_id
+                JOIN unnest(\(TextArray(keys.map(\.appID))), \(TextArray(keys.map(\.key)))) AS k(app_id, key)
+                  ON t.app_id = k.app_id AND t.\(unescaped: key) = k.key
                 """)
     }
 }

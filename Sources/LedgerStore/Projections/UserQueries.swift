@@ -10,7 +10,7 @@ public struct UserQueries: Sendable {
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    /// The app users a search names: an app user id that owns something, or the owner of an original transaction id
+    /// The app users a search names: an app user id that owns something or holds a grant, or the owner of an original transaction id
     /// or a transaction id (the latest of a subscription, a one-time purchase's, or a month's paying transaction).
     package func findOwners(app appID: String, query: String) async throws -> [String] {
         let rows = try await pool.query(
@@ -25,16 +25,17 @@ public struct UserQueries: Sendable {
                 SELECT s.owner_app_user_id FROM ledger.paying_users p JOIN ledger.subscriptions s
                     ON s.app_id = p.app_id AND s.original_transaction_id = p.original_transaction_id
                     WHERE p.app_id = \(appID) AND p.transaction_id = \(query)
+                UNION ALL
+                SELECT app_user_id FROM ledger.user_grants WHERE app_id = \(appID) AND app_user_id = \(query)
             ) found WHERE owner_app_user_id IS NOT NULL ORDER BY 1 LIMIT 50
             """)
         return try rows.map { try $0.decode(String.self, at: 0) }
     }
 
-    /// What the per-user views read of the subscriptions and purchases owned by any of `owners`, leaving out the
-    /// original transaction ids in `excluding`: one prepared statement on the typed columns (`ownedSummariesSQL`).
-    public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [])
-        async throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])
-    {
+    /// What the per-user views read of the subscriptions and purchases owned by any of `owners` (leaving out the
+    /// original transaction ids in `excluding`) and of their grants: one prepared statement on the typed columns
+    /// (`ownedSummariesSQL`).
+    public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = []) async throws -> OwnedSummaries {
         try await pool.withConnection { connection in
             try Self.summaries(app: appID, owners: owners, excluding: excluding, on: connection)
         }
@@ -42,9 +43,9 @@ public struct UserQueries: Sendable {
 
     /// `summaries(app:owners:excluding:)` on a connection the caller holds (the webhook fan-out, in its transaction).
     package static func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [], on connection: PostgresConnection)
-        throws -> (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary])
+        throws -> OwnedSummaries
     {
-        guard !owners.isEmpty else { return ([], []) }
+        guard !owners.isEmpty else { return OwnedSummaries() }
         // One owner (every status read) compares with `=`: PostgreSQL then keeps one generic plan for the prepared
         // statement. With `= ANY($2)` it judged the generic plan (an array of unknown length) dearer than a plan
         // for the actual one-element array and planned again on every call.
@@ -57,20 +58,23 @@ public struct UserQueries: Sendable {
                     bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
             }
         let rows = try connection.query(prepared: query)
-        var subscriptions: [SubscriptionSummary] = []
-        var purchases: [PurchaseSummary] = []
+        var owned = OwnedSummaries()
         for row in rows {
             var cells = PostgresRowCursor(row)
-            if try cells.next(Bool.self) {
+            switch try cells.next(Bool?.self) {
+            case true?:
                 let summary = try SubscriptionsReadModel.summary(&cells)
-                if !excluding.contains(summary.originalTransactionID) { subscriptions.append(summary) }
-            } else {
+                if !excluding.contains(summary.originalTransactionID) { owned.subscriptions.append(summary) }
+            case false?:
                 cells = PostgresRowCursor(row, from: 1 + SubscriptionsReadModel.summaryColumns.count)
                 let summary = try PurchasesReadModel.summary(&cells)
-                if !excluding.contains(summary.originalTransactionID) { purchases.append(summary) }
+                if !excluding.contains(summary.originalTransactionID) { owned.purchases.append(summary) }
+            case nil:
+                let text = try row.decode(String.self, at: 1 + SubscriptionsReadModel.summaryColumns.count + PurchasesReadModel.summaryColumns.count)
+                owned.grants += try GrantsReadModel.summaries(text)
             }
         }
-        return (subscriptions, purchases)
+        return owned
     }
 
     /// The one statement of a status read: the summaries of what `user` owns in `app` (`ownedByOneSQL`). Public so
@@ -79,8 +83,9 @@ public struct UserQueries: Sendable {
         PostgresQuery(unsafeSQL: ownedByOneSQL, bindings: [appID.postgresValue, user.postgresValue])
     }
 
-    /// Both tables' owned rows in one result: a flag (true for a subscription), the subscription columns, then the
-    /// purchase columns; each side's columns are NULL on the other's rows.
+    /// The owned rows of both purchase tables and the owners' grants in one result: a flag (true for a subscription,
+    /// false for a purchase, NULL for a user's grants), the subscription columns, the purchase columns, then the
+    /// grants (JSON); each kind's columns are NULL on the others' rows.
     static let ownedByOneSQL = ownedSummariesSQL(owner: "= $2")
     static let ownedByAnySQL = ownedSummariesSQL(owner: "= ANY($2)")
 
@@ -88,40 +93,38 @@ public struct UserQueries: Sendable {
         func nulls(_ table: ReadModelTable, _ names: [String]) -> String {
             names.map { name in "NULL::" + (table.columns.first { $0.name == name }?.type ?? "text") }.joined(separator: ", ")
         }
-        let (subscriptions, purchases) = (SubscriptionsReadModel.tables[0], PurchasesReadModel.tables[0])
+        let (subscriptions, purchases, grants) = (SubscriptionsReadModel.tables[0], PurchasesReadModel.tables[0], GrantsReadModel.tables[0])
         let (subscriptionColumns, purchaseColumns) = (SubscriptionsReadModel.summaryColumns, PurchasesReadModel.summaryColumns)
         return """
-            SELECT true, \(subscriptionColumns.joined(separator: ", ")), \(nulls(purchases, purchaseColumns))
+            SELECT true, \(subscriptionColumns.joined(separator: ", ")), \(nulls(purchases, purchaseColumns)), NULL::text
             FROM ledger.\(subscriptions.name) WHERE app_id = $1 AND owner_app_user_id \(condition)
             UNION ALL
-            SELECT false, \(nulls(subscriptions, subscriptionColumns)), \(purchaseColumns.joined(separator: ", "))
+            SELECT false, \(nulls(subscriptions, subscriptionColumns)), \(purchaseColumns.joined(separator: ", ")), NULL::text
             FROM ledger.\(purchases.name) WHERE app_id = $1 AND owner_app_user_id \(condition)
+            UNION ALL
+            SELECT NULL::boolean, \(nulls(subscriptions, subscriptionColumns)), \(nulls(purchases, purchaseColumns)), grants::text
+            FROM ledger.\(grants.name) WHERE app_id = $1 AND app_user_id \(condition)
             """
     }
 
     /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
     public func snapshot(app appID: String, user appUserID: String, catalog: Catalog, at instant: Instant) async throws -> UserSnapshot {
-        let owned = try await summaries(app: appID, owners: [appUserID])
-        return UserSnapshot(
-            appUserID: appUserID, subscriptions: owned.subscriptions, purchases: owned.purchases,
-            catalog: catalog, at: instant)
+        UserSnapshot(appUserID: appUserID, owned: try await summaries(app: appID, owners: [appUserID]), catalog: catalog, at: instant)
     }
 
-    /// The streams of every transaction the user owns now, with what they own (the console reads both).
-    public func ownedStreams(app appID: String, user appUserID: String) async throws
-        -> (streams: [String], owned: (subscriptions: [SubscriptionSummary], purchases: [PurchaseSummary]))
-    {
+    /// The user's history: the streams of every transaction the user owns now and the user's own stream (facts about
+    /// the user rather than a purchase: grants, consent to consumption answers), with what they own (the console reads
+    /// both).
+    public func ownedStreams(app appID: String, user appUserID: String) async throws -> (streams: [String], owned: OwnedSummaries) {
         let owned = try await summaries(app: appID, owners: [appUserID])
         let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
-        return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) }, owned)
+        return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) } + [LedgerStreams.user(appUserID: appUserID)], owned)
     }
 
-    /// The events of every transaction the user owns now and of the user's own stream, after log position `after`, in
-    /// position order, at most `limit` of them.
+    /// The events of the user's history (`ownedStreams`) after log position `after`, in position order, at most
+    /// `limit` of them.
     public func timeline(app appID: String, user appUserID: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
-        // The user's own stream too: facts about the user rather than a purchase (consent to consumption answers).
-        let streams = try await ownedStreams(app: appID, user: appUserID).streams + [LedgerStreams.user(appUserID: appUserID)]
-        return try await events(app: appID, streams: streams, after: position, limit: limit)
+        try await events(app: appID, streams: try await ownedStreams(app: appID, user: appUserID).streams, after: position, limit: limit)
     }
 
     /// One page of the events of `streams` after log position `after`, in position order, optionally of one event
