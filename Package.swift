@@ -139,12 +139,19 @@ let package = Package(
         // Who acts on the admin side: operator accounts (bcrypt passwords and one-time passwords from hummingbird-auth,
         // secrets sealed under the master key), console sessions, their CSRF tokens and the record of every console
         // write (`ledger.operators`, `ledger.console_sessions`, `ledger.console_actions`).
+        // The installation's master keys (the key file, its rotation) and AES-GCM sealing under them.
+        .target(
+            name: "LedgerPrivacy",
+            dependencies: ["LedgerStore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         .target(
             name: "LedgerOperators",
             dependencies: [
                 "UTCTime",
                 "LedgerDomain",
                 "LedgerStore",
+                "LedgerPrivacy",
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -283,7 +290,7 @@ let package = Package(
         .target(
             name: "LedgerServer",
             dependencies: [
-                "UTCTime", "LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerTenancy",
+                "UTCTime", "LedgerWire", "LedgerJobs", "LedgerOperators", "LedgerPrivacy", "LedgerTenancy",
                 "AppStoreIngest",
                 "AppStoreServerAPI",
                 "AppStoreSync",
@@ -323,7 +330,7 @@ let package = Package(
             name: "LedgerCommands",
             dependencies: [
                 "UTCTime",
-                "LedgerJobs", "LedgerOperators", "LedgerTenancy",
+                "LedgerJobs", "LedgerOperators", "LedgerPrivacy", "LedgerTenancy",
                 "CMalloc",
                 "LedgerBilling",
                 "LedgerStore",
@@ -369,7 +376,7 @@ let package = Package(
         .target(
             name: "LedgerServerTestSupport",
             dependencies: [
-                "LedgerOperators", .product(name: "Crypto", package: "swift-crypto"),
+                "LedgerOperators", "LedgerPrivacy", .product(name: "Crypto", package: "swift-crypto"),
                 "UTCTime", "LedgerTenancy",
                 "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
                 "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -486,9 +493,14 @@ let package = Package(
         .testTarget(
             name: "LedgerOperatorsTests",
             dependencies: [
-                "LedgerOperators", "LedgerStore", "PostgresClient", "PostgresTestSupport", "UTCTime",
+                "LedgerOperators", "LedgerPrivacy", "LedgerStore", "PostgresClient", "PostgresTestSupport", "UTCTime",
                 .product(name: "Crypto", package: "swift-crypto")
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LedgerPrivacyTests",
+            dependencies: ["LedgerPrivacy", "LedgerStore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -518,7 +530,7 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators",
+                "UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators", "LedgerPrivacy",
                 "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -558,7 +570,7 @@ let package = Package(
             name: "LedgerCommandsTests",
             dependencies: [
                 "EmbeddedPostgres",
-                "UTCTime", "LedgerTenancy", "LedgerWebhooks",
+                "UTCTime", "LedgerTenancy", "LedgerWebhooks", "LedgerOperators", "LedgerPrivacy",
                 "Ledger", "LedgerCommands", "LedgerServer", "LedgerStore", "LedgerDomain", "PostgresClient", "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -9,7 +9,8 @@ public struct LedgerCommand: AsyncParsableCommand {
         abstract: "Subscription Ledger: the append-only source of truth for App Store purchases.",
         subcommands: [
             ServeCommand.self, MigrateCommand.self, VerifyCommand.self, DigestCommand.self, ReplayCommand.self,
-            EventsCommand.self, AppStoreCommand.self, InvoicesCommand.self, WebhooksCommand.self, OperatorsCommand.self
+            EventsCommand.self, AppStoreCommand.self, InvoicesCommand.self, WebhooksCommand.self, OperatorsCommand.self,
+            KeysCommand.self
         ]
     )
 

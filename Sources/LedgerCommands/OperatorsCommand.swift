@@ -4,6 +4,7 @@ import EmbeddedPostgres
 import Foundation
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 import UTCTime
@@ -17,14 +18,25 @@ struct MasterKeyOptions: ParsableArguments {
         help: "File of the 256-bit master key, 64 hex digits (default: $LEDGER_MASTER_KEY_FILE, or master-key in the data folder).")
     var path: String?
 
-    func key(database: DatabaseOptions) throws -> SymmetricKey {
-        if let path { return try MasterKey.load(path: path) }
-        if let path = ProcessInfo.processInfo.environment["LEDGER_MASTER_KEY_FILE"], !path.isEmpty { return try MasterKey.load(path: path) }
+    /// The key file, and whether it may be created (only the default one: a path given that does not exist is a typo).
+    func file(database: DatabaseOptions) throws -> (path: String, create: Bool) {
+        if let path { return (path, false) }
+        if let path = ProcessInfo.processInfo.environment["LEDGER_MASTER_KEY_FILE"], !path.isEmpty { return (path, false) }
         let folder = database.dataDirectory ?? EmbeddedCluster.defaultDirectory()
         if !FileManager.default.fileExists(atPath: folder) {  // an external database: the folder holds only keys
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        return try MasterKey.loadOrCreate(path: folder + "/master-key")
+        return (folder + "/master-key", true)
+    }
+
+    /// The keys as a running service reads them: again whenever `ledger keys rotate` changes the file.
+    func source(database: DatabaseOptions) throws -> MasterKeySource {
+        let (path, create) = try file(database: database)
+        do {
+            return try MasterKeySource(path: path, create: create)
+        } catch {
+            throw CommandFailure(error.description)
+        }
     }
 }
 
@@ -240,6 +252,8 @@ struct OperatorsCommand: AsyncParsableCommand {
             }
         } catch let error as OperatorError {
             throw CommandFailure(error.description)
+        } catch let error as PrivacyError {
+            throw CommandFailure(error.description)
         }
     }
 
@@ -260,9 +274,11 @@ struct OperatorsCommand: AsyncParsableCommand {
         do {
             // The key after the database: the embedded cluster makes the data folder, with the owner it needs.
             return try await database.withLedger(logger: CommandLogging.logger("ledger.operators")) { pool, _, _ in
-                try await body(OperatorStore(pool: pool, masterKey: try masterKey.key(database: database)))
+                try await body(OperatorStore(pool: pool, keys: try masterKey.source(database: database)))
             }
         } catch let error as OperatorError {
+            throw CommandFailure(error.description)
+        } catch let error as PrivacyError {
             throw CommandFailure(error.description)
         }
     }

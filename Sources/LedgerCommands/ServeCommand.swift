@@ -84,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await database.withLedger(logger: logger, poolSize: poolSize) { service, _, migrations in
             var apiConfiguration = apiConfiguration
             // Once the data folder exists (the default key lives there, made on first start).
-            apiConfiguration.masterKey = try masterKey.key(database: database)
+            apiConfiguration.masterKey = try masterKey.source(database: database)
             // Before anything that must be shut down is made (the webhook sender's HTTP client).
             if let clients = apiConfiguration.appStore {
                 try await Self.checkAppStoreSettings(clients, tenancy: TenancyStore(pool: service), logger: logger)

@@ -8,8 +8,6 @@ package enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible 
     case weakPassword(String)
     case oneTimePasswordRequired(OperatorRole)
     case invalidToken(String)
-    case masterKey(String)
-    case sealing(String)
     /// A sign-in that did not succeed. Deliberately one case: the answer never says whether the name exists, the
     /// password was wrong, the code was wrong or used, or the operator is disabled.
     case signInRefused
@@ -27,8 +25,6 @@ package enum OperatorError: Error, Sendable, Equatable, CustomStringConvertible 
         case .oneTimePasswordRequired(let role):
             "the \(role.rawValue) role signs in with a one-time password: leave out --without-one-time-password"
         case .invalidToken(let why): "the token is not made: \(why)"
-        case .masterKey(let why): "the master key: \(why)"
-        case .sealing(let why): "a sealed secret: \(why)"
         case .signInRefused: "the name, the password or the one-time password is wrong"
         case .signInThrottled(let until): "too many failed sign-ins: try again after \(until.rfc3339)"
         }

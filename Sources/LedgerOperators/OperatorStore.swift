@@ -1,5 +1,6 @@
 import Crypto
 import HummingbirdBcrypt
+import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 import UTCTime
@@ -17,11 +18,36 @@ package struct OperatorStore: Sendable {
     /// Failed sign-ins, per name and per address.
     let throttle: SignInThrottleStore
 
-    package init(pool: PostgresPool, masterKey: SymmetricKey) {
+    /// `keys`: the master key file as a running service reads it (again after a rotation).
+    package init(pool: PostgresPool, keys: MasterKeySource) {
         self.pool = pool
-        self.box = SecretBox(key: masterKey)
+        self.box = SecretBox(keys: keys)
         self.actions = OperatorActionLog(pool: pool)
         self.throttle = SignInThrottleStore(pool: pool)
+    }
+
+    package init(pool: PostgresPool, masterKey: SymmetricKey) { self.init(pool: pool, keys: MasterKeySource(key: masterKey)) }
+
+    /// Seals again, under `box`'s current key, every one-time-password secret sealed under another key (a master key
+    /// rotation, `ledger keys rotate`). A row is replaced only if unchanged since it was read, so a secret set
+    /// meanwhile (already under the new key, or not: the next pass sees it) is never overwritten. Returns how many it
+    /// sealed again and how many it found under another key.
+    package func resealSecrets(with box: SecretBox) async throws -> (resealed: Int, stale: Int) {
+        let rows = try await pool.query("SELECT operator_id, totp_sealed FROM ledger.operators WHERE totp_sealed IS NOT NULL")
+        var (resealed, stale) = (0, 0)
+        for row in rows {
+            let (id, sealed) = (try row.decode(String.self, at: 0), try row.decode([UInt8].self, at: 1))
+            guard !box.isCurrent(sealed) else { continue }
+            stale += 1
+            let fresh = try box.seal(try box.open(sealed))
+            resealed += try await pool.query(
+                """
+                UPDATE ledger.operators SET totp_sealed = \(fresh)::bytea WHERE operator_id = \(id) AND totp_sealed = \(sealed)::bytea
+                RETURNING 1
+                """
+            ).count
+        }
+        return (resealed, stale)
     }
 
     /// A new operator; with `oneTimePassword` (required for admin and finance), the authenticator URI of its secret,

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -44,7 +45,7 @@ package struct LedgerAPI: Sendable {
         package var consoleIdleLifetime: Int64 = 30 * 60
         /// The installation's master key (`LEDGER_MASTER_KEY_FILE`), which seals the operators' one-time-password
         /// secrets; nil: no operator signs in (only the break-glass admin token).
-        package var masterKey: SymmetricKey?
+        package var masterKey: MasterKeySource?
 
         package init(
             adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,

@@ -68,7 +68,7 @@ package enum LedgerApplication {
             users: api.users, trends: MonthlyTrendQueries(pool: api.pool),
             logStatus: LogStatusQueries(pool: api.pool), revenue: RevenueQueries(pool: api.pool), tenancy: api.tenancy,
             invoices: InvoiceStore(pool: api.pool, clock: clock), webhooks: api.webhooks,
-            operators: api.configuration.masterKey.map { OperatorStore(pool: api.pool, masterKey: $0) })
+            operators: api.configuration.masterKey.map { OperatorStore(pool: api.pool, keys: $0) })
         Console(
             stores: stores,
             settings: Console.Settings(

@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWebSocket
 import LedgerDomain
+import LedgerPrivacy
 import LedgerServer
 import LedgerStore
 import LedgerWebhooks
@@ -53,7 +54,7 @@ package struct APIHarness: Sendable {
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
             requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
             live: live)
-        configuration.masterKey = masterKey
+        configuration.masterKey = MasterKeySource(key: masterKey)
         let api = try await LedgerAPI.make(pool: pool, configuration: configuration, logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api, masterKey: masterKey)
     }

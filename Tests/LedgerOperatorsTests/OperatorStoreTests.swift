@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LedgerOperators
+import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 import PostgresTestSupport
@@ -52,7 +53,7 @@ import UTCTime
         let sealed = try row.decode([UInt8].self, at: 1)
         #expect(!String(decoding: sealed, as: UTF8.self).contains(secret))
         // Another master key does not open it.
-        #expect(throws: OperatorError.self) { try SecretBox(key: SymmetricKey(size: .bits256)).open(sealed) }
+        #expect(throws: PrivacyError.self) { try SecretBox(key: SymmetricKey(size: .bits256)).open(sealed) }
         await world.pool.shutdown()
     }
 
@@ -133,16 +134,5 @@ import UTCTime
             try await world.store.setRole(name: "zed", role: .admin, by: .shell(user: "test"), at: Self.now)
         }
         await world.pool.shutdown()
-    }
-
-    @Test func theMasterKeyIsMadeOnceWithMode0600() throws {
-        let path = TestScratch.path("master-key")
-        let made = try MasterKey.loadOrCreate(path: path)
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        let again = try MasterKey.loadOrCreate(path: path)
-        #expect(made.withUnsafeBytes { Array($0) } == again.withUnsafeBytes { Array($0) })
-        try "not a key".write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(throws: OperatorError.self) { try MasterKey.load(path: path) }
     }
 }

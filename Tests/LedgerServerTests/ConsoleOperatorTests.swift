@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import LedgerOperators
+import LedgerPrivacy
 import LedgerServerTestSupport
 import PostgresClient
 import Testing

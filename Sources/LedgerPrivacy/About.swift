@@ -1,0 +1,7 @@
+// LedgerPrivacy: the installation's master keys and what they protect.
+//
+// - MasterKeyring.swift: the master key file (current key first, older ones during a rotation), read again by a
+//   running service when it changes.
+// - SecretBox.swift: AES-GCM sealing of small secrets under the current master key, named by its fingerprint.
+//
+// `ledger keys rotate` (LedgerCommands) moves everything sealed to a new key while the service runs.

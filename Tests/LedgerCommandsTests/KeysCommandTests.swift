@@ -1,0 +1,79 @@
+import Foundation
+import LedgerDomain
+import LedgerOperators
+import LedgerPrivacy
+import LedgerStore
+import PostgresClient
+import PostgresTestSupport
+import Testing
+
+/// `ledger keys rotate` while a service goes on sealing secrets with the same key file: nothing is lost, the old key
+/// leaves the file, and every secret opens under the new key alone.
+@Suite struct KeysCommandTests {
+    @Test(.timeLimit(.minutes(5))) func rotatingUnderAWriteLoadLosesNothing() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "keys_rotate")
+        let path = TestScratch.path("rotate-master-key")
+        let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
+        // The service's view of the key file: read again when it changes.
+        let service = OperatorStore(pool: pool, keys: try MasterKeySource(path: path, create: true))
+        let before = try MasterKeyFile.load(path: path)
+        var issued: [String: String] = [:]
+        for index in 0..<3 {
+            let (_, uri) = try await service.add(
+                name: "before-\(index)", role: .admin, password: "a long password", by: .shell(user: "test"), at: LedgerClock.system.now())
+            issued["before-\(index)"] = try #require(uri)
+        }
+
+        // Operators keep being added (each seals a new secret) while the rotation runs.
+        let load = Task {
+            var secrets: [String: String] = [:]
+            for index in 0..<8 {
+                let (_, uri) = try await service.add(
+                    name: "during-\(index)", role: .finance, password: "a long password", by: .shell(user: "test"), at: LedgerClock.system.now())
+                secrets["during-\(index)"] = try #require(uri)
+            }
+            return secrets
+        }
+        let rotated = try await OperatorsCommandTests.ledger(["keys", "rotate", "--database-url", url], masterKey: path)
+        #expect(rotated.status == 0 && rotated.output.contains("sealed again"), "\(rotated.output)")
+        issued.merge(try await load.value) { $1 }
+
+        let after = try MasterKeyFile.load(path: path)
+        #expect(after.previous.isEmpty, "the old key left the file")
+        #expect(MasterKeyring.fingerprint(after.current) != MasterKeyring.fingerprint(before.current))
+        // Every secret opens under the new key alone, and is the one issued.
+        let newOnly = SecretBox(key: after.current)
+        let rows = try await pool.query("SELECT name, totp_sealed FROM ledger.operators ORDER BY name")
+        #expect(rows.count == 11)
+        for row in rows {
+            let (name, sealed) = (try row.decode(String.self, at: 0), try row.decode([UInt8].self, at: 1))
+            #expect(newOnly.isCurrent(sealed), "\(name) is sealed under the new key")
+            let secret = String(decoding: try newOnly.open(sealed), as: UTF8.self)
+            #expect(OneTimePassword(secret: secret).authenticatorURI(operator: name) == issued[name], "\(name)'s secret is the one issued")
+        }
+        #expect(throws: PrivacyError.self) { try SecretBox(key: before.current).open(try rows[0].decode([UInt8].self, at: 1)) }
+        // The service goes on with the rotated file, and the rotation is in the operator record.
+        _ = try await service.add(name: "after", role: .admin, password: "a long password", by: .shell(user: "test"), at: LedgerClock.system.now())
+        let last = try await pool.query("SELECT totp_sealed FROM ledger.operators WHERE name = 'after'")[0].decode([UInt8].self, at: 0)
+        #expect(newOnly.isCurrent(last))
+        let record = try await OperatorActionLog(pool: pool).list(OperatorActionFilter(action: "keys.rotate"), limit: 5)
+        #expect(record.count == 1 && record.first?.detail.contains("secret(s) sealed again") == true, "\(record)")
+
+        // Several hosts: --begin keeps the old key in the file, --finish drops it.
+        let begun = try await OperatorsCommandTests.ledger(["keys", "rotate", "--begin", "--database-url", url], masterKey: path)
+        #expect(begun.status == 0 && begun.output.contains("--finish"), "\(begun.output)")
+        #expect(try MasterKeyFile.load(path: path).previous.count == 1)
+        let finished = try await OperatorsCommandTests.ledger(["keys", "rotate", "--finish", "--database-url", url], masterKey: path)
+        #expect(finished.status == 0, "\(finished.output)")
+        #expect(try MasterKeyFile.load(path: path).previous.isEmpty)
+        await pool.shutdown()
+    }
+
+    @Test func aMissingOrForeignKeyFileIsAClearError() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "keys_missing")
+        let missing = try await OperatorsCommandTests.ledger(["keys", "rotate", "--database-url", url], masterKey: TestScratch.path("no-such-key"))
+        #expect(missing.status != 0 && missing.output.contains("cannot be read"), "\(missing.output)")
+        let both = try await OperatorsCommandTests.ledger(["keys", "rotate", "--begin", "--finish", "--database-url", url], masterKey: "x")
+        #expect(both.status != 0 && both.output.contains("two runs"), "\(both.output)")
+    }
+}
