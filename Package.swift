@@ -139,10 +139,11 @@ let package = Package(
         // Who acts on the admin side: operator accounts (bcrypt passwords and one-time passwords from hummingbird-auth,
         // secrets sealed under the master key), console sessions, their CSRF tokens and the record of every console
         // write (`ledger.operators`, `ledger.console_sessions`, `ledger.console_actions`).
-        // The installation's master keys (the key file, its rotation) and AES-GCM sealing under them.
+        // The installation's master keys (the key file, its rotation), AES-GCM sealing under them, and the keys and
+        // pseudonyms that protect personal data (docs/erasure.md).
         .target(
             name: "LedgerPrivacy",
-            dependencies: ["LedgerStore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerStore", "PostgresClient", "UTCTime", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .target(
@@ -500,7 +501,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerPrivacyTests",
-            dependencies: ["LedgerPrivacy", "LedgerStore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "LedgerPrivacy", "LedgerStore", "PostgresClient", "PostgresTestSupport", "UTCTime",
+                .product(name: "Crypto", package: "swift-crypto")
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -21,6 +21,7 @@ SELECT create_reference_table('ledger.sign_in_throttle');
 SELECT create_reference_table('ledger.console_sessions');
 SELECT create_reference_table('ledger.operator_actions');
 SELECT create_reference_table('ledger.operator_action_digests');
+SELECT create_reference_table('ledger.keyring');
 
 -- Tenant tables, distributed by app_id and co-located (one tenant's log, read models and webhooks on one worker).
 SELECT create_distributed_table('ledger.events', 'app_id');
@@ -31,6 +32,8 @@ SELECT create_distributed_table('ledger.purchases', 'app_id', colocate_with => '
 SELECT create_distributed_table('ledger.paying_purchases', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.paying_users', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.user_grants', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.data_keys', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.identities', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_endpoints', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_deliveries', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_attempts', 'app_id', colocate_with => 'ledger.events');

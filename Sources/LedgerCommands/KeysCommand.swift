@@ -67,17 +67,23 @@ struct KeysCommand: AsyncParsableCommand {
             }
         }
 
-        /// Passes until no secret is left under a key other than `ring`'s current one (a pass can miss a row changed
-        /// while it ran); returns how many were sealed again.
+        /// Everything sealed under the master key: the operators' one-time-password secrets, the blind-index key
+        /// and every data key.
+        static let sealedColumns = OperatorStore.sealedColumns + IdentityStore.sealedColumns
+
+        /// Passes over each column until no value is left under a key other than `ring`'s current one (a pass can
+        /// miss a row changed while it ran); returns how many were sealed again.
         static func resealAll(pool: PostgresPool, ring: MasterKeyring) async throws -> Int {
-            let keys = MasterKeySource(fixed: ring)
-            let store = OperatorStore(pool: pool, keys: keys)
+            let box = SecretBox(keys: MasterKeySource(fixed: ring))
             var resealed = 0
-            while true {
-                let pass = try await store.resealSecrets(with: SecretBox(keys: keys))
-                resealed += pass.resealed
-                if pass.stale == 0 { return resealed }
+            for column in sealedColumns {
+                while true {
+                    let pass = try await column.reseal(with: box, pool: pool)
+                    resealed += pass.resealed
+                    if pass.stale == 0 { break }
+                }
             }
+            return resealed
         }
 
         /// A key as the record and the output name it: its fingerprint.

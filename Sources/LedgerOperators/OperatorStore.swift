@@ -28,27 +28,8 @@ package struct OperatorStore: Sendable {
 
     package init(pool: PostgresPool, masterKey: SymmetricKey) { self.init(pool: pool, keys: MasterKeySource(key: masterKey)) }
 
-    /// Seals again, under `box`'s current key, every one-time-password secret sealed under another key (a master key
-    /// rotation, `ledger keys rotate`). A row is replaced only if unchanged since it was read, so a secret set
-    /// meanwhile (already under the new key, or not: the next pass sees it) is never overwritten. Returns how many it
-    /// sealed again and how many it found under another key.
-    package func resealSecrets(with box: SecretBox) async throws -> (resealed: Int, stale: Int) {
-        let rows = try await pool.query("SELECT operator_id, totp_sealed FROM ledger.operators WHERE totp_sealed IS NOT NULL")
-        var (resealed, stale) = (0, 0)
-        for row in rows {
-            let (id, sealed) = (try row.decode(String.self, at: 0), try row.decode([UInt8].self, at: 1))
-            guard !box.isCurrent(sealed) else { continue }
-            stale += 1
-            let fresh = try box.seal(try box.open(sealed))
-            resealed += try await pool.query(
-                """
-                UPDATE ledger.operators SET totp_sealed = \(fresh)::bytea WHERE operator_id = \(id) AND totp_sealed = \(sealed)::bytea
-                RETURNING 1
-                """
-            ).count
-        }
-        return (resealed, stale)
-    }
+    /// What a master key rotation seals again: the one-time-password secrets.
+    package static let sealedColumns = [SealedColumn(table: "ledger.operators", key: ["operator_id"], column: "totp_sealed")]
 
     /// A new operator; with `oneTimePassword` (required for admin and finance), the authenticator URI of its secret,
     /// shown this once.

@@ -145,7 +145,9 @@ public actor TestServer {
         let directory = NSTemporaryDirectory() + "ledger-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
         let cluster = EmbeddedCluster(
             directory: directory, installation: try PostgresInstallation.locate(),
-            options: .init(unsafeFastWrites: true, maxConnections: 300, unixSocketDirectory: directory + "/pgdata"))
+            // Every suite's pools share the cluster, and a rebuild opens one writer per read model table besides its
+            // reader and control connection: 300 ran out once a fifth table was added.
+            options: .init(unsafeFastWrites: true, maxConnections: 400, unixSocketDirectory: directory + "/pgdata"))
         let running = try cluster.start()
         TestClusterRegistry.register(cluster)
         let info = Info(

@@ -8,7 +8,7 @@ import PostgresTestSupport
 import Testing
 
 /// `ledger keys rotate` while a service goes on sealing secrets with the same key file: nothing is lost, the old key
-/// leaves the file, and every secret opens under the new key alone.
+/// leaves the file, and every secret, data key and the blind-index key open under the new key alone.
 @Suite struct KeysCommandTests {
     @Test(.timeLimit(.minutes(5))) func rotatingUnderAWriteLoadLosesNothing() async throws {
         let url = try await TestDatabase.makeDatabase(prefix: "keys_rotate")
@@ -17,6 +17,9 @@ import Testing
         // The service's view of the key file: read again when it changes.
         let service = OperatorStore(pool: pool, keys: try MasterKeySource(path: path, create: true))
         let before = try MasterKeyFile.load(path: path)
+        // A user's identity: its data key and the blind-index key are sealed under the master key too.
+        let identities = IdentityStore(pool: pool, box: SecretBox(keys: try MasterKeySource(path: path, create: false)))
+        let pseudonym = try await identities.pseudonym(app: "app", user: "carol")
         var issued: [String: String] = [:]
         for index in 0..<3 {
             let (_, uri) = try await service.add(
@@ -52,6 +55,13 @@ import Testing
             #expect(OneTimePassword(secret: secret).authenticatorURI(operator: name) == issued[name], "\(name)'s secret is the one issued")
         }
         #expect(throws: PrivacyError.self) { try SecretBox(key: before.current).open(try rows[0].decode([UInt8].self, at: 1)) }
+        // The identity still resolves, under the new key alone; nothing is left sealed under the old one.
+        let rotatedIdentities = IdentityStore(pool: pool, box: newOnly)
+        #expect(try await rotatedIdentities.find(app: "app", user: "carol") == pseudonym)
+        #expect(try await rotatedIdentities.userID(app: "app", pseudonym: pseudonym) == "carol")
+        for column in OperatorStore.sealedColumns + IdentityStore.sealedColumns {
+            #expect(try await column.reseal(with: newOnly, pool: pool).stale == 0, "\(column.table) is all under the new key")
+        }
         // The service goes on with the rotated file, and the rotation is in the operator record.
         _ = try await service.add(name: "after", role: .admin, password: "a long password", by: .shell(user: "test"), at: LedgerClock.system.now())
         let last = try await pool.query("SELECT totp_sealed FROM ledger.operators WHERE name = 'after'")[0].decode([UInt8].self, at: 0)
