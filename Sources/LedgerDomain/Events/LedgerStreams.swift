@@ -6,9 +6,7 @@ public enum LedgerStreams {
 
     /// Whether `stream` is the purchase stream of `originalTransactionID`, without building the stream's name.
     public static func isPurchase(_ stream: Substring, originalTransactionID: String) -> Bool {
-        stream.utf8.count == purchasePrefix.utf8.count + originalTransactionID.utf8.count
-            && stream.utf8.starts(with: purchasePrefix.utf8)
-            && stream.utf8.dropFirst(purchasePrefix.utf8.count).elementsEqual(originalTransactionID.utf8)
+        matches(stream, prefix: purchasePrefix, name: originalTransactionID)
     }
 
     /// The original transaction id of a purchase stream; nil for any other stream.
@@ -18,13 +16,26 @@ public enum LedgerStreams {
 
     private static let purchasePrefix = "otx:"
 
-    /// Facts about one app user rather than a purchase (their consent to consumption answers). The user's timeline
-    /// shows it with their purchases' streams.
-    public static func user(appUserID: String) -> String { "user:" + appUserID }
+    /// Facts about one app user rather than a purchase (their consent to consumption answers, support grants). The
+    /// user's timeline shows it with their purchases' streams.
+    public static func user(appUserID: String) -> String { userPrefix + appUserID }
+
+    /// Whether `stream` is the user stream of `appUserID`, without building the stream's name.
+    public static func isUser(_ stream: Substring, appUserID: String) -> Bool {
+        matches(stream, prefix: userPrefix, name: appUserID)
+    }
+
+    private static let userPrefix = "user:"
+
+    /// Whether `stream` is `prefix` followed by `name`, compared byte by byte.
+    private static func matches(_ stream: Substring, prefix: String, name: String) -> Bool {
+        stream.utf8.count == prefix.utf8.count + name.utf8.count && stream.utf8.starts(with: prefix.utf8)
+            && stream.utf8.dropFirst(prefix.utf8.count).elementsEqual(name.utf8)
+    }
 
     /// The app user id of a user's own stream; nil for any other stream.
     public static func appUserID(ofUser stream: String) -> String? {
-        stream.hasPrefix("user:") ? String(stream.dropFirst("user:".count)) : nil
+        stream.hasPrefix(userPrefix) ? String(stream.dropFirst(userPrefix.count)) : nil
     }
 
     /// A notification that names no transaction (TEST, summaries, external purchase tokens, app-level ones).

@@ -55,9 +55,4 @@ public struct OwnedSummaries: Sendable, Equatable {
     /// whatever its state now) or a grant. An unknown user's state is empty, and `known: false` tells that apart from
     /// a user who holds nothing active, which a mistyped id would otherwise look like.
     public var isKnown: Bool { !subscriptions.isEmpty || !purchases.isEmpty || !grants.isEmpty }
-
-    /// The view of one of the owners.
-    public func view(of appUserID: String) -> UserView {
-        UserView(appUserID: appUserID, subscriptions: subscriptions, purchases: purchases, grants: grants)
-    }
 }

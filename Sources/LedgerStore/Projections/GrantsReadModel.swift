@@ -22,9 +22,7 @@ package enum GrantsReadModel: ReadModel {
 
     package static func ownStream(of key: String) -> String { LedgerStreams.user(appUserID: key) }
 
-    package static func isOwnStream(_ stream: Substring, of key: String) -> Bool {
-        stream.utf8.count == 5 + key.utf8.count && stream.hasPrefix("user:") && stream.utf8.dropFirst(5).elementsEqual(key.utf8)
-    }
+    package static func isOwnStream(_ stream: Substring, of key: String) -> Bool { LedgerStreams.isUser(stream, appUserID: key) }
 
     package static func rows(appID: String, state: UserGrants, position: Int64, foldState: Bool) -> [[[String?]]] {
         [[[appID, state.appUserID, StateCodec.encode(state.summaries), foldState ? StateCodec.encode(state) : nil, Cell.integer(position)]]]
