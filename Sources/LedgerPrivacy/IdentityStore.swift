@@ -2,7 +2,7 @@ import Crypto
 import LedgerStore
 import PostgresClient
 
-/// The one place an app user id is stored (`ledger.identities`, schema/025): sealed under the user's data key, found
+/// The one place an app user id is stored (`ledger.identities`, schema/025): sealed (`SecretBox`) under the user's data key, found
 /// from the id by a keyed blind index, and named everywhere else by a random pseudonym (`usr_…`) that says nothing
 /// once the identity is erased (docs/erasure.md).
 package struct IdentityStore: Sendable {
@@ -31,7 +31,7 @@ package struct IdentityStore: Sendable {
             guard let (keyID, key) = try DataKeyStore.key(app: appID, subject: "user:" + pseudonym, box: box, on: connection) else {
                 throw PrivacyError.sealing("the new pseudonym's data key was destroyed as it was made")
             }
-            let sealed = try Self.seal(Array(user.utf8), key)
+            let sealed = try SecretBox(key: key).seal(Array(user.utf8))
             try connection.query(
                 """
                 INSERT INTO ledger.identities (app_id, pseudonym, blind_index, sealed_user_id, key_id)
@@ -60,7 +60,7 @@ package struct IdentityStore: Sendable {
                 let sealed = try row.decode([UInt8]?.self, at: 1),
                 let key = try DataKeyStore.key(app: appID, id: try row.decode(String.self, at: 0), box: box, on: connection)
             else { return nil }
-            return String(decoding: try Self.open(sealed, key), as: UTF8.self)
+            return String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
         }
     }
 
@@ -70,31 +70,23 @@ package struct IdentityStore: Sendable {
         Array(HMAC<SHA256>.authenticationCode(for: Array(appID.utf8) + [0] + Array(user.utf8), using: key))
     }
 
-    /// The installation's blind-index key, made once (the first maker wins; the others read it).
+    /// The installation's blind-index key, made once (the first maker wins; the others read it). Read first: every
+    /// lookup asks for it, and only the first ever makes one.
     static func indexKey(box: SecretBox, on connection: PostgresConnection) throws -> SymmetricKey {
+        func stored() throws -> [UInt8]? {
+            try connection.query("SELECT sealed FROM ledger.keyring WHERE name = \(blindIndexName)").first?.decode([UInt8].self, at: 0)
+        }
+        if let sealed = try stored() { return SymmetricKey(data: try box.open(sealed)) }
         let fresh = try box.seal(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
         try connection.query(
             "INSERT INTO ledger.keyring (name, sealed) VALUES (\(blindIndexName), \(fresh)::bytea) ON CONFLICT (name) DO NOTHING")
-        let stored = try connection.query("SELECT sealed FROM ledger.keyring WHERE name = \(blindIndexName)")[0].decode([UInt8].self, at: 0)
-        return SymmetricKey(data: try box.open(stored))
+        guard let sealed = try stored() else { throw PrivacyError.sealing("the blind-index key was not stored") }
+        return SymmetricKey(data: try box.open(sealed))
     }
 
     static func find(app appID: String, index: [UInt8], on connection: PostgresConnection) throws -> String? {
         try connection.query(
             "SELECT pseudonym FROM ledger.identities WHERE app_id = \(appID) AND blind_index = \(index)::bytea"
         ).first?.decode(String.self, at: 0)
-    }
-
-    static func seal(_ bytes: [UInt8], _ key: SymmetricKey) throws -> [UInt8] {
-        guard let combined = try AES.GCM.seal(bytes, using: key).combined else { throw PrivacyError.sealing("AES-GCM gave no combined box") }
-        return Array(combined)
-    }
-
-    static func open(_ sealed: [UInt8], _ key: SymmetricKey) throws -> [UInt8] {
-        do {
-            return Array(try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key))
-        } catch {
-            throw PrivacyError.sealing("a user id does not open with its data key")
-        }
     }
 }
