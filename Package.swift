@@ -207,7 +207,7 @@ let package = Package(
         // purchase) is one call here, with domain errors; the HTTP and CLI edges only translate them.
         .target(
             name: "LedgerRecording",
-            dependencies: ["UTCTime", "LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerStore"],
+            dependencies: ["UTCTime", "LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerPrivacy", "LedgerStore"],
             swiftSettings: strict
         ),
 
@@ -220,6 +220,7 @@ let package = Package(
                 "UTCTime", "LedgerWire", "LedgerTenancy",
                 "LedgerConcurrency",
                 "LedgerDomain",
+                "LedgerPrivacy",
                 "LedgerStore",
                 "PostgresClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -441,8 +442,9 @@ let package = Package(
             name: "LedgerRecordingTests",
             dependencies: [
                 "UTCTime",
-                "LedgerStoreTestSupport", "LedgerTenancy", "LedgerRecording", "LedgerStore", "LedgerDomain",
-                "AppStoreSamples", "AppStoreVerification", "PostgresClient", "PostgresTestSupport"
+                "LedgerStoreTestSupport", "LedgerTenancy", "LedgerRecording", "LedgerStore", "LedgerDomain", "LedgerPrivacy",
+                "AppStoreSamples", "AppStoreVerification", "PostgresClient", "PostgresTestSupport",
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict
         ),
@@ -451,7 +453,8 @@ let package = Package(
             dependencies: [
                 "UTCTime",
                 "LedgerTenancy", "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
-                "LedgerCommands", "LedgerDomain", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient", "PostgresTestSupport",
+                "LedgerCommands", "LedgerDomain", "LedgerPrivacy", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient",
+                "PostgresTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -487,7 +490,8 @@ let package = Package(
             dependencies: [
                 "UTCTime",
                 "LedgerStoreTestSupport", "LedgerTenancy", "PostgresClient", "PostgresTestSupport", "LedgerWebhooks",
-                "LedgerDomain", "LedgerStore", .product(name: "NIOCore", package: "swift-nio")
+                "LedgerDomain", "LedgerPrivacy", "LedgerStore", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: strict
         ),

@@ -34,6 +34,7 @@ SELECT create_distributed_table('ledger.paying_users', 'app_id', colocate_with =
 SELECT create_distributed_table('ledger.user_grants', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.data_keys', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.identities', 'app_id', colocate_with => 'ledger.events');
+SELECT create_distributed_table('ledger.erasures', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_endpoints', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_deliveries', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_attempts', 'app_id', colocate_with => 'ledger.events');

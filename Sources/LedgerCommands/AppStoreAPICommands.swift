@@ -4,6 +4,7 @@ import AppStoreVerification
 import ArgumentParser
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -14,6 +15,7 @@ import UTCTime
 /// What `ledger appstore backfill` and `reconcile` share: the App Store API settings, the trust roots, the database.
 struct AppStoreAPIOptions: ParsableArguments {
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var masterKey: MasterKeyOptions
 
     @Option(help: "The ledger app (app_…).")
     var app: String
@@ -65,7 +67,7 @@ struct AppStoreAPIOptions: ParsableArguments {
 
     func withApp<T>(command: String, logger: Logger, _ body: (Context) async throws -> T) async throws -> T {
         let (settings, roots) = try load(command: command)
-        let app = app
+        let (app, database, masterKey) = (app, database, masterKey)
         return try await database.withLedger(logger: logger) { pool, _, _ in
             let tenancy = TenancyStore(pool: pool)
             guard let record = try await tenancy.app(id: app) else { throw CommandFailure(AppStoreSyncError.unknownApp(app).description) }
@@ -75,7 +77,9 @@ struct AppStoreAPIOptions: ParsableArguments {
             } catch {
                 throw CommandFailure("\(error)")
             }
-            let recorder = LedgerRecorder(store: EventStore(pool: pool, logger: logger), tenancy: tenancy, roots: roots, clock: .system)
+            let identities = IdentityStore(pool: pool, keys: try masterKey.source(database: database))
+            let recorder = LedgerRecorder(
+                store: EventStore(pool: pool, logger: logger), tenancy: tenancy, identities: identities, roots: roots, clock: .system)
             guard let appSettings = settings.apps[app] else { throw CommandFailure(AppStoreSyncError.notConfigured(app: app).description) }
             return try await body(Context(app: record, client: client, settings: appSettings, recorder: recorder, pool: pool))
         }

@@ -10,7 +10,7 @@ public struct LedgerCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, MigrateCommand.self, VerifyCommand.self, DigestCommand.self, ReplayCommand.self,
             EventsCommand.self, AppStoreCommand.self, InvoicesCommand.self, WebhooksCommand.self, OperatorsCommand.self,
-            KeysCommand.self
+            KeysCommand.self, UsersCommand.self
         ]
     )
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import PostgresClient
@@ -28,6 +29,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 + "activated subscriptions, intro-offer eligibility)."))
     var user: String?
 
+    @OptionGroup var masterKey: MasterKeyOptions
+
     mutating func validate() throws {
         if let projection, !ProjectionCatalog.names.contains(projection) {
             throw ValidationError("unknown projection \(projection); choose one of \(ProjectionCatalog.names.joined(separator: ", "))")
@@ -43,7 +46,7 @@ struct ReplayCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.replay")
         let selected = projection.map { [$0] } ?? ProjectionCatalog.names
-        let (check, asOf, app, key, user) = (check, asOf, app, key, user)
+        let (check, asOf, app, key, user, database, masterKey) = (check, asOf, app, key, user, database, masterKey)
         // Not at open: a rebuild is what this command does (and --check must see the live tables as they are).
         try await database.withLedger(logger: logger, buildingReadModels: false) { service, _, _ in
             if let asOf, let app, let instant = Instant(rfc3339: asOf) {
@@ -51,7 +54,12 @@ struct ReplayCommand: AsyncParsableCommand {
                 if let user {
                     // Entitlements with the app's current catalog: configuration, not history (see `Catalog`).
                     let catalog = try await TenancyStore(pool: service).products(app: app).catalog
-                    print(StateCodec.encode(UserSnapshot(appUserID: user, events: events, asOf: instant, catalog: catalog, at: instant)))
+                    // The log names the user by pseudonym (docs/erasure.md); one never named has nothing to fold.
+                    let identities = IdentityStore(pool: service, keys: try masterKey.source(database: database))
+                    let pseudonym = try await identities.find(app: app, user: user) ?? ""
+                    var snapshot = UserSnapshot(appUserID: pseudonym, events: events, asOf: instant, catalog: catalog, at: instant)
+                    snapshot.appUserID = user
+                    print(StateCodec.encode(snapshot))
                 } else if let key, let name = selected.first {
                     print(try ProjectionCatalog.stateJSON(projection: name, key: key, events: events))
                 }

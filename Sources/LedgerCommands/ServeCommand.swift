@@ -95,9 +95,10 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.warning(
                     """
                     no digest signing key (--signing-key / LEDGER_SIGNING_KEY_FILE): the log is hash-chained but no signed digests\
-                     are taken
+                     are taken and users cannot be erased (erasure certificates are signed with it)
                     """)
             }
+            apiConfiguration.digestKey = key
             // The worker tells the API of each batch it commits: read-your-writes waits wake on it.
             let progress = ProjectionProgress()
             var services: [any Service] = [
@@ -117,7 +118,9 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
-            services.append(WebhookService(pool: service, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
+            services.append(
+                WebhookService(
+                    pool: service, identities: api.identities, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
             if let clients = apiConfiguration.appStore { services.append(AppStoreService(api: api, clients: clients, jobs: jobs, logger: logger)) }
             logger.info("serving", metadata: ["host": "\(host)", "port": "\(port)"])
             try await LedgerApplication.run(

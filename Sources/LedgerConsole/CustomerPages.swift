@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -28,11 +29,14 @@ extension Console {
             """
         if let q = request.query("q"), let app = chosen {
             guard q.utf8.count <= 256 else { throw ConsoleError(.badRequest, "Search for at most 256 bytes.") }
-            let found = try await users.findOwners(app: app, query: q)
+            let owners = try await users.findOwners(
+                app: app, query: q, pseudonym: try await recorder.identities.find(app: app, user: q))
+            // The log names users by pseudonym; support finds and sees them by the app's ids (erased ones by pseudonym).
+            let ids = try await recorder.identities.userIDs(app: app, pseudonyms: owners)
             body += "<h2>Found</h2>"
             body += HTML.table(
                 ["App user"],
-                found.map { user in
+                owners.map { ids[$0] ?? $0 }.sorted().map { user in
                     [HTML.link("/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))", user)]
                 }, id: "found")
         }
@@ -44,20 +48,44 @@ extension Console {
         return Catalog(entitlementsByProduct: Dictionary(products.map { ($0.productID, $0.entitlements) }, uniquingKeysWith: { $1 }))
     }
 
+    /// The streams and holdings of the app user `user` (none for a user the ledger never heard of), the pseudonym the
+    /// log names them by, and their erasure's certificate if they were erased (support then sees their events, which
+    /// name only the pseudonym, with their non-personal facts).
+    func history(app: String, user: String) async throws
+        -> (streams: [String], owned: OwnedSummaries, pseudonym: String?, erased: SignedErasureCertificate?)
+    {
+        var erased: SignedErasureCertificate?
+        var found = try await recorder.identities.find(app: app, user: user)
+        if found == nil {
+            erased = try await recorder.identities.erasure(app: app, user: user)
+            found = erased?.certificate.pseudonym
+        }
+        guard let pseudonym = found else { return ([], OwnedSummaries(), nil, nil) }
+        let (streams, owned) = try await users.ownedStreams(app: app, pseudonym: pseudonym)
+        return (streams, owned, pseudonym, erased)
+    }
+
     func customerPage(_ request: ConsoleRequest) async throws -> Response {
         let (app, user) = (try request.path("app"), try request.path("user"))
         let type = request.query("type")
         let after = try request.integer("after", default: 0)
-        let (streams, owned) = try await users.ownedStreams(app: app, user: user)
+        let (streams, owned, pseudonym, erased) = try await history(app: app, user: user)
         let catalog = try await appCatalog(app: app)
         let now = clock.now()
         async let events = users.events(app: app, streams: streams, type: type, after: after, limit: Self.timelinePage)
         async let types = users.eventTypes(app: app, streams: streams)
         async let chain = users.chainCheck(app: app, streams: streams)
-        let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog, at: now)
+        let snapshot = UserSnapshot(appUserID: pseudonym ?? user, owned: owned, catalog: catalog, at: now)
         let base = "/console/customers/\(HTML.urlComponent(app))/\(HTML.urlComponent(user))"
 
         var body = "<p>App <code>\(HTML.escape(app))</code>, user <code id=user>\(HTML.escape(user))</code>, at \(HTML.time(now)).</p>"
+        if let erased {
+            let c = erased.certificate
+            body +=
+                "<p class=bad id=erased>Erased \(HTML.time(c.erasedAt)) by \(HTML.escape(c.erasedBy)): the ledger keeps this user's events "
+                + "under the pseudonym <code>\(HTML.escape(c.pseudonym))</code> with their non-personal facts, and nothing that ties them "
+                + "to an app user id.</p>"
+        }
         let products = snapshot.productsStatus.sorted { $0.key < $1.key }
         body +=
             "<div class=cols><div><h2>Products status</h2>"
@@ -157,8 +185,8 @@ extension Console {
         return (object["source"] as? String) ?? "—"
     }
 
-    /// The user's state, one line per fact, for comparing two states.
-    static func stateLines(user: String, owned: OwnedSummaries, catalog: Catalog, at instant: Instant) -> [(key: String, value: String)] {
+    /// The state of the user the log names `pseudonym`, one line per fact, for comparing two states.
+    static func stateLines(pseudonym user: String, owned: OwnedSummaries, catalog: Catalog, at instant: Instant) -> [(key: String, value: String)] {
         let mine = owned.subscriptions.filter { $0.ownerUserID == user && $0.isKnown }
         let myPurchases = owned.purchases.filter { $0.ownerUserID == user && $0.isKnown }
         let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog, at: instant)
@@ -195,7 +223,8 @@ extension Console {
         guard let position = Int64(try request.path("position")), position > 0 else {
             throw ConsoleError(.badRequest, "The position must be a whole number > 0.")
         }
-        let (streams, owned) = try await users.ownedStreams(app: app, user: user)
+        let (streams, owned, found, _) = try await history(app: app, user: user)
+        let pseudonym = found ?? ""
         let catalog = try await appCatalog(app: app)
         let recorded = try await users.events(app: app, streams: streams, through: position)
         guard let event = recorded.last, event.position == position else {
@@ -207,10 +236,10 @@ extension Console {
         let asRecorded = OwnedSummaries(
             subscriptions: foldAll(SubscriptionStatusReducer.self, events: domain, asOf: nil).values.map(\.summary),
             purchases: foldAll(PurchaseRecordReducer.self, events: domain, asOf: nil).values.map(\.summary),
-            grants: fold(GrantsReducer.self, key: user, events: domain, asOf: nil).summaries)
-        let before = Self.stateLines(user: user, owned: asRecorded, catalog: catalog, at: then)
+            grants: fold(GrantsReducer.self, key: pseudonym, events: domain, asOf: nil).summaries)
+        let before = Self.stateLines(pseudonym: pseudonym, owned: asRecorded, catalog: catalog, at: then)
         let now = clock.now()
-        let current = Self.stateLines(user: user, owned: owned, catalog: catalog, at: now)
+        let current = Self.stateLines(pseudonym: pseudonym, owned: owned, catalog: catalog, at: now)
         let thenByKey = Dictionary(before.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
         let nowByKey = Dictionary(current.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
         var keys = before.map(\.key)
@@ -288,7 +317,10 @@ extension Console {
         } catch let error as GrantError {
             throw ConsoleError(.badRequest, "Not given: \(error.description).")
         }
-        await recordDone("grant.give", target: grant.grantID, detail: "\(grant.entitlementID) to \(user) in \(appID) for \(days) days", by: actor)
+        // The operator record names the user by pseudonym, like the log (an erased user's id must not stay in it).
+        await recordDone(
+            "grant.give", target: grant.grantID, detail: "\(grant.entitlementID) to user:\(grant.appUserID) in \(appID) for \(days) days",
+            by: actor)
         return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
     }
 
@@ -298,15 +330,17 @@ extension Console {
         guard let app = try await tenancy.app(id: appID) else { throw ConsoleError(.notFound, "There is no app \(appID).") }
         let actor = try request.operatorActor()
         let by = actor.eventActor
+        let given: EntitlementGrant
         do {
-            _ = try await recorder.revokeGrant(
+            given = try await recorder.revokeGrant(
                 app: app, user: user, grantID: grantID, reason: request.form["reason"] ?? "", by: by,
-                metadata: EventMetadata(source: "console", requestID: request.requestID, actor: by))
+                metadata: EventMetadata(source: "console", requestID: request.requestID, actor: by)
+            ).given
         } catch let error as GrantError {
             let status: HTTPResponse.Status = if case .unknownGrant = error { .notFound } else { .conflict }
             throw ConsoleError(status, "Not revoked: \(error.description).")
         }
-        await recordDone("grant.revoke", target: grantID, detail: "of \(user) in \(appID)", by: actor)
+        await recordDone("grant.revoke", target: grantID, detail: "of user:\(given.appUserID) in \(appID)", by: actor)
         return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
     }
 
@@ -327,7 +361,8 @@ extension Console {
         } catch RecordingError.subscriptionNotConsumable(let id) {
             throw ConsoleError(.conflict, "Not consumed: purchase \(id) is a subscription; only consumables are consumed.")
         }
-        await recordDone("purchase.consume", target: purchase, detail: "of \(user) in \(appID)", by: actor)
+        let pseudonym = (try? await recorder.identities.find(app: appID, user: user)) ?? nil
+        await recordDone("purchase.consume", target: purchase, detail: "of user:\(pseudonym ?? "?") in \(appID)", by: actor)
         return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
     }
 }

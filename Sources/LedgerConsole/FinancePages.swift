@@ -2,6 +2,8 @@ import Hummingbird
 import LedgerBilling
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
+import LedgerRecording
 import LedgerStore
 import LedgerTenancy
 import Logging
@@ -151,7 +153,9 @@ extension Console {
                 }, id: "adjustments")
         body += "<h2>Paying users by app</h2>" + HTML.table(["App", "Paying users"], c.apps.map { [HTML.escape($0.appID), String($0.payingUsers)] })
         body +=
-            "<h2>Paying users</h2>" + HTML.table(["App", "App user"], paying.map { [HTML.escape($0.app), HTML.escape($0.user)] }, id: "paying-users")
+            "<h2>Paying users</h2>"
+            + HTML.table(
+                ["App", "App user"], try await appUserIDs(paying).map { [HTML.escape($0.app), HTML.escape($0.user)] }, id: "paying-users")
         if paying.count == Self.payingUsersPage, let last = paying.last {
             body += "<p><a href=\"\(HTML.escape(base))?after=\(HTML.escape(HTML.urlComponent(last.app + " " + last.user)))\">Next page</a></p>"
         }
@@ -207,5 +211,16 @@ extension Console {
         await recordDone(
             "invoice.void", target: voided.id, detail: "replaced by \(replacement.id): \(reason)", by: try request.operatorActor())
         return Self.redirect("/console/finance/invoices/\(HTML.urlComponent(replacement.id))")
+    }
+}
+
+extension Console {
+    /// The read models name paying users by pseudonym; finance sees the app's ids, and an erased user's pseudonym.
+    func appUserIDs(_ paying: [(app: String, user: String)]) async throws -> [(app: String, user: String)] {
+        var ids: [String: [String: String]] = [:]
+        for (app, rows) in Dictionary(grouping: paying, by: \.app) {
+            ids[app] = try await recorder.identities.userIDs(app: app, pseudonyms: rows.map(\.user))
+        }
+        return paying.map { ($0.app, ids[$0.app]?[$0.user] ?? $0.user) }
     }
 }

@@ -11,8 +11,11 @@ package struct OperatorActor: Sendable, Equatable {
     /// The operator's name (or the name given with the break-glass token).
     package var name: String
 
-    /// Who an event in the log names as its actor: the operator's id, or `break-glass:<name>`.
-    package var eventActor: String { operatorID.isEmpty ? "break-glass:" + name : operatorID }
+    /// Who an event in the log names as its actor: the operator's id, the shell's login, or `break-glass:<name>`.
+    package var eventActor: String {
+        guard operatorID.isEmpty else { return operatorID }
+        return channel == .cli ? name : "break-glass:" + name  // the shell's `shell:<login>`, or the admin token's
+    }
     /// The role used; empty when none was (a refused sign-in).
     package var role: String
     package var channel: Channel

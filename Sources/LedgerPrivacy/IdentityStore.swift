@@ -1,6 +1,7 @@
 import Crypto
 import LedgerStore
 import PostgresClient
+import Synchronization
 
 /// The one place an app user id is stored (`ledger.identities`, schema/025): sealed (`SecretBox`) under the user's data key, found
 /// from the id by a keyed blind index, and named everywhere else by a random pseudonym (`usr_…`) that says nothing
@@ -13,20 +14,74 @@ package struct IdentityStore: Sendable {
 
     let pool: PostgresPool
     let box: SecretBox
+    let indexKey: IndexKeyCache
 
     package init(pool: PostgresPool, box: SecretBox) {
         self.pool = pool
         self.box = box
+        self.indexKey = IndexKeyCache()
+    }
+
+    package init(pool: PostgresPool, keys: MasterKeySource) { self.init(pool: pool, box: SecretBox(keys: keys)) }
+
+    /// Reads the blind-index key and adopts the users named before pseudonyms (`LegacyUsers`), if not done yet: a
+    /// server does it before it serves, so that no request waits for an upgrade's adoption.
+    package func prepare() async throws {
+        _ = try await pool.withConnection { [self] connection in try readyKey(on: connection) }
+    }
+
+    /// The blind-index key, once this process made sure the legacy users are adopted (`ready`); read once.
+    func readyKey(on connection: PostgresConnection) throws -> SymmetricKey {
+        try indexKey.key { try Self.ready(box: box, on: connection) }
     }
 
     /// The pseudonym of `user` in `app`, made (with the user's data key) the first time the user is named.
     package func pseudonym(app appID: String, user: String) async throws -> String {
+        try await pseudonyms(app: appID, users: [user])[user]!
+    }
+
+    /// The pseudonyms of `users` in `app`, each made the first time its user is named: what a write puts in the log
+    /// in place of the ids (`LedgerEvent.mappingUserIDs`). One connection; a transaction only for users never named.
+    package func pseudonyms(app appID: String, users: some Sequence<String>) async throws -> [String: String] {
+        let users = Set(users)
+        guard !users.isEmpty else { return [:] }
         let box = box
-        return try await pool.transaction { connection in
-            let index = try Self.blindIndex(app: appID, user: user, key: try Self.indexKey(box: box, on: connection))
+        return try await pool.withConnection { [self] connection in
+            let key = try readyKey(on: connection)
+            var found: [String: String] = [:]
+            for user in users {
+                let index = Self.blindIndex(app: appID, user: user, key: key)
+                found[user] =
+                    try Self.find(app: appID, index: index, on: connection)
+                    ?? Self.make(app: appID, user: user, index: index, indexKey: key, box: box, on: connection)
+            }
+            return found
+        }
+    }
+
+    /// The blind index of `user` in `app` (`blindIndex(app:user:key:)` under the installation's key): how a read finds
+    /// the user's pseudonym in the statement that reads their state.
+    package func blindIndex(app appID: String, user: String) async throws -> [UInt8] {
+        if let key = indexKey.known { return Self.blindIndex(app: appID, user: user, key: key) }
+        return try await pool.withConnection { [self] connection in Self.blindIndex(app: appID, user: user, key: try readyKey(on: connection)) }
+    }
+
+    /// Makes the identity of `user` (in its own transaction), or finds the one a concurrent first naming made.
+    static func make(
+        app appID: String, user: String, index: [UInt8], indexKey: SymmetricKey, box: SecretBox, on connection: PostgresConnection
+    ) throws -> String {
+        try connection.transaction { connection in
             // Two first namings of one user take turns, so they agree on one pseudonym.
             try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(appID) || encode(\(index)::bytea, 'hex'), 25))")
             if let known = try Self.find(app: appID, index: index, on: connection) { return known }
+            // An erased user named again (a notification about one of their purchases): the facts stay under the
+            // erased pseudonym, and the id is not stored again (docs/erasure.md, "After erasure").
+            let suppression = UserErasure.suppression(app: appID, user: user, indexKey: indexKey)
+            if let erased = try connection.query(
+                "SELECT pseudonym FROM ledger.erasures WHERE app_id = \(appID) AND suppression = \(suppression)::bytea"
+            ).first {
+                return try erased.decode(String.self, at: 0)
+            }
             let pseudonym = RandomToken.identifier(prefix: "usr_")
             guard let (keyID, key) = try DataKeyStore.key(app: appID, subject: "user:" + pseudonym, box: box, on: connection) else {
                 throw PrivacyError.sealing("the new pseudonym's data key was destroyed as it was made")
@@ -43,31 +98,76 @@ package struct IdentityStore: Sendable {
 
     /// The pseudonym of `user`, if the user was named before and is not erased.
     package func find(app appID: String, user: String) async throws -> String? {
+        try await pool.withConnection { [self] connection in
+            try Self.find(app: appID, index: Self.blindIndex(app: appID, user: user, key: try readyKey(on: connection)), on: connection)
+        }
+    }
+
+    /// The certificate of `user`'s erasure in `app`, if they were erased.
+    package func erasure(app appID: String, user: String) async throws -> SignedErasureCertificate? {
+        try await pool.withConnection { [self] connection in
+            try UserErasure.certificate(
+                app: appID, suppression: UserErasure.suppression(app: appID, user: user, indexKey: try readyKey(on: connection)), on: connection)
+        }
+    }
+
+    /// The app user ids of `pseudonyms` (those unknown or erased are left out): what leaves the ledger names the user
+    /// as the app does.
+    package func userIDs(app appID: String, pseudonyms: some Sequence<String>) async throws -> [String: String] {
+        let pseudonyms = Set(pseudonyms)
+        guard !pseudonyms.isEmpty else { return [:] }
         let box = box
         return try await pool.withConnection { connection in
-            try Self.find(app: appID, index: Self.blindIndex(app: appID, user: user, key: Self.indexKey(box: box, on: connection)), on: connection)
+            var found: [String: String] = [:]
+            for pseudonym in pseudonyms {
+                if let id = try Self.userID(app: appID, pseudonym: pseudonym, box: box, on: connection) { found[pseudonym] = id }
+            }
+            return found
         }
+    }
+
+    /// Every pseudonym of `app` with the id it stands for (erased ones left out): what a test comparing two logs of the
+    /// same facts reveals them by.
+    package func all(app appID: String) async throws -> [String: String] {
+        let pseudonyms = try await pool.query("SELECT pseudonym FROM ledger.identities WHERE app_id = \(appID)").map {
+            try $0.decode(String.self, at: 0)
+        }
+        return try await userIDs(app: appID, pseudonyms: pseudonyms)
     }
 
     /// The app user id a pseudonym stands for; nil when unknown or erased.
     package func userID(app appID: String, pseudonym: String) async throws -> String? {
-        let box = box
-        return try await pool.withConnection { connection in
-            guard
-                let row = try connection.query(
-                    "SELECT key_id, sealed_user_id FROM ledger.identities WHERE app_id = \(appID) AND pseudonym = \(pseudonym)"
-                ).first,
-                let sealed = try row.decode([UInt8]?.self, at: 1),
-                let key = try DataKeyStore.key(app: appID, id: try row.decode(String.self, at: 0), box: box, on: connection)
-            else { return nil }
-            return String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
-        }
+        try await userIDs(app: appID, pseudonyms: [pseudonym])[pseudonym]
+    }
+
+    /// `userID(app:pseudonym:)` on a connection the caller holds (the webhook fan-out, in its transaction).
+    package func userID(app appID: String, pseudonym: String, on connection: PostgresConnection) throws -> String? {
+        try Self.userID(app: appID, pseudonym: pseudonym, box: box, on: connection)
+    }
+
+    static func userID(app appID: String, pseudonym: String, box: SecretBox, on connection: PostgresConnection) throws -> String? {
+        guard
+            let row = try connection.query(
+                "SELECT key_id, sealed_user_id FROM ledger.identities WHERE app_id = \(appID) AND pseudonym = \(pseudonym)"
+            ).first,
+            let sealed = try row.decode([UInt8]?.self, at: 1),
+            let key = try DataKeyStore.key(app: appID, id: try row.decode(String.self, at: 0), box: box, on: connection)
+        else { return nil }
+        return String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
     }
 
     /// HMAC-SHA-256 of the app and the user id under the installation's blind-index key: equal ids give equal indexes,
     /// and without the key an index says nothing of the id.
     package static func blindIndex(app appID: String, user: String, key: SymmetricKey) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: Array(appID.utf8) + [0] + Array(user.utf8), using: key))
+    }
+
+    /// The blind-index key, once the users named before pseudonyms are adopted (`LegacyUsers`): what every use of the
+    /// store waits for the first time in a process.
+    static func ready(box: SecretBox, on connection: PostgresConnection) throws -> SymmetricKey {
+        let key = try indexKey(box: box, on: connection)
+        try LegacyUsers.adopt(indexKey: key, box: box, on: connection)
+        return key
     }
 
     /// The installation's blind-index key, made once (the first maker wins; the others read it). Read first: every
@@ -88,5 +188,19 @@ package struct IdentityStore: Sendable {
         try connection.query(
             "SELECT pseudonym FROM ledger.identities WHERE app_id = \(appID) AND blind_index = \(index)::bytea"
         ).first?.decode(String.self, at: 0)
+    }
+}
+
+/// The blind-index key once read: it never changes (rotations re-seal it), so an instance reads it once.
+final class IndexKeyCache: Sendable {
+    private let stored = Mutex<SymmetricKey?>(nil)
+
+    var known: SymmetricKey? { stored.withLock { $0 } }
+
+    func key(_ read: () throws -> SymmetricKey) throws -> SymmetricKey {
+        if let key = known { return key }
+        let key = try read()
+        stored.withLock { $0 = key }
+        return key
     }
 }

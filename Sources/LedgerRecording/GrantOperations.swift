@@ -1,9 +1,10 @@
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import UTCTime
 
-/// Support grants, recorded in the user's own stream (`user:<app user id>`), decided by `GrantRules`. A grant
+/// Support grants, recorded in the user's own stream (`user:<pseudonym>`), decided by `GrantRules`. A grant
 /// names a fresh id and appends without a version check (nothing it depends on can change under it but the catalog);
 /// a revocation is decided from the user's stream and appended with that stream's version as the expectation, so
 /// two revocations of one grant cannot both land.
@@ -14,6 +15,7 @@ extension LedgerRecorder {
         metadata: EventMetadata
     ) async throws -> (grant: EntitlementGrant, position: Int64) {
         let now = clock.now()
+        let user = try await pseudonym(app: app, user)
         let catalog = try await tenancy.products(app: app.id).catalog
         let grant = try GrantRules.give(
             grantID: RandomToken.identifier(prefix: "grant_"), appUserID: user, entitlementID: entitlementID,
@@ -31,6 +33,7 @@ extension LedgerRecorder {
     package func revokeGrant(
         app: AppRecord, user: String, grantID: String, reason: String, by operatorID: String, metadata: EventMetadata
     ) async throws -> (given: EntitlementGrant, revocation: GrantRevocation, position: Int64) {
+        guard let user = try await identities.find(app: app.id, user: user) else { throw GrantError.unknownGrant(grantID: grantID) }
         let stream = LedgerStreams.user(appUserID: user)
         for _ in 0..<PurchaseOperations.attempts {
             let recorded = try await store.readStream(app: app.id, stream: stream)

@@ -2,6 +2,7 @@ import AppStoreIngest
 import AppStoreVerification
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import UTCTime
@@ -13,6 +14,11 @@ import UTCTime
 /// transfer policy whichever way the purchase arrives (a refused transfer throws `restoreRefused` after the purchase
 /// facts are recorded). Links from Apple's signed `appAccountToken` are kept.
 ///
+/// App user ids never reach the log: each write names the user by their pseudonym (`IdentityStore`, made the first
+/// time the user is named), in the events, their idempotency keys and the user's stream name, so that erasing the
+/// identity leaves nothing in the log that names the person (docs/erasure.md). Decisions that compare owners then
+/// compare pseudonyms; answers that name the user take the id from the request, never from the log.
+///
 /// Each event's `occurredAt` (business time) is the signing time of the document that carried it (the
 /// notification's or transaction's `signedDate`, the receipt's creation date), or the clock's now when the document
 /// has none.
@@ -21,12 +27,27 @@ package struct LedgerRecorder: Sendable {
     let tenancy: TenancyStore
     let clock: LedgerClock
     let verifierCache: VerifierCache
+    package let identities: IdentityStore
 
-    package init(store: EventStore, tenancy: TenancyStore, roots: TrustRoots, clock: LedgerClock) {
+    package init(store: EventStore, tenancy: TenancyStore, identities: IdentityStore, roots: TrustRoots, clock: LedgerClock) {
         self.store = store
         self.tenancy = tenancy
+        self.identities = identities
         self.clock = clock
         self.verifierCache = VerifierCache(roots: roots)
+    }
+
+    /// The pseudonym that stands for `user` in the log.
+    func pseudonym(app: AppRecord, _ user: String) async throws -> String {
+        try await identities.pseudonym(app: app.id, user: user)
+    }
+
+    /// `events` as the log stores them: every app user id replaced by its pseudonym.
+    func pseudonymous(app: AppRecord, _ events: [LedgerEvent]) async throws -> [LedgerEvent] {
+        let ids = Set(events.flatMap(\.userIDs))
+        guard !ids.isEmpty else { return events }
+        let pseudonyms = try await identities.pseudonyms(app: app.id, users: ids)
+        return events.map { $0.mappingUserIDs { pseudonyms[$0] ?? $0 } }
     }
 
     /// An App Store Server Notification V2 (`signedPayload`) delivered to `app`'s notification URL.
@@ -216,6 +237,7 @@ package struct LedgerRecorder: Sendable {
         metadata: EventMetadata
     ) async throws -> (consumedAt: Instant, position: Int64) {
         let now = clock.now()
+        let user = try await pseudonym(app: app, user)
         do {
             let position = try await PurchaseOperations(store: store).consume(
                 app: app.id, originalTransactionID: id, by: user, at: now, metadata: metadata)
@@ -254,6 +276,7 @@ package struct LedgerRecorder: Sendable {
         _ event: LedgerEvent, app: AppRecord, originalTransactionID: String, at instant: Instant,
         metadata: EventMetadata
     ) async throws -> RecordResult {
+        // Decided from the log (`consumptionInputs`): it names the owner by pseudonym already.
         let outcome = try await EventRecorder(store: store).record(
             app: app.id,
             [
@@ -296,6 +319,7 @@ package struct LedgerRecorder: Sendable {
         app: AppRecord, user: String, consented: Bool, source: ConsentSource,
         metadata: EventMetadata
     ) async throws -> (ConsumptionConsent, position: Int64) {
+        let user = try await pseudonym(app: app, user)
         let consent = ConsumptionConsent(appUserID: user, consented: consented, source: source, recordedAt: clock.now())
         let event = LedgerEvent.consumptionConsentRecorded(consent)
         let outcome = try await EventRecorder(store: store).record(
@@ -314,7 +338,7 @@ package struct LedgerRecorder: Sendable {
     /// A purchase paid outside the App Store (a card payment the developer's server took), recorded once per
     /// payment id. Returns whether it was new.
     package func externalPurchase(app: AppRecord, _ purchase: ExternalPurchase, metadata: EventMetadata) async throws -> RecordResult {
-        let event = LedgerEvent.externalPurchase(purchase)
+        let event = try await pseudonymous(app: app, [.externalPurchase(purchase)])[0]
         let outcome = try await EventRecorder(store: store).record(
             app: app.id,
             [
@@ -330,16 +354,22 @@ package struct LedgerRecorder: Sendable {
     /// Links original transactions to `user` under the app's transfer policy; returns the positions appended.
     func link(app: AppRecord, _ ids: [String], to user: String, metadata: EventMetadata) async throws -> [Int64] {
         guard !ids.isEmpty else { return [] }
+        let user = try await pseudonym(app: app, user)
         do {
             return try await RestoreOperation(store: store).restore(
                 app: app.id, originalTransactionIDs: ids, to: user, policy: app.transferPolicy, at: clock.now(), metadata: metadata)
-        } catch let refusal as RestoreRefusal {
+        } catch var refusal as RestoreRefusal {
+            // The rules compared pseudonyms; the refusal names the current owners as the app does.
+            let ids = try await identities.userIDs(app: app.id, pseudonyms: refusal.conflicts.map(\.ownerUserID))
+            for index in refusal.conflicts.indices {
+                refusal.conflicts[index].ownerUserID = ids[refusal.conflicts[index].ownerUserID] ?? refusal.conflicts[index].ownerUserID
+            }
             throw RecordingError.restoreRefused(refusal)
         }
     }
 
     private func record(app: AppRecord, _ events: [LedgerEvent], at instant: Instant, metadata: EventMetadata) async throws -> RecordResult {
-        let appends = StreamNaming.appends(for: events.filter { !$0.isUploadLink })
+        let appends = StreamNaming.appends(for: try await pseudonymous(app: app, events.filter { !$0.isUploadLink }))
         let outcome = try await EventRecorder(store: store).record(app: app.id, appends, occurredAt: { _ in instant }, metadata: metadata)
         return RecordResult(recorded: outcome.recorded, alreadyKnown: outcome.alreadyKnown, positions: outcome.positions)
     }

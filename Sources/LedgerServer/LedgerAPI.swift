@@ -43,9 +43,12 @@ package struct LedgerAPI: Sendable {
         package var consoleSessionLifetime: Int64 = 8 * 3600
         /// How long a console session lasts without a request, in seconds.
         package var consoleIdleLifetime: Int64 = 30 * 60
-        /// The installation's master key (`LEDGER_MASTER_KEY_FILE`), which seals the operators' one-time-password
-        /// secrets; nil: no operator signs in (only the break-glass admin token).
+        /// The installation's master key (`LEDGER_MASTER_KEY_FILE`), which seals the users' data keys (pseudonyms,
+        /// docs/erasure.md) and the operators' one-time-password secrets. Required: `make` refuses to start without it
+        /// (`ledger serve` always has one, by default a key file in the data folder).
         package var masterKey: MasterKeySource?
+        /// The digest signing key (`--signing-key`), which signs the erasure certificates; nil: erasure refuses.
+        package var digestKey: Curve25519.Signing.PrivateKey?
 
         package init(
             adminToken: String? = nil, roots: TrustRoots = .appleDefaults(), maxBodyBytes: Int = 1 << 20,
@@ -75,6 +78,10 @@ package struct LedgerAPI: Sendable {
     let cookie: UserCookie
     let body: RequestBodyReader
     let recorder: LedgerRecorder
+    /// Users' pseudonyms: what the routes look a user up by, and how what leaves the ledger names users again.
+    package let identities: IdentityStore
+    /// Erasing users (`ErasureRoutes`); nil without a digest key.
+    let erasure: UserErasure?
     let users: UserQueries
     /// Status reads: the primary, or the read replica (`ReplicaReads`).
     let reads: ReplicaReads
@@ -91,16 +98,19 @@ package struct LedgerAPI: Sendable {
         pool: PostgresPool, replica: PostgresPool? = nil, configuration: Configuration,
         progress: ProjectionProgress = ProjectionProgress(), logger: Logger
     ) async throws -> LedgerAPI {
+        guard let keys = configuration.masterKey else { throw LedgerAPIError.noMasterKey }
         let tenancy = TenancyStore(pool: pool)
         let secret = try await tenancy.serverSecret(named: "uid_cookie")
+        let identities = IdentityStore(pool: pool, keys: keys)
+        try await identities.prepare()
         return LedgerAPI(
-            configuration: configuration, pool: pool, replica: replica, tenancy: tenancy, cookieKey: secret, progress: progress,
-            logger: logger)
+            configuration: configuration, pool: pool, replica: replica, tenancy: tenancy, identities: identities,
+            cookieKey: secret, progress: progress, logger: logger)
     }
 
     init(
-        configuration: Configuration, pool: PostgresPool, replica: PostgresPool? = nil, tenancy: TenancyStore, cookieKey: [UInt8],
-        progress: ProjectionProgress, logger: Logger
+        configuration: Configuration, pool: PostgresPool, replica: PostgresPool? = nil, tenancy: TenancyStore, identities: IdentityStore,
+        cookieKey: [UInt8], progress: ProjectionProgress, logger: Logger
     ) {
         self.configuration = configuration
         self.pool = pool
@@ -110,21 +120,36 @@ package struct LedgerAPI: Sendable {
         self.cookie = UserCookie(key: cookieKey, lifetime: configuration.cookieLifetime)
         self.auth = Authenticator(
             cache: tenancyCache, adminToken: configuration.adminToken, cookie: cookie, clock: configuration.clock,
-            operatorTokens: OperatorTokenStore(pool: pool), record: OperatorActionLog(pool: pool))
+            operatorTokens: OperatorTokenStore(pool: pool), record: OperatorActionLog(pool: pool), identities: identities)
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
-        self.recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: configuration.roots, clock: configuration.clock)
+        self.identities = identities
+        self.erasure = configuration.digestKey.map { UserErasure(identities: identities, signingKey: $0) }
+        self.recorder = LedgerRecorder(
+            store: store, tenancy: tenancy, identities: identities, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
-        self.reads = ReplicaReads(primary: pool, replica: replica, wait: configuration.replicaWait)
+        self.reads = ReplicaReads(primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities)
         self.webhooks = WebhookStore(pool: pool)
         self.logger = logger
         let cache = tenancyCache
         let live = LiveHub(
-            pool: pool, catalog: { try await cache.products(app: $0) }, clock: configuration.clock,
+            pool: pool, identities: identities, catalog: { try await cache.products(app: $0) }, clock: configuration.clock,
             settings: configuration.live, logger: logger)
         progress.observe { live.wake() }
         self.live = live
         self.readYourWrites = ReadYourWrites(
             visibility: ProjectionVisibility(pool: pool, progress: progress),
             timeout: configuration.readYourWrites)
+    }
+}
+
+/// Why the API cannot be made.
+package enum LedgerAPIError: Error, CustomStringConvertible {
+    case noMasterKey
+
+    package var description: String {
+        switch self {
+        case .noMasterKey:
+            "the API needs the installation's master key (LEDGER_MASTER_KEY_FILE; `ledger serve` makes one in the data folder by default)"
+        }
     }
 }

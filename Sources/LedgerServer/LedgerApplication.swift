@@ -46,6 +46,7 @@ package enum LedgerApplication {
         ).register(on: routes, auth: api.auth)
         UserRoutes(reads: api.reads, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
         LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
+        ErasureRoutes(erasure: api.erasure, live: api.live, clock: clock).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
         GrantRoutes(recorder: api.recorder, cache: api.tenancyCache, body: api.body, readYourWrites: api.readYourWrites, clock: clock)

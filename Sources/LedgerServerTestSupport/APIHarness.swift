@@ -36,6 +36,10 @@ package struct APIHarness: Sendable {
     package let api: LedgerAPI
     /// The installation's master key (operators' one-time-password secrets are sealed under it).
     package let masterKey: SymmetricKey
+    /// The digest signing key the API signs erasure certificates with (one for every harness, like the master key).
+    package static let digestKey = Curve25519.Signing.PrivateKey()
+    /// The users' pseudonyms (the log and read models name users by them).
+    package var identities: IdentityStore { api.identities }
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
@@ -49,12 +53,13 @@ package struct APIHarness: Sendable {
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = now.map { TestClock(now: $0) } ?? TestClock()
-        let masterKey = SymmetricKey(size: .bits256)
+        let masterKey = TestMasterKey.key
         var configuration = LedgerAPI.Configuration(
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
             requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
             live: live)
         configuration.masterKey = MasterKeySource(key: masterKey)
+        configuration.digestKey = digestKey
         let api = try await LedgerAPI.make(pool: pool, configuration: configuration, logger: .init(label: "test"))
         return APIHarness(pool: pool, signer: signer, clock: clock, api: api, masterKey: masterKey)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerConcurrency
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import Logging
 import PostgresClient
@@ -70,11 +71,11 @@ package final class WebhookDispatcher: Sendable {
     }
 
     package init(
-        pool: PostgresPool, settings: WebhookSettings, clock: LedgerClock = .system, render: @escaping WebhookFanOut.Renderer,
-        logger: Logger = Logger(label: "ledger.webhooks")
+        pool: PostgresPool, identities: IdentityStore, settings: WebhookSettings, clock: LedgerClock = .system,
+        render: @escaping WebhookFanOut.Renderer, logger: Logger = Logger(label: "ledger.webhooks")
     ) {
         self.store = WebhookStore(pool: pool)
-        self.fanOut = WebhookFanOut(pool: pool, render: render)
+        self.fanOut = WebhookFanOut(pool: pool, identities: identities, render: render)
         self.sender = WebhookSender(policy: OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses), limits: settings.limits)
         self.settings = settings
         self.clock = clock

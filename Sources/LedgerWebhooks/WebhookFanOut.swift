@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import Logging
@@ -12,6 +13,7 @@ package struct WebhookChange: Sendable {
     package var type: String
     /// The purchase the event is about; nil for an event about the user alone (a support grant).
     package var originalTransactionID: String?
+    /// The owner, as the app names them (the log names them by pseudonym; an erased user stays their pseudonym).
     package var appUserID: String?
     /// `production` or `sandbox` (Xcode and local testing count as sandbox); nil while unknown.
     package var environment: String?
@@ -49,11 +51,13 @@ package struct WebhookFanOut: Sendable {
     static let projections = [SubscriptionStatusReducer.name, PurchaseRecordReducer.name, GrantsReducer.name]
 
     let pool: PostgresPool
+    let identities: IdentityStore
     let render: Renderer
     let batchSize: Int
 
-    package init(pool: PostgresPool, batchSize: Int = 500, render: @escaping Renderer) {
+    package init(pool: PostgresPool, identities: IdentityStore, batchSize: Int = 500, render: @escaping Renderer) {
         self.pool = pool
+        self.identities = identities
         self.batchSize = batchSize
         self.render = render
     }
@@ -192,12 +196,14 @@ package struct WebhookFanOut: Sendable {
                 $0.createdAt <= recorded.recordedAt && $0.accepts(type: recorded.type, environment: change.environment)
             }
             guard !targets.isEmpty else { continue }
-            if let owner = change.appUserID {
+            let pseudonym = change.appUserID
+            if let owner = pseudonym {
                 let held = try UserQueries.summaries(
                     app: recorded.appID, owners: [owner], excluding: change.originalTransactionID.map { [$0] } ?? [], on: connection)
                 change.owned.subscriptions = held.subscriptions + (change.subscription.map { [$0] } ?? [])
                 change.owned.purchases = held.purchases + (change.purchase.map { [$0] } ?? [])
                 if case .purchase = subject { change.owned.grants = held.grants }
+                change.appUserID = try identities.userID(app: recorded.appID, pseudonym: owner, on: connection) ?? owner
             }
             if catalogs[recorded.appID] == nil {
                 catalogs[recorded.appID] = try connection.query(
@@ -207,7 +213,7 @@ package struct WebhookFanOut: Sendable {
                 ).map(TenancyStore.product)
             }
             change.catalog = catalogs[recorded.appID] ?? []
-            let orderKey = change.appUserID.map { "user:" + $0 } ?? subject.stream
+            let orderKey = pseudonym.map { "user:" + $0 } ?? subject.stream
             for endpoint in targets {
                 let (sequence, previous) = try sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey, on: connection)
                 let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)

@@ -14,7 +14,8 @@ package enum WebhookPayload {
         let at = change.event.recordedAt
         var user: UserState?
         if let owner = change.appUserID {
-            let snapshot = UserSnapshot(appUserID: owner, owned: change.owned, catalog: change.catalog.catalog, at: at)
+            // The summaries name the owner by pseudonym; the payload names them as the app does (`owner`).
+            let snapshot = UserSnapshot(appUserID: change.owned.owner ?? owner, owned: change.owned, catalog: change.catalog.catalog, at: at)
             user = UserState(
                 entitlements: EntitlementBody.list(snapshot.entitlements),
                 productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: change.catalog))

@@ -1,3 +1,4 @@
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import Logging
@@ -11,8 +12,9 @@ package struct WebhookService: Service {
 
     /// Follows `progress` (this process's projection worker), so that a delivery is made as soon as the projections
     /// have applied its event.
-    package init(pool: PostgresPool, settings: WebhookSettings, progress: ProjectionProgress, logger: Logger) {
-        let dispatcher = WebhookDispatcher(pool: pool, settings: settings, render: WebhookPayload.render, logger: logger)
+    package init(pool: PostgresPool, identities: IdentityStore, settings: WebhookSettings, progress: ProjectionProgress, logger: Logger) {
+        let dispatcher = WebhookDispatcher(
+            pool: pool, identities: identities, settings: settings, render: WebhookPayload.render, logger: logger)
         progress.observe { dispatcher.wake() }
         self.dispatcher = dispatcher
     }

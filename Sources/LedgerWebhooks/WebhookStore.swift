@@ -300,6 +300,20 @@ public struct WebhookStore: Sendable {
 
     // MARK: Rows
 
+    /// Erasure (docs/erasure.md): the deliveries about `user` name the pseudonym instead, their bodies (which named
+    /// the id) are replaced by a note, and those not yet sent are given up; in the erasure's transaction.
+    package static func forget(app appID: String, user: String, pseudonym: String, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            UPDATE ledger.webhook_deliveries
+            SET app_user_id = \(pseudonym),
+                payload = json_build_object('type', event_type, 'erased', true, 'app_user_id', \(pseudonym)::text)::text,
+                status = CASE WHEN status = 'pending' THEN 'given_up' ELSE status END,
+                finished_at = COALESCE(finished_at, now())
+            WHERE app_id = \(appID) AND app_user_id = \(user)
+            """)
+    }
+
     static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }

@@ -47,7 +47,7 @@ enum SettingsFile {
         let roots = try SettingsFile.roots(world.signer).flatMap { ["--root", $0] }
         let ids = TestScratch.path("ids-\(UUID().uuidString).txt")
         try "# purchases to import\n1000\n\n2000\n".write(toFile: ids, atomically: true, encoding: .utf8)
-        let base = ["appstore", "backfill", "--database-url", world.url, "--app", world.app.id] + roots
+        let base = ["appstore", "backfill", "--database-url", world.url, "--app", world.app.id, "--master-key", SyncWorld.masterKeyFile] + roots
         #expect(try await ledger(base + ["--config", config, "--from-file", ids]) == 0)
         #expect(Set(try await world.events().keys.filter { $0.hasPrefix("tx:") }).count == 61)
         // Running it again records nothing and still succeeds.
@@ -93,10 +93,9 @@ enum SettingsFile {
         let clients = AppStoreClients(
             settings: try AppStoreAPISettings.load(path: try SettingsFile.write(world: world)),
             retryPolicy: SyncWorld.retryPolicy, logger: world.logger)
-        let api = try await LedgerAPI.make(
-            pool: world.pool,
-            configuration: .init(
-                adminToken: "admin-token", roots: TrustRoots(certificates: world.signer.roots), appStore: clients), logger: world.logger)
+        let api = try await world.makeAPI(
+            .init(
+                adminToken: "admin-token", roots: TrustRoots(certificates: world.signer.roots), appStore: clients))
         let (_, secret) = try await world.tenancy.createKey(app: world.app.id, kind: .secret, name: nil)
         let other = try await world.tenancy.createApp(.init(accountID: world.app.accountID, name: "Other", bundleID: "com.other"))
         let (_, otherSecret) = try await world.tenancy.createKey(app: other.id, kind: .secret, name: nil)

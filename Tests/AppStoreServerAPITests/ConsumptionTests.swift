@@ -5,6 +5,7 @@ import AppStoreSync
 import AppStoreVerification
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerRecording
 import LedgerServer
 import LedgerStore
@@ -30,9 +31,7 @@ import UTCTime
             let clients = AppStoreClients(
                 settings: try AppStoreAPISettings.load(path: settings), retryPolicy: SyncWorld.retryPolicy,
                 logger: world.logger)
-            let api = try await LedgerAPI.make(
-                pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
-                logger: world.logger)
+            let api = try await world.makeAPI(.init(roots: .init(certificates: world.signer.roots)))
             return Answering(world: world, service: AppStoreService(api: api, clients: clients, logger: world.logger), settings: settings)
         }
 
@@ -120,6 +119,7 @@ import UTCTime
             return
         }
         #expect(sent.appleStatus == 202 && sent.answer?.refundPreference == .grantProrated && sent.answer?.consumptionPercentage == 33_333)
+        // (Read revealed: the log names the owner by pseudonym.)
         #expect(sent.inputs?.appUserID == SyncWorld.userA && sent.inputs?.productType == .autoRenewable)
         #expect(sent.inputs?.periodStart == Instant(epochMilliseconds: start) && sent.inputs?.requestedAt == Instant(epochMilliseconds: asked))
         #expect(sent.inputs?.consent?.consented == true && sent.inputs?.refundPolicy == .byConsumption)
@@ -128,7 +128,8 @@ import UTCTime
         // Undelivered (1103 was never consumed), from the command line: granted in full.
         try await answering.request(Self.coins(1103))
         let roots = try SettingsFile.roots(world.signer).flatMap { ["--root", $0] }
-        let command = ["appstore", "answer-consumption", "--database-url", world.url, "--app", world.app.id] + roots
+        let command =
+            ["appstore", "answer-consumption", "--database-url", world.url, "--app", world.app.id, "--master-key", SyncWorld.masterKeyFile] + roots
         #expect(try await ledger(command + ["--config", answering.settings]) == 0)
         #expect(answering.received["PUT \(Self.path)1103"] == Self.body(0, "UNDELIVERED_OTHER", "GRANT_FULL"))
         #expect(try await ledger(command + ["--config", try SettingsFile.write(world: world)]) == 2)  // not opted in
@@ -229,9 +230,10 @@ import UTCTime
 
         // The user's history: the requests (9999's token names customer A too), each decision, and the consents, in order.
         try await world.project()
-        let history = try await UserQueries(pool: world.pool).timeline(app: world.app.id, user: SyncWorld.userA, after: 0, limit: 1000)
+        let pseudonymA = try #require(try await world.recorder.identities.find(app: world.app.id, user: SyncWorld.userA))
+        let history = try await UserQueries(pool: world.pool).timeline(app: world.app.id, pseudonym: pseudonymA, after: 0, limit: 1000)
             .filter { $0.type.contains("consumption") }.map { "\($0.streamID) \($0.type)" }
-        let consent = "user:\(SyncWorld.userA) user.consumption_consent_recorded"
+        let consent = "user:\(pseudonymA) user.consumption_consent_recorded"
         #expect(
             history == [
                 "otx:1102 transaction.consumption_requested", "otx:9999 transaction.consumption_requested",

@@ -73,9 +73,7 @@ import UTCTime
         // Two instances of `serve` on one database.
         var made: [AppStoreService] = []
         for _ in 0..<2 {
-            let api = try await LedgerAPI.make(
-                pool: world.pool, configuration: .init(roots: .init(certificates: world.signer.roots)),
-                logger: world.logger)
+            let api = try await world.makeAPI(.init(roots: .init(certificates: world.signer.roots)))
             made.append(AppStoreService(api: api, clients: clients, logger: world.logger))
         }
         let instances = made
@@ -103,10 +101,9 @@ import UTCTime
             world.fake.addNotification(signedDate: notification.signed, signedPayload: notification.payload)
         }
         let now = Mutex(start)
-        let api = try await LedgerAPI.make(
-            pool: world.pool,
-            configuration: .init(
-                roots: .init(certificates: world.signer.roots), clock: LedgerClock { now.withLock { $0 } }), logger: world.logger)
+        let api = try await world.makeAPI(
+            .init(
+                roots: .init(certificates: world.signer.roots), clock: LedgerClock { now.withLock { $0 } }))
         func service(_ config: String) throws -> AppStoreService {
             AppStoreService(
                 api: api,

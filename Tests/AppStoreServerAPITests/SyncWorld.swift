@@ -6,6 +6,7 @@ import AppStoreVerification
 import Crypto
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -40,6 +41,15 @@ struct SyncWorld: Sendable {
     let fake: FakeAppStoreServer
     let recorder: LedgerRecorder
     let logger = Logger(label: "test.appstore-sync")
+    /// One master key for every world and API on a database (a world reopened on its database reads its identities).
+    static let masterKey = MasterKeySource(key: SymmetricKey(data: [UInt8](repeating: 7, count: 32)))
+    /// A key file of it, for the `ledger` commands a test runs on a world's database (`--master-key`).
+    static let masterKeyFile: String = {
+        let path = NSTemporaryDirectory() + "ledger-syncworld-master-key-\(ProcessInfo.processInfo.processIdentifier)"
+        FileManager.default.createFile(
+            atPath: path, contents: Data((String(repeating: "07", count: 32) + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        return path
+    }()
 
     static func make(
         bundleID: String = bundleID, signer: AppStoreTestSigner? = nil, failureRate: Double = 0, seed: UInt64 = 42,
@@ -68,8 +78,8 @@ struct SyncWorld: Sendable {
             renewalInfoJSON: { AppStorePayloads.renewalInfo(original: "2100", autoRenew: 0, signed: $0) })
         try await fake.start()
         let recorder = LedgerRecorder(
-            store: EventStore(pool: pool), tenancy: tenancy, roots: TrustRoots(certificates: signer.roots),
-            clock: .system)
+            store: EventStore(pool: pool), tenancy: tenancy, identities: IdentityStore(pool: pool, keys: Self.masterKey),
+            roots: TrustRoots(certificates: signer.roots), clock: .system)
         return SyncWorld(
             url: url, pool: pool, tenancy: tenancy, app: app, signer: signer, privateKey: privateKey, fake: fake,
             recorder: recorder)
@@ -166,16 +176,20 @@ struct SyncWorld: Sendable {
 
     // MARK: Reading the log
 
-    /// Every event of the app: idempotency key → (type, payload, metadata source).
+    /// Every event of the app: idempotency key → (type, payload, metadata source), with every pseudonym revealed as the
+    /// app user id it stands for.
     func events() async throws -> [String: (type: String, payload: String, source: String?)] {
         let rows = try await pool.query(
             """
             SELECT idempotency_key, event_type, payload::text, metadata->>'source' FROM ledger.events WHERE app_id = \(app.id)
             """)
+        // Revealed: two worlds name the same users by different pseudonyms.
+        let ids = try await IdentityStore(pool: pool, keys: Self.masterKey).all(app: app.id).filter { $0.key != $0.value }
+        func reveal(_ text: String) -> String { ids.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
         var events: [String: (type: String, payload: String, source: String?)] = [:]
         for row in rows {
-            events[try row.decode(String.self, at: 0)] = (
-                try row.decode(String.self, at: 1), try row.decode(String.self, at: 2),
+            events[reveal(try row.decode(String.self, at: 0))] = (
+                try row.decode(String.self, at: 1), reveal(try row.decode(String.self, at: 2)),
                 try row.decode(String?.self, at: 3)
             )
         }

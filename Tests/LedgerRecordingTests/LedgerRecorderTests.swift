@@ -1,7 +1,9 @@
+import Crypto
 import AppStoreSamples
 import AppStoreVerification
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerRecording
 import LedgerStore
 import LedgerTenancy
@@ -37,7 +39,9 @@ import UTCTime
                 appleAppID: 1234, transferPolicy: policy))
         let signer = try AppStoreTestSigner()
         let clock = LedgerClock { Instant(epochMilliseconds: jan1 + 5 * day) }
-        let recorder = LedgerRecorder(store: store, tenancy: tenancy, roots: TrustRoots(certificates: signer.roots), clock: clock)
+        let identities = IdentityStore(pool: pool, keys: MasterKeySource(key: SymmetricKey(size: .bits256)))
+        let recorder = LedgerRecorder(
+            store: store, tenancy: tenancy, identities: identities, roots: TrustRoots(certificates: signer.roots), clock: clock)
         return World(recorder: recorder, store: store, signer: signer, app: app)
     }
 

@@ -2,6 +2,7 @@ import AppStoreSamples
 import Foundation
 import HTTPTypes
 import LedgerDomain
+import LedgerPrivacy
 import LedgerServerTestSupport
 import PostgresClient
 import Testing
@@ -301,8 +302,10 @@ import UTCTime
         try await harness.test { api in
             let tenant = try await api.tenant()
             let day = Instant(microsecondsSinceEpoch: 1_767_225_600_000_000)
+            // Written as the ledger writes it: the user named by their pseudonym.
+            let many = try await harness.identities.pseudonym(app: tenant.appID, user: "many")
             let facts = TransactionFacts(
-                appUserID: "many", productID: "monthly", transactionID: "TXID", originalTransactionID: "many-otx",
+                appUserID: many, productID: "monthly", transactionID: "TXID", originalTransactionID: "many-otx",
                 environment: .production, purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
             let started = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
             let renewed = LedgerEvent.subscriptionRenewed(Renewal(transaction: facts)).encoded()

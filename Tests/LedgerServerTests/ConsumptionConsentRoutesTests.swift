@@ -1,6 +1,7 @@
 import AppStoreSamples
 import Foundation
 import HTTPTypes
+import LedgerPrivacy
 import LedgerServerTestSupport
 import Testing
 
@@ -27,7 +28,9 @@ import Testing
                 .filter { $0["type"] as? String == "user.consumption_consent_recorded" }
             #expect(events.map { ($0["payload"] as? [String: Any])?["consented"] as? Bool } == [true, false])
             #expect(events.map { ($0["payload"] as? [String: Any])?["source"] as? String } == ["app", "backend"])
-            #expect(events.allSatisfy { $0["stream"] as? String == "user:alice" })
+            // The timeline shows the log as stored: the user's stream is named by their pseudonym, never their id.
+            let alice = try #require(try await harness.identities.find(app: tenant.appID, user: "alice"))
+            #expect(alice.hasPrefix("usr_") && events.allSatisfy { $0["stream"] as? String == "user:" + alice })
             // A user with no purchase has a history too once they answered.
             _ = try await api.send(.post, "/v1/users/bob/consumption-consent", headers: tenant.secret, json: #"{"consented":true}"#)
             #expect(try await api.send(.get, "/v1/users/bob/events", headers: tenant.secret).array("events").count == 1)

@@ -232,7 +232,7 @@ import Testing
         let harness = try await APIHarness.make(live: settings)
         let hub = harness.api.live
         let running = Task { await hub.run() }
-        let slow = try hub.open(app: "app", user: "u", key: "k")
+        let slow = try hub.open(app: "app", user: "u", pseudonym: "usr_u", key: "k")
         let deadline = ContinuousClock.now + .seconds(30)
         while hub.streams > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(hub.streams == 0)

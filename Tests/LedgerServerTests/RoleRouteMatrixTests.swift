@@ -43,6 +43,7 @@ import UTCTime
         "POST /v1/users/{user_id}/purchases/{transaction_id}/consume": .appKey, "POST /v1/users/{user_id}/restore": .appKey,
         "POST /v1/users/{user_id}/transactions": .appKey,
         "POST /v1/users/{user_id}/grants": .appKey, "DELETE /v1/users/{user_id}/grants/{grant_id}": .appKey,
+        "DELETE /v1/users/{user_id}": .appKey,
         "POST /v1/apps/{app_id}/webhooks": .appKey, "GET /v1/apps/{app_id}/webhooks": .appKey,
         "GET /v1/apps/{app_id}/webhooks/{endpoint_id}": .appKey, "PATCH /v1/apps/{app_id}/webhooks/{endpoint_id}": .appKey,
         "DELETE /v1/apps/{app_id}/webhooks/{endpoint_id}": .appKey,
@@ -70,6 +71,8 @@ import UTCTime
         // So are support grants.
         "POST /v1/admin/apps/{app_id}/users/{user_id}/grants": .operators(writers: [.support]),
         "DELETE /v1/admin/apps/{app_id}/users/{user_id}/grants/{grant_id}": .operators(writers: [.support]),
+        // Erasure: support or an admin.
+        "DELETE /v1/admin/apps/{app_id}/users/{user_id}": .operators(writers: [.support, .admin]),
         // Invoices are finance's.
         "GET /v1/admin/invoices": .operators(writers: [.finance]), "POST /v1/admin/invoices": .operators(writers: [.finance]),
         "GET /v1/admin/invoice-drafts": .operators(writers: [.finance]), "GET /v1/admin/invoices/{invoice_id}": .operators(writers: [.finance]),

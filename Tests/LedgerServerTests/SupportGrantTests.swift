@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
 import LedgerServer
 import LedgerServerTestSupport
 import LedgerStore
@@ -50,7 +51,8 @@ import UTCTime
             let hub = harness.api.live
             let running = Task { await hub.run() }
             defer { running.cancel() }
-            let stream = try hub.open(app: tenant.appID, user: "alice", key: "k")
+            let stream = try hub.open(
+                app: tenant.appID, user: "alice", pseudonym: try await hub.pseudonym(app: tenant.appID, user: "alice"), key: "k")
             var messages = stream.messages.makeAsyncIterator()
             guard case .state(let first, _, let snapshot)? = await messages.next() else {
                 Issue.record("the live stream sent no snapshot")
@@ -97,12 +99,13 @@ import UTCTime
             #expect(liveEntitlements.first { $0["id"] as? String == "pro" }?["is_active"] as? Bool == true, "\(live)")
 
             // Webhooks: one delivery, about the user, with the grant and the user's entitlements.
-            try await WebhookFanOut(pool: harness.pool, render: WebhookPayload.render).catchUp()
+            try await WebhookFanOut(pool: harness.pool, identities: harness.identities, render: WebhookPayload.render).catchUp()
             let payloads = try await harness.pool.query(
                 "SELECT event_type, order_key, payload FROM ledger.webhook_deliveries WHERE app_id = \(tenant.appID) ORDER BY position")
             let rows = try payloads.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1), try $0.decode(String.self, at: 2)) }
             #expect(rows.map(\.0) == ["user.grant_given"])
-            #expect(rows.first?.1 == "user:alice", "in order with the user's purchases")
+            let pseudonym = try #require(try await harness.identities.find(app: tenant.appID, user: "alice"))
+            #expect(rows.first?.1 == "user:" + pseudonym, "in order with the user's purchases (keyed by pseudonym)")
             let body = try #require(rows.first?.2)
             let data = try #require(Self.json(body)["data"] as? [String: Any])
             #expect((data["grant"] as? [String: Any])?["grant_id"] as? String == grant)
@@ -111,10 +114,11 @@ import UTCTime
             #expect(webhookEntitlements.first?["id"] as? String == "pro" && webhookEntitlements.first?["is_active"] as? Bool == true)
 
             // As of the event (`ledger replay --as-of`'s fold and the console's as-of page).
-            let (streams, _) = try await UserQueries(pool: harness.pool).ownedStreams(app: tenant.appID, user: "alice")
+            let alice = try #require(try await harness.identities.find(app: tenant.appID, user: "alice"))
+            let (streams, _) = try await UserQueries(pool: harness.pool).ownedStreams(app: tenant.appID, pseudonym: alice)
             let recorded = try await UserQueries(pool: harness.pool).events(app: tenant.appID, streams: streams, through: Int64(position))
             let asOf = UserSnapshot(
-                appUserID: "alice", events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil, catalog: Catalog(entitlementsByProduct: [:]),
+                appUserID: alice, events: recorded.compactMap(DomainEventDecoding.decode), asOf: nil, catalog: Catalog(entitlementsByProduct: [:]),
                 at: Self.start)
             #expect(asOf.entitlements["pro"]?.isActive == true)
             let session = try #require(try await ConsoleTests.signIn(api).1)

@@ -77,7 +77,7 @@ import Testing
             #expect(created.status == .created, "\(created.text)")
             let oldSecret = try #require(created.string("secret"))
             let endpointID = try #require(created.string("endpoint_id"))
-            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
+            let dispatcher = WebhookDispatcher(pool: harness.pool, identities: harness.identities, settings: .loopback, render: WebhookPayload.render)
             let running = Task { await dispatcher.run() }
             for (index, user) in users.enumerated() {
                 try await Self.post(api, app: tenant.appID, try Self.history(harness.signer, user: user, original: 1000 * (index + 1), count: 4))
@@ -169,7 +169,7 @@ import Testing
                         type: "REFUND", signed: bought + Self.day,
                         transactionJSON: lifetime(bought + Self.day, bought + Self.day))
                 ])
-            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
+            let dispatcher = WebhookDispatcher(pool: harness.pool, identities: harness.identities, settings: .loopback, render: WebhookPayload.render)
             let running = Task { await dispatcher.run() }
             try await harness.project()
             dispatcher.wake()
@@ -205,7 +205,7 @@ import Testing
                 .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret,
                 json: #"{"url":"http://127.0.0.1:9/hooks"}"#)
             #expect(created.status == .created, "\(created.text)")
-            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: .loopback, render: WebhookPayload.render)
+            let dispatcher = WebhookDispatcher(pool: harness.pool, identities: harness.identities, settings: .loopback, render: WebhookPayload.render)
             let running = Task { await dispatcher.run() }
             let deadline = ContinuousClock.now + .seconds(20)
             while try await harness.pool.query("SELECT count(*) FROM ledger.webhook_endpoints WHERE lease_owner IS NOT NULL")[0]
@@ -504,7 +504,7 @@ import Testing
             let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
             let base = "/v1/apps/\(tenant.appID)/webhooks"
             let id = try #require(try await api.send(.post, base, headers: tenant.secret, json: #"{"url":"\#(receiver.url)"}"#).string("endpoint_id"))
-            let dispatcher = WebhookDispatcher(pool: harness.pool, settings: settings, render: WebhookPayload.render)
+            let dispatcher = WebhookDispatcher(pool: harness.pool, identities: harness.identities, settings: settings, render: WebhookPayload.render)
             let run = RefusingRun(
                 harness: harness, api: api, tenant: tenant, base: base, endpointID: id, receiver: receiver,
                 dispatcher: dispatcher, running: Task { await dispatcher.run() })

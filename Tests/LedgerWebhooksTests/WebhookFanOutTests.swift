@@ -1,9 +1,11 @@
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerStoreTestSupport
 import LedgerTenancy
 @testable import LedgerWebhooks
 import PostgresClient
+import Crypto
 import Testing
 
 /// The fan-out's batches, driven one at a time.
@@ -39,7 +41,9 @@ import Testing
         let worker = ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners())
         _ = try await worker.catchUpThroughNow()
         let newest = try await fixture.store.readForward(after: .start, limit: 100).last?.checkpoint
-        let fanOut = WebhookFanOut(pool: pool, batchSize: 2, render: { _, _ in "{}" })
+        let fanOut = WebhookFanOut(
+            pool: pool, identities: IdentityStore(pool: pool, keys: MasterKeySource(key: SymmetricKey(size: .bits256))), batchSize: 2,
+            render: { _, _ in "{}" })
 
         let skipped = try await pool.withConnection { try fanOut.batch(on: $0) }
         #expect(skipped == (0, 0) as (Int, Int), "a batch without endpoints read events")
@@ -71,7 +75,9 @@ import Testing
         _ = try await fixture.store.append(app: hooked.id, stream: "hooked", events: [event("hooked")])
         _ = try await fixture.store.append(app: quiet.id, stream: "quiet-last", events: [event("quiet-last")])
         _ = try await ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
-        let fanOut = WebhookFanOut(pool: pool, batchSize: 2, render: { _, _ in "{}" })
+        let fanOut = WebhookFanOut(
+            pool: pool, identities: IdentityStore(pool: pool, keys: MasterKeySource(key: SymmetricKey(size: .bits256))), batchSize: 2,
+            render: { _, _ in "{}" })
 
         let read = try await pool.withConnection { try fanOut.batch(on: $0) }
         #expect(read.0 == 1, "the batch read \(read.0) events, not only the one of the app with an endpoint")

@@ -56,10 +56,12 @@ import Testing
         let chaosSeen = chaosCounters.snapshot
         #expect(chaosSeen.rejects == 0 && orderlyCounters.snapshot.rejects == 0, "\(chaosSeen.rejectTexts.prefix(3))")
         #expect(try await inspection.eventCount(app: chaotic.appID) == inspection.eventCount(app: orderly.appID))
-        let chaoticKeys = try await Set(inspection.idempotencyKeyCounts(app: chaotic.appID).keys)
-        #expect(try await chaoticKeys == Set(inspection.idempotencyKeyCounts(app: orderly.appID).keys))
-        let chaosStates = try await inspection.projectionStates(app: chaotic.appID)
-        let orderStates = try await inspection.projectionStates(app: orderly.appID)
+        // Compared revealed: the two apps name the same users by different pseudonyms.
+        let (revealChaos, revealOrder) = (try await inspection.revealer(app: chaotic.appID), try await inspection.revealer(app: orderly.appID))
+        let chaoticKeys = try await Set(inspection.idempotencyKeyCounts(app: chaotic.appID).keys.map(revealChaos))
+        #expect(try await chaoticKeys == Set(inspection.idempotencyKeyCounts(app: orderly.appID).keys.map(revealOrder)))
+        let chaosStates = try await inspection.projectionStates(app: chaotic.appID).mapValues(revealChaos)
+        let orderStates = try await inspection.projectionStates(app: orderly.appID).mapValues(revealOrder)
         #expect(!orderStates.isEmpty)
         let differing = Set(chaosStates.keys).union(orderStates.keys).filter { chaosStates[$0] != orderStates[$0] }
         #expect(

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerServerTestSupport
 import PostgresClient
 import PostgresTestSupport
 
@@ -10,6 +11,14 @@ struct LogInspection: Sendable {
     private func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let databaseURL = databaseURL
         return try await Blocking.run { try body(try PostgresConnection.connect(PostgresConfiguration(connectionString: databaseURL))) }
+    }
+
+    /// `text` with every pseudonym of `app` revealed as the app user id it stands for (`TestMasterKey`, which the test
+    /// servers use): two apps of the same facts name the same users by different pseudonyms.
+    func revealer(app: String) async throws -> @Sendable (String) -> String {
+        let pool = PostgresPool(configuration: try PostgresConfiguration(connectionString: databaseURL), size: 1)
+        defer { Task { await pool.shutdown() } }
+        return try await TestMasterKey.revealer(app: app, pool: pool)
     }
 
     /// How many events of `app` carry each idempotency key.

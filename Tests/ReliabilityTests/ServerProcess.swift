@@ -1,6 +1,7 @@
 import AppStoreSamples
 import EmbeddedPostgres
 import Foundation
+import LedgerServerTestSupport
 import Glibc
 import LedgerStore
 import PostgresTestSupport
@@ -60,6 +61,8 @@ actor ServerProcess {
         }
         environment["LEDGER_ADMIN_TOKEN"] = adminToken
         environment["LEDGER_LOG_LEVEL"] = environment["LEDGER_LOG_LEVEL"] ?? "warning"
+        // One master key for every test server, so that a test can read the identities they sealed.
+        environment["LEDGER_MASTER_KEY_FILE"] = environment["LEDGER_MASTER_KEY_FILE"] ?? TestMasterKey.file
         environment.merge(extraEnvironment) { $1 }
         self.environment = environment
         logPath = TestScratch.path("serve-\(port).log")

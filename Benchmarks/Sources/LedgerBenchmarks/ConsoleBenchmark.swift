@@ -21,8 +21,15 @@ struct ConsoleBenchmark {
         let tenancy = TenancyStore(pool: pool)
         let account = try await tenancy.createAccount(name: "bench console")
         let app = try await tenancy.createApp(.init(accountID: account.id, name: "console", bundleID: "com.bench.console"))
+        // The log names users by pseudonym (docs/erasure.md): the server makes the user's when it first hears of them
+        // (a consent recorded through the API), and the events written here name it, as the server's would.
+        let (_, secret) = try await tenancy.createKey(app: app.id, kind: .secret, name: nil)
+        _ = try await ExternalTool.run(["curl", "-sSf", "-o", "/dev/null", "-H", "Authorization: Bearer \(secret)", "-H", "Content-Type: application/json",
+                                        "--data", #"{"consented":true}"#, server.baseURL + "/v1/users/console-user/consumption-consent"])
+        guard let pseudonym = try await pool.query("SELECT pseudonym FROM ledger.identities WHERE app_id = \(app.id)").first?.decode(String.self, at: 0)
+        else { throw ExternalTool.Failed(command: "console", output: "the server made no pseudonym for console-user") }
         let day = Dataset.day
-        let facts = TransactionFacts(appUserID: "console-user", productID: "monthly", transactionID: "TXID", originalTransactionID: "console-otx",
+        let facts = TransactionFacts(appUserID: pseudonym, productID: "monthly", transactionID: "TXID", originalTransactionID: "console-otx",
                                      environment: .production, purchaseDate: day, expiresDate: day.adding(days: 30), signedDate: day)
         let started = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts)).encoded()
         let renewed = LedgerEvent.subscriptionRenewed(Renewal(transaction: facts)).encoded()

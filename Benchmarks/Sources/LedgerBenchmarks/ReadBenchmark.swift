@@ -56,7 +56,15 @@ struct ReadBenchmark {
             return fields.count == 4 ? (String(fields[0]), String(fields[3])) : nil
         }
         guard !apps.isEmpty else { throw ExternalTool.Failed(command: "read statement", output: "no apps in \(dataset.appsFile)") }
-        let (url, users, seconds) = (cluster.url, dataset.usersPerApp, seconds)
+        // The statement finds a user by the blind index of their id (keyed by the server's master key); the server
+        // made them when it adopted the data set's users, so they are read here rather than computed.
+        let indexes = try cluster.connect().query("SELECT app_id, blind_index FROM ledger.identities WHERE blind_index IS NOT NULL")
+        let byApp = Dictionary(grouping: try indexes.map { (try $0.decode(String.self, at: 0), try $0.decode([UInt8].self, at: 1)) }, by: \.0)
+            .mapValues { $0.map(\.1) }
+        guard apps.allSatisfy({ byApp[$0.0]?.isEmpty == false }) else {
+            throw ExternalTool.Failed(command: "read statement", output: "the server has not adopted the data set's users")
+        }
+        let (url, seconds) = (cluster.url, seconds)
         let answered = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
         let (_, elapsed) = try await ExternalTool.timed {
@@ -71,9 +79,10 @@ struct ReadBenchmark {
                             let connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: url))
                             var count = 0
                             while Date() < deadline {
-                                let (app, prefix) = apps[Int.random(in: 0..<apps.count)]
+                                let (app, _) = apps[Int.random(in: 0..<apps.count)]
+                                let users = byApp[app] ?? []
                                 let rows = try connection.query(prepared: UserQueries.statusReadQuery(
-                                    app: app, user: "user-\(prefix)\(Int.random(in: 1...users))"))
+                                    app: app, userIndex: users[Int.random(in: 0..<users.count)]))
                                 guard rows.count == 1 else { throw ExternalTool.Failed(command: "read statement", output: "\(rows.count) rows") }
                                 count += 1
                             }

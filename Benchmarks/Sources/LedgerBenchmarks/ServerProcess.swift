@@ -44,9 +44,10 @@ final class ServerProcess: Sendable {
         return server
     }
 
-    /// Polls `/ready` until the server answers (it migrates and connects first).
+    /// Polls `/ready` until the server answers (it migrates and connects first; its first start on a data set also
+    /// adopts the data set's users, written by id as a log from before pseudonyms would be: docs/erasure.md).
     private func waitUntilReady(log: String) async throws {
-        for _ in 0..<600 {
+        for _ in 0..<6_000 {
             if (try? await ExternalTool.run(["curl", "-sf", "-o", "/dev/null", baseURL + "/ready"])) != nil { return }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
@@ -54,7 +55,7 @@ final class ServerProcess: Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ExternalTool.Failed(command: "ledger serve", output: "not ready after 60 s")
+        throw ExternalTool.Failed(command: "ledger serve", output: "not ready after 600 s")
     }
 
     /// Peak resident memory since the last `resetPeak()`, in MiB (`VmHWM`).

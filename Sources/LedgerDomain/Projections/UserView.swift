@@ -55,4 +55,8 @@ public struct OwnedSummaries: Sendable, Equatable {
     /// whatever its state now) or a grant. An unknown user's state is empty, and `known: false` tells that apart from
     /// a user who holds nothing active, which a mistyped id would otherwise look like.
     public var isKnown: Bool { !subscriptions.isEmpty || !purchases.isEmpty || !grants.isEmpty }
+
+    /// The owner the summaries name, for one user's summaries (a status read's): the pseudonym the log names the user
+    /// by, which `UserView` and `UserSnapshot` select by; nil when there are none.
+    public var owner: String? { subscriptions.first?.ownerUserID ?? purchases.first?.ownerUserID ?? grants.first?.appUserID }
 }

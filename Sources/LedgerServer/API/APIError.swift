@@ -41,6 +41,9 @@ package struct APIError: Error, HTTPResponseError, Sendable {
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, "invalid_request", message) }
     static func invalidJSON(_ message: String) -> APIError { APIError(.badRequest, "invalid_json", message) }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, "not_found", message) }
+    /// A read of an erased user: what they had is no longer theirs to read.
+    static let userErased = APIError(
+        .notFound, "user_erased", "this user was erased; the ledger keeps their purchases' facts but nothing that ties them to this id")
     static func unauthorized(_ message: String) -> APIError {
         APIError(.unauthorized, "unauthorized", message, headers: [.wwwAuthenticate: "Bearer"])
     }

@@ -1,6 +1,7 @@
 import Hummingbird
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
 import Logging
 
 // Authentication as middleware on route groups: each group of routes states once who may call it, and its
@@ -62,9 +63,11 @@ struct AdminAuthentication: RouterMiddleware {
         var context = context
         let caller = try await auth.requireAdmin(request, address: context.remoteAddress?.ipAddress)
         let actor = Self.actor(caller, context: context)
-        let route = "\(request.method.rawValue) " + RouteTable.documentedPath(context.endpointPath ?? request.uri.path)
+        let template = RouteTable.documentedPath(context.endpointPath ?? request.uri.path)
+        let route = "\(request.method.rawValue) " + template
+        let path = try await recordedPath(request, template: template, context: context)
         if caller == .breakGlass {
-            try await auth.record.append("break_glass", target: route, detail: request.uri.path, by: actor, at: auth.clock.now())
+            try await auth.record.append("break_glass", target: route, detail: path, by: actor, at: auth.clock.now())
         }
         let isWrite = request.method != .get && request.method != .head
         if isWrite {
@@ -82,12 +85,27 @@ struct AdminAuthentication: RouterMiddleware {
             // retry a write that happened). It is logged loudly instead.
             do {
                 try await auth.record.append(
-                    "api.write", target: route, detail: "\(request.uri.path) → \(response.status.code)", by: actor, at: auth.clock.now())
+                    "api.write", target: route, detail: "\(path) → \(response.status.code)", by: actor, at: auth.clock.now())
             } catch {
                 context.logger.error("the operator record did not take a write", metadata: ["route": "\(route)", "error": "\(error)"])
             }
         }
         return response
+    }
+}
+
+extension AdminAuthentication {
+    /// The request's path as the operator record keeps it: an app user named in it is named by pseudonym
+    /// (`user:usr_…`, looked up before the handler runs, so an erasure's own record names whom it erased), since the
+    /// record, like the log, must not keep an id that erasure would have to remove.
+    func recordedPath(_ request: Request, template: String, context: LedgerRequestContext) async throws -> String {
+        let slots = template.split(separator: "/")
+        guard let slot = slots.firstIndex(of: "{user_id}"), let appID = try? context.path("app_id"), let user = try? context.path("user_id")
+        else { return request.uri.path }
+        var parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard slot < parts.count else { return request.uri.path }
+        parts[slot] = "user:" + ((try await auth.identities.find(app: appID, user: user)) ?? "unknown")
+        return "/" + parts.joined(separator: "/")
     }
 }
 

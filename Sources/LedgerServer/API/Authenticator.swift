@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerOperators
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import UTCTime
@@ -27,13 +28,16 @@ struct Authenticator: Sendable {
     let operatorTokens: OperatorTokenStore
     /// The operator record, where `AdminAuthentication` records break-glass uses and writes.
     let record: OperatorActionLog
+    /// How the operator record names an app user named in a path: by pseudonym.
+    let identities: IdentityStore
     /// Wrong break-glass tokens slow down, then lock, their source address (as failed console sign-ins do).
     let throttle: SignInThrottleStore
 
     init(
         cache: TenancyCache, adminToken: String?, cookie: UserCookie, clock: LedgerClock, operatorTokens: OperatorTokenStore,
-        record: OperatorActionLog
+        record: OperatorActionLog, identities: IdentityStore
     ) {
+        self.identities = identities
         self.cache = cache
         self.adminTokenDigest = adminToken.flatMap { $0.isEmpty ? nil : Array(SHA256.hash(data: Array($0.utf8))) }
         self.cookie = cookie

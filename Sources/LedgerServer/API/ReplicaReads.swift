@@ -1,5 +1,7 @@
 import HTTPTypes
 import Hummingbird
+import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 
@@ -24,8 +26,11 @@ struct ReplicaReads: Sendable {
     let replica: Replica?
     /// How long a read with a token waits for the replica to replay it.
     let wait: Duration
+    /// How a read finds the pseudonym the read models name the request's user by.
+    let identities: IdentityStore
 
-    init(primary: PostgresPool, replica: PostgresPool?, wait: Duration) {
+    init(primary: PostgresPool, replica: PostgresPool?, wait: Duration, identities: IdentityStore) {
+        self.identities = identities
         self.primary = UserQueries(pool: primary)
         self.replica = replica.map { Replica(pool: $0, users: UserQueries(pool: $0)) }
         self.wait = wait
@@ -45,6 +50,30 @@ struct ReplicaReads: Sendable {
         } catch let error as PostgresError where error.isConnectionProblem {
             return (try await read(primary), .primary)
         }
+    }
+
+    /// What the app user `user` owns: one statement, which finds the user's pseudonym by the blind index of their id.
+    /// An erased user is a 404 `user_erased` (asked only when the statement found nothing).
+    func owned(_ request: Request, app: String, user: String) async throws -> (OwnedSummaries, Source) {
+        let index = try await identities.blindIndex(app: app, user: user)
+        let (owned, source) = try await read(request) { try await $0.summaries(app: app, userIndex: index) }
+        if !owned.isKnown { try await refuseErased(app: app, user: user) }
+        return (owned, source)
+    }
+
+    /// The user's timeline after `after` (empty for a user the ledger never heard of; 404 `user_erased` for one erased).
+    func timeline(_ request: Request, app: String, user: String, after: Int64, limit: Int) async throws -> ([RecordedEvent], Source) {
+        let pseudonym = try await identities.find(app: app, user: user)
+        if pseudonym == nil { try await refuseErased(app: app, user: user) }
+        return try await read(request) { users in
+            guard let pseudonym else { return [] }
+            return try await users.timeline(app: app, pseudonym: pseudonym, after: after, limit: limit)
+        }
+    }
+
+    /// Throws 404 `user_erased` when `user` was erased (docs/erasure.md, "After erasure").
+    func refuseErased(app: String, user: String) async throws {
+        if try await identities.erasure(app: app, user: user) != nil { throw APIError.userErased }
     }
 
     /// The token a write answers with: the primary's current WAL position (nil without a replica).

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerConcurrency
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import LedgerWire
@@ -48,6 +49,8 @@ package final class LiveHub: Sendable {
 
     let users: UserQueries
     let live: LiveQueries
+    /// The registry and the read models name users by pseudonym; each stream's messages name its user by the app's id.
+    let identities: IdentityStore
     let catalog: @Sendable (String) async throws -> [ProductRecord]
     let clock: LedgerClock
     let settings: Settings
@@ -59,13 +62,16 @@ package final class LiveHub: Sendable {
         var registry: LiveRegistry
         var continuations: [Int: AsyncStream<LiveMessage>.Continuation] = [:]
         var cursor: LogCheckpoint?
+        /// The app's id of each user (by pseudonym) with a stream open: what their messages name.
+        var appUserIDs: [LiveRegistry.User: String] = [:]
     }
 
     package init(
-        pool: PostgresPool, catalog: @escaping @Sendable (String) async throws -> [ProductRecord], clock: LedgerClock,
-        settings: Settings = Settings(), logger: Logger = Logger(label: "ledger.live")
+        pool: PostgresPool, identities: IdentityStore, catalog: @escaping @Sendable (String) async throws -> [ProductRecord],
+        clock: LedgerClock, settings: Settings = Settings(), logger: Logger = Logger(label: "ledger.live")
     ) {
         self.users = UserQueries(pool: pool)
+        self.identities = identities
         self.live = LiveQueries(pool: pool)
         self.catalog = catalog
         self.clock = clock
@@ -85,11 +91,21 @@ package final class LiveHub: Sendable {
         try state.withLock { state throws(LiveRegistry.Refusal) in try state.registry.checkRoom(key: key) }
     }
 
-    /// Opens a stream for `user` of `app` with the API key `key`; the first message is the user's snapshot.
-    package func open(app: String, user: String, key: String) throws(LiveRegistry.Refusal) -> LiveSubscription {
+    /// The pseudonym `open` takes for the app user `user` (made if the ledger never heard of the user: their first
+    /// purchase then reaches the stream).
+    package func pseudonym(app: String, user: String) async throws -> String {
+        if try await identities.erasure(app: app, user: user) != nil { throw APIError.userErased }
+        return try await identities.pseudonym(app: app, user: user)
+    }
+
+    /// Opens a stream for `user` (named in the log by `pseudonym`) of `app` with the API key `key`; the first message is
+    /// the user's snapshot.
+    package func open(app: String, user: String, pseudonym: String, key: String) throws(LiveRegistry.Refusal) -> LiveSubscription {
         let (stream, continuation) = AsyncStream<LiveMessage>.makeStream(bufferingPolicy: .bufferingOldest(settings.buffer))
         let id = try state.withLock { state throws(LiveRegistry.Refusal) -> Int in
-            let id = try state.registry.open(user: .init(app: app, id: user), key: key)
+            let registered = LiveRegistry.User(app: app, id: pseudonym)
+            let id = try state.registry.open(user: registered, key: key)
+            state.appUserIDs[registered] = user
             state.continuations[id] = continuation
             return id
         }
@@ -97,6 +113,19 @@ package final class LiveHub: Sendable {
         Gauge(label: "ledger_live_streams").record(state.withLock { $0.registry.count })
         signal.fire()
         return LiveSubscription(messages: stream, continuation: continuation)
+    }
+
+    /// Ends every stream of the user `pseudonym` of `app` on this instance (they were erased: nothing may hold their
+    /// id any more); returns how many.
+    @discardableResult
+    package func end(app: String, pseudonym: String) -> Int {
+        let continuations = state.withLock { state in
+            let user = LiveRegistry.User(app: app, id: pseudonym)
+            state.appUserIDs[user] = nil
+            return state.registry.streams(of: user).compactMap { state.continuations[$0] }
+        }
+        for continuation in continuations { continuation.finish() }
+        return continuations.count
     }
 
     private func close(_ id: Int) {
@@ -131,7 +160,11 @@ package final class LiveHub: Sendable {
     }
 
     private func round() async throws {
-        let (users, waiting, cursor) = state.withLock { ($0.registry.users, $0.registry.waitingForSnapshot, $0.cursor) }
+        let (users, waiting, cursor, appUserIDs) = state.withLock { state in
+            let users = state.registry.users
+            state.appUserIDs = state.appUserIDs.filter { users[$0.key.app]?.contains($0.key.id) == true }
+            return (users, state.registry.waitingForSnapshot, state.cursor, state.appUserIDs)
+        }
         guard !users.isEmpty else {
             // Nobody listens: the next stream starts from the frontier of its time.
             state.withLock { $0.cursor = nil }
@@ -165,8 +198,10 @@ package final class LiveHub: Sendable {
                 let grants = Dictionary(grouping: owned.grants, by: \.appUserID)
                 for id in slice {
                     let user = LiveRegistry.User(app: app, id: id)
+                    guard let appUserID = appUserIDs[user] else { continue }  // its streams closed meanwhile
                     let mine = OwnedSummaries(subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [], grants: grants[id] ?? [])
-                    let (json, held) = try Self.state(of: id, owned: mine, catalog: products, at: clock.now(), encoder: encoder)
+                    let (json, held) = try Self.state(
+                        of: appUserID, pseudonym: id, owned: mine, catalog: products, at: clock.now(), encoder: encoder)
                     let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
                     for (id, snapshot) in sends {
                         send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
@@ -181,9 +216,10 @@ package final class LiveHub: Sendable {
 
     /// The user's state as the API shows it, and the purchases it was read from.
     private static func state(
-        of user: String, owned: OwnedSummaries, catalog products: [ProductRecord], at now: Instant, encoder: JSONEncoder
+        of user: String, pseudonym: String, owned: OwnedSummaries, catalog products: [ProductRecord], at now: Instant,
+        encoder: JSONEncoder
     ) throws -> (String, Set<String>) {
-        let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: products.catalog, at: now)
+        let snapshot = UserSnapshot(appUserID: pseudonym, owned: owned, catalog: products.catalog, at: now)
         let body = LiveState(
             appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements),
             productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: products))

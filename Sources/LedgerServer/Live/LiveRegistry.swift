@@ -66,6 +66,9 @@ package struct LiveRegistry: Sendable {
         if !streams.values.contains(where: { $0.user == stream.user }) { purchases[stream.user] = nil }
     }
 
+    /// The streams of `user`.
+    package func streams(of user: User) -> [Int] { streams.filter { $0.value.user == user }.map(\.key).sorted() }
+
     /// Users with a stream still waiting for its snapshot.
     package var waitingForSnapshot: Set<User> {
         Set(streams.values.filter { $0.sent == nil }.map(\.user))

@@ -45,32 +45,15 @@ struct GrantRoutes {
         }
     }
 
-    /// Who acts and in which app, as a route group knows them.
-    private struct Acting {
-        var app: AppRecord
-        var user: String
-        /// What the event names as the actor: an operator id (`op_…`), `break-glass:…`, or `key:<secret key id>`.
-        var actor: String
-    }
-
     func register(on routes: RouteTable, auth: Authenticator) {
         let backend = routes.group("/v1/users/{user_id}/grants", UserAuthentication(auth: auth, timeout: routes.timeout, secretOnly: true))
-        register(backend, path: "/v1/users/{user_id}/grants") { context in
-            let (caller, user) = try context.actor()
-            return Acting(app: caller.app, user: user, actor: "key:" + caller.key.id)
-        }
+        register(backend, path: "/v1/users/{user_id}/grants") { try UserActor.byBackend($0) }
         let admin = routes.group("/v1/admin/apps/{app_id}/users/{user_id}/grants", AdminAuthentication(auth: auth, writers: [.support]))
         let cache = cache
-        register(admin, path: "/v1/admin/apps/{app_id}/users/{user_id}/grants") { context in
-            let appID = try context.path("app_id")
-            guard let app = try await cache.app(id: appID) else { throw TenancyError.unknownApp(appID) }
-            let user = try Check.text(try context.path("user_id"), "user_id", max: 256)
-            guard let caller = context.adminCaller else { throw APIError.forbidden("an operator token is needed") }
-            return Acting(app: app, user: user, actor: AdminAuthentication.actor(caller, context: context).eventActor)
-        }
+        register(admin, path: "/v1/admin/apps/{app_id}/users/{user_id}/grants") { try await UserActor.byOperator($0, cache: cache) }
     }
 
-    private func register(_ group: RouteGroup, path: String, acting: @escaping @Sendable (LedgerRequestContext) async throws -> Acting) {
+    private func register(_ group: RouteGroup, path: String, acting: @escaping @Sendable (LedgerRequestContext) async throws -> UserActor) {
         let (recorder, body, readYourWrites, clock) = (recorder, body, readYourWrites, clock)
         group.on(.post, path) { request, context in
             let who = try await acting(context)

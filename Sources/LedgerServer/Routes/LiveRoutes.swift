@@ -25,10 +25,11 @@ struct LiveRoutes {
                 throw APIError.badRequest("the cursor must be one this stream sent (`<transaction>-<position>`), as `Last-Event-ID` or `?cursor=`")
             }
             let (app, key) = (caller.app.id, caller.key.id)
+            let pseudonym = try await hub.pseudonym(app: app, user: user)
             if request.headers[.upgrade]?.lowercased() == "websocket" {
                 try hub.checkRoom(key: key)
                 return try await WebSocketUpgradeMiddleware<LedgerRequestContext>(onUpgrade: { inbound, outbound, _ in
-                    guard let subscription = try? hub.open(app: app, user: user, key: key) else { return }
+                    guard let subscription = try? hub.open(app: app, user: user, pseudonym: pseudonym, key: key) else { return }
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         // The client's messages are not used; reading them notices a close.
                         group.addTask { for try await _ in inbound {} }
@@ -45,7 +46,7 @@ struct LiveRoutes {
                     .notAcceptable, "not_acceptable",
                     "open the stream as a WebSocket (`Upgrade: websocket`) or as Server-Sent Events (`Accept: text/event-stream`)")
             }
-            let subscription = try hub.open(app: app, user: user, key: key)
+            let subscription = try hub.open(app: app, user: user, pseudonym: pseudonym, key: key)
             var headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
             headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
             return Response(

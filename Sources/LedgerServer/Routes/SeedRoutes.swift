@@ -104,9 +104,8 @@ struct SeedRoutes {
             }
             let catalog = try await seed.cache.products(app: caller.app.id)
             let now = seed.clock.now()
-            let (snapshot, source) = try await seed.reads.read(request) {
-                try await $0.snapshot(app: caller.app.id, user: user, catalog: catalog.catalog, at: now)
-            }
+            let (owned, source) = try await seed.reads.owned(request, app: caller.app.id, user: user)
+            let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog.catalog, at: now)
             return try UserRoutes.from(
                 source,
                 JSONResponse.make(

@@ -20,10 +20,11 @@ struct UserRoutes {
         perUser.on(.get, "/v1/users/{user_id}") { request, context in
             let (caller, user) = try context.actor()
             let app = caller.app
-            let (owned, source) = try await reads.read(request) { try await $0.summaries(app: app.id, owners: [user]) }
+            let (owned, source) = try await reads.owned(request, app: app.id, user: user)
             let catalog = try await cache.products(app: app.id)
             let now = clock.now()
-            let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog.catalog, at: now)
+            // The read models name the user by pseudonym (`owned.owner`); the answer names them as the app does.
+            let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog.catalog, at: now)
             return try Self.from(
                 source,
                 JSONResponse.make(
@@ -38,13 +39,13 @@ struct UserRoutes {
                         unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
                         productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
                         introOfferEligibility: IntroOfferEligibilityBody.list(
-                            UserView(appUserID: user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog))))
+                            UserView(appUserID: owned.owner ?? user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog))))
         }
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (caller, user) = try context.actor()
             let catalog = try await cache.products(app: caller.app.id).catalog
-            let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
-            let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: catalog, at: clock.now())
+            let (owned, source) = try await reads.owned(request, app: caller.app.id, user: user)
+            let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog, at: clock.now())
             return try Self.from(
                 source,
                 JSONResponse.make(
@@ -54,8 +55,8 @@ struct UserRoutes {
         }
         perUser.on(.get, "/v1/users/{user_id}/unconsumed") { request, context in
             let (caller, user) = try context.actor()
-            let (owned, source) = try await reads.read(request) { try await $0.summaries(app: caller.app.id, owners: [user]) }
-            let snapshot = UserSnapshot(appUserID: user, owned: owned, catalog: Catalog(), at: clock.now())
+            let (owned, source) = try await reads.owned(request, app: caller.app.id, user: user)
+            let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: Catalog(), at: clock.now())
             return try Self.from(
                 source,
                 JSONResponse.make(
@@ -67,9 +68,7 @@ struct UserRoutes {
             let (caller, user) = try context.actor()
             let after = try Self.integer(request, "after", default: 0, range: 0...Int64.max)
             let limit = try Self.integer(request, "limit", default: 100, range: 1...1000)
-            let (events, source) = try await reads.read(request) {
-                try await $0.timeline(app: caller.app.id, user: user, after: after, limit: Int(limit))
-            }
+            let (events, source) = try await reads.timeline(request, app: caller.app.id, user: user, after: after, limit: Int(limit))
             return try Self.from(
                 source,
                 JSONResponse.make(

@@ -25,7 +25,7 @@ public struct ChainDigest: Sendable, Equatable {
     }
 
     /// The state of one app's log below `horizon`, computed from the rows themselves.
-    static func measure(on connection: PostgresConnection, app appID: String, horizon: UInt64) throws -> (count: Int64, headsHash: [UInt8]) {
+    package static func measure(on connection: PostgresConnection, app appID: String, horizon: UInt64) throws -> (count: Int64, headsHash: [UInt8]) {
         let limit = TransactionIDValue(value: horizon)
         let count =
             try connection.query(

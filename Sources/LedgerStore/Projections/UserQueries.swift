@@ -5,28 +5,34 @@ import UTCTime
 /// Reads for the per-user views: the summaries of the per-transaction states an app user owns (from the read
 /// models' typed columns, so they may lag the log by one batch) and the events of those transactions and of the
 /// user's own stream (the user's audit timeline).
+///
+/// The log and the read models name users by pseudonym (docs/erasure.md), so these reads take pseudonyms, except the
+/// status read (`summaries(app:userIndex:)`), which takes the blind index of the app's user id and finds the
+/// pseudonym in its one statement.
 public struct UserQueries: Sendable {
     public let pool: PostgresPool
 
     public init(pool: PostgresPool) { self.pool = pool }
 
-    /// The app users a search names: an app user id that owns something or holds a grant, or the owner of an original transaction id
-    /// or a transaction id (the latest of a subscription, a one-time purchase's, or a month's paying transaction).
-    package func findOwners(app appID: String, query: String) async throws -> [String] {
+    /// The app users (pseudonyms) a search names: `pseudonym` (the pseudonym of the app user id searched for, when
+    /// there is one) if they own something or hold a grant, or the owner of an original transaction id or a
+    /// transaction id (the latest of a subscription, a one-time purchase's, or a month's paying transaction).
+    package func findOwners(app appID: String, query: String, pseudonym: String?) async throws -> [String] {
+        let pseudonym = pseudonym ?? ""
         let rows = try await pool.query(
             """
             SELECT DISTINCT owner_app_user_id FROM (
                 SELECT owner_app_user_id FROM ledger.subscriptions WHERE app_id = \(appID)
-                    AND (owner_app_user_id = \(query) OR original_transaction_id = \(query) OR latest_transaction_id = \(query))
+                    AND (owner_app_user_id = \(pseudonym) OR original_transaction_id = \(query) OR latest_transaction_id = \(query))
                 UNION ALL
                 SELECT owner_app_user_id FROM ledger.purchases WHERE app_id = \(appID)
-                    AND (owner_app_user_id = \(query) OR original_transaction_id = \(query) OR transaction_id = \(query))
+                    AND (owner_app_user_id = \(pseudonym) OR original_transaction_id = \(query) OR transaction_id = \(query))
                 UNION ALL
                 SELECT s.owner_app_user_id FROM ledger.paying_users p JOIN ledger.subscriptions s
                     ON s.app_id = p.app_id AND s.original_transaction_id = p.original_transaction_id
                     WHERE p.app_id = \(appID) AND p.transaction_id = \(query)
                 UNION ALL
-                SELECT app_user_id FROM ledger.user_grants WHERE app_id = \(appID) AND app_user_id = \(query)
+                SELECT app_user_id FROM ledger.user_grants WHERE app_id = \(appID) AND app_user_id = \(pseudonym)
             ) found WHERE owner_app_user_id IS NOT NULL ORDER BY 1 LIMIT 50
             """)
         return try rows.map { try $0.decode(String.self, at: 0) }
@@ -41,6 +47,15 @@ public struct UserQueries: Sendable {
         }
     }
 
+    /// The summaries of what the user whose id has the blind index `userIndex` owns (`IdentityStore.blindIndex`): one
+    /// prepared statement that finds the pseudonym and reads the summaries (`ownedByIndexSQL`); empty for a user never
+    /// named.
+    public func summaries(app appID: String, userIndex: [UInt8]) async throws -> OwnedSummaries {
+        try await pool.withConnection { connection in
+            try Self.decode(try connection.query(prepared: Self.statusReadQuery(app: appID, userIndex: userIndex)))
+        }
+    }
+
     /// `summaries(app:owners:excluding:)` on a connection the caller holds (the webhook fan-out, in its transaction).
     package static func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [], on connection: PostgresConnection)
         throws -> OwnedSummaries
@@ -51,13 +66,16 @@ public struct UserQueries: Sendable {
         // for the actual one-element array and planned again on every call.
         let query =
             if owners.count == 1, let owner = owners.first {
-                statusReadQuery(app: appID, user: owner)
+                PostgresQuery(unsafeSQL: ownedByOneSQL, bindings: [appID.postgresValue, owner.postgresValue])
             } else {
                 PostgresQuery(
                     unsafeSQL: ownedByAnySQL,
                     bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
             }
-        let rows = try connection.query(prepared: query)
+        return try decode(try connection.query(prepared: query), excluding: excluding)
+    }
+
+    static func decode(_ rows: PostgresRows, excluding: Set<String> = []) throws -> OwnedSummaries {
         var owned = OwnedSummaries()
         for row in rows {
             var cells = PostgresRowCursor(row)
@@ -77,10 +95,11 @@ public struct UserQueries: Sendable {
         return owned
     }
 
-    /// The one statement of a status read: the summaries of what `user` owns in `app` (`ownedByOneSQL`). Public so
-    /// the benchmarks can time PostgreSQL answering it alone, beside the HTTP read that runs it.
-    public static func statusReadQuery(app appID: String, user: String) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: ownedByOneSQL, bindings: [appID.postgresValue, user.postgresValue])
+    /// The one statement of a status read: the summaries of what the user with the blind index `userIndex` owns in
+    /// `app` (`ownedByIndexSQL`). Public so the benchmarks can time PostgreSQL answering it alone, beside the HTTP read
+    /// that runs it.
+    public static func statusReadQuery(app appID: String, userIndex: [UInt8]) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: ownedByIndexSQL, bindings: [appID.postgresValue, userIndex.postgresValue])
     }
 
     /// The owned rows of both purchase tables and the owners' grants in one result: a flag (true for a subscription,
@@ -88,6 +107,8 @@ public struct UserQueries: Sendable {
     /// grants (JSON); each kind's columns are NULL on the others' rows.
     static let ownedByOneSQL = ownedSummariesSQL(owner: "= $2")
     static let ownedByAnySQL = ownedSummariesSQL(owner: "= ANY($2)")
+    static let ownedByIndexSQL = ownedSummariesSQL(
+        owner: "= (SELECT pseudonym FROM ledger.identities WHERE app_id = $1 AND blind_index = $2::bytea)")
 
     static func ownedSummariesSQL(owner condition: String) -> String {
         func nulls(_ table: ReadModelTable, _ names: [String]) -> String {
@@ -107,15 +128,18 @@ public struct UserQueries: Sendable {
             """
     }
 
-    /// The user's view: every per-user projection, evaluated at `instant` with the app's `catalog`.
-    public func snapshot(app appID: String, user appUserID: String, catalog: Catalog, at instant: Instant) async throws -> UserSnapshot {
-        UserSnapshot(appUserID: appUserID, owned: try await summaries(app: appID, owners: [appUserID]), catalog: catalog, at: instant)
+    /// The view of the user `appUserID` (whose blind index is `userIndex`): every per-user projection, evaluated at
+    /// `instant` with the app's `catalog`.
+    public func snapshot(app appID: String, user appUserID: String, userIndex: [UInt8], catalog: Catalog, at instant: Instant)
+        async throws -> UserSnapshot
+    {
+        UserSnapshot(appUserID: appUserID, owned: try await summaries(app: appID, userIndex: userIndex), catalog: catalog, at: instant)
     }
 
-    /// The user's history: the streams of every transaction the user owns now and the user's own stream (facts about
+    /// The history of the user `pseudonym`: the streams of every transaction the user owns now and the user's own stream (facts about
     /// the user rather than a purchase: grants, consent to consumption answers), with what they own (the console reads
     /// both).
-    public func ownedStreams(app appID: String, user appUserID: String) async throws -> (streams: [String], owned: OwnedSummaries) {
+    public func ownedStreams(app appID: String, pseudonym appUserID: String) async throws -> (streams: [String], owned: OwnedSummaries) {
         let owned = try await summaries(app: appID, owners: [appUserID])
         let ids = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
         return (ids.sorted().map { LedgerStreams.purchase(originalTransactionID: $0) } + [LedgerStreams.user(appUserID: appUserID)], owned)
@@ -123,8 +147,8 @@ public struct UserQueries: Sendable {
 
     /// The events of the user's history (`ownedStreams`) after log position `after`, in position order, at most
     /// `limit` of them.
-    public func timeline(app appID: String, user appUserID: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
-        try await events(app: appID, streams: try await ownedStreams(app: appID, user: appUserID).streams, after: position, limit: limit)
+    public func timeline(app appID: String, pseudonym: String, after position: Int64, limit: Int) async throws -> [RecordedEvent] {
+        try await events(app: appID, streams: try await ownedStreams(app: appID, pseudonym: pseudonym).streams, after: position, limit: limit)
     }
 
     /// One page of the events of `streams` after log position `after`, in position order, optionally of one event

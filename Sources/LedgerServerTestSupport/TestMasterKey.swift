@@ -1,0 +1,27 @@
+import Crypto
+import Foundation
+import LedgerPrivacy
+import PostgresClient
+
+/// The master key every test installation uses: harnesses and servers on one database must share one (it seals the
+/// users' identities), and a test that compares two logs reads both with it.
+package enum TestMasterKey {
+    package static let key = SymmetricKey(data: [UInt8](repeating: 42, count: 32))
+    package static var source: MasterKeySource { MasterKeySource(key: key) }
+
+    /// A key file holding it (`LEDGER_MASTER_KEY_FILE` for a server process), written once per test process.
+    package static let file: String = {
+        let path = NSTemporaryDirectory() + "ledger-test-master-key-\(ProcessInfo.processInfo.processIdentifier)"
+        let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+        FileManager.default.createFile(atPath: path, contents: Data((hex + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        return path
+    }()
+
+    /// `text` with every pseudonym of `app` replaced by the app user id it stands for: two logs of the same facts name
+    /// the same users by different pseudonyms, so tests compare them revealed.
+    package static func revealer(app: String, pool: PostgresPool) async throws -> @Sendable (String) -> String {
+        let ids = try await IdentityStore(pool: pool, keys: source).all(app: app)
+            .filter { $0.key != $0.value }.sorted { $0.key.count > $1.key.count }
+        return { text in ids.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
+    }
+}
