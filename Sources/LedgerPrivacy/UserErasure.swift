@@ -35,7 +35,8 @@ package struct UserErasure: Sendable {
         }
     }
 
-    /// Erases `user` of `app` on behalf of `by` (an operator id, `admin` or `shell:<login>`), for `reason`.
+    /// Erases `user` of `app` on behalf of `by` (an operator id, `key:<key id>`, `break-glass:…` or the shell's login),
+    /// for `reason`.
     package func erase(
         app appID: String, user: String, reason: String, by erasedBy: String, at now: Instant, scrub: @escaping Scrub = { _, _, _, _ in }
     ) async throws -> Outcome {
@@ -79,11 +80,6 @@ package struct UserErasure: Sendable {
                 return .erased(signed)
             }
         }
-    }
-
-    /// The certificate of `user`'s erasure, if they were erased: what a read of the id answers `user_erased` by.
-    package func certificate(app appID: String, user: String) async throws -> SignedErasureCertificate? {
-        try await identities.erasure(app: appID, user: user)
     }
 
     /// HMAC-SHA-256 of the app and the user id under a key derived from the blind-index key: not the blind index (which
