@@ -53,9 +53,9 @@ enum LegacyUsers {
             apps.append(user.app)
             ids.append(user.id)
             keyIDs.append(RandomToken.identifier(prefix: "dk_"))
-            sealedKeys.append(hex(try box.seal(key.withUnsafeBytes { Array($0) })))
-            indexes.append(hex(IdentityStore.blindIndex(app: user.app, user: user.id, key: indexKey)))
-            sealedIDs.append(hex(try SecretBox(key: key).seal(Array(user.id.utf8))))
+            sealedKeys.append(Hex.string(try box.seal(key.withUnsafeBytes { Array($0) })))
+            indexes.append(Hex.string(IdentityStore.blindIndex(app: user.app, user: user.id, key: indexKey)))
+            sealedIDs.append(Hex.string(try SecretBox(key: key).seal(Array(user.id.utf8))))
         }
         try connection.query(
             """
@@ -70,16 +70,5 @@ enum LegacyUsers {
             INSERT INTO ledger.identities (app_id, pseudonym, blind_index, sealed_user_id, key_id)
             SELECT app_id, user_id, decode(blind_index, 'hex'), decode(sealed_user_id, 'hex'), key_id FROM adopted
             """)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -37,19 +37,6 @@ package struct LedgerRecorder: Sendable {
         self.verifierCache = VerifierCache(roots: roots)
     }
 
-    /// The pseudonym that stands for `user` in the log.
-    func pseudonym(app: AppRecord, _ user: String) async throws -> String {
-        try await identities.pseudonym(app: app.id, user: user)
-    }
-
-    /// `events` as the log stores them: every app user id replaced by its pseudonym.
-    func pseudonymous(app: AppRecord, _ events: [LedgerEvent]) async throws -> [LedgerEvent] {
-        let ids = Set(events.flatMap(\.userIDs))
-        guard !ids.isEmpty else { return events }
-        let pseudonyms = try await identities.pseudonyms(app: app.id, users: ids)
-        return events.map { $0.mappingUserIDs { pseudonyms[$0] ?? $0 } }
-    }
-
     /// An App Store Server Notification V2 (`signedPayload`) delivered to `app`'s notification URL.
     package func notification(
         app: AppRecord, signedPayload: String, metadata: EventMetadata
@@ -358,13 +345,8 @@ package struct LedgerRecorder: Sendable {
         do {
             return try await RestoreOperation(store: store).restore(
                 app: app.id, originalTransactionIDs: ids, to: user, policy: app.transferPolicy, at: clock.now(), metadata: metadata)
-        } catch var refusal as RestoreRefusal {
-            // The rules compared pseudonyms; the refusal names the current owners as the app does.
-            let ids = try await identities.userIDs(app: app.id, pseudonyms: refusal.conflicts.map(\.ownerUserID))
-            for index in refusal.conflicts.indices {
-                refusal.conflicts[index].ownerUserID = ids[refusal.conflicts[index].ownerUserID] ?? refusal.conflicts[index].ownerUserID
-            }
-            throw RecordingError.restoreRefused(refusal)
+        } catch let refusal as RestoreRefusal {
+            throw RecordingError.restoreRefused(try await revealingOwners(refusal, app: app))
         }
     }
 

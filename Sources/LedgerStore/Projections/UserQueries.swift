@@ -128,14 +128,6 @@ public struct UserQueries: Sendable {
             """
     }
 
-    /// The view of the user `appUserID` (whose blind index is `userIndex`): every per-user projection, evaluated at
-    /// `instant` with the app's `catalog`.
-    public func snapshot(app appID: String, user appUserID: String, userIndex: [UInt8], catalog: Catalog, at instant: Instant)
-        async throws -> UserSnapshot
-    {
-        UserSnapshot(appUserID: appUserID, owned: try await summaries(app: appID, userIndex: userIndex), catalog: catalog, at: instant)
-    }
-
     /// The history of the user `pseudonym`: the streams of every transaction the user owns now and the user's own stream (facts about
     /// the user rather than a purchase: grants, consent to consumption answers), with what they own (the console reads
     /// both).
