@@ -143,7 +143,7 @@ let package = Package(
         // pseudonyms that protect personal data (docs/erasure.md).
         .target(
             name: "LedgerPrivacy",
-            dependencies: ["LedgerStore", "PostgresClient", "UTCTime", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerDomain", "LedgerStore", "PostgresClient", "UTCTime", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .target(
@@ -454,7 +454,7 @@ let package = Package(
                 "UTCTime",
                 "LedgerTenancy", "AppStoreServerAPI", "AppStoreSync", "AppStoreServerTestSupport", "AppStoreSamples", "AppStoreVerification",
                 "LedgerCommands", "LedgerDomain", "LedgerPrivacy", "LedgerRecording", "LedgerServer", "LedgerStore", "PostgresClient",
-                "PostgresTestSupport",
+                "PostgresTestSupport", "LedgerServerTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -159,13 +159,15 @@ extension Console {
             <button type=submit>Filter</button></form>
             """
         let page = try await events
+        // Sealed fields opened for the person reading, "(erased)" where the user's erasure destroyed the key.
+        let payloads = try await recorder.identities.fields.revealing(app: app, page.map(\.payload))
         body += HTML.table(
             ["Position", "Type", "Business time", "Recorded", "Source", "Stream", "Payload", ""],
-            page.map { event in
+            zip(page, payloads).map { event, payload in
                 [
                     String(event.position), HTML.escape(event.type), HTML.time(event.occurredAt), HTML.time(event.recordedAt),
                     HTML.escape(Self.source(event.metadata)), HTML.escape(event.streamID),
-                    "<details><summary>payload</summary><pre>\(HTML.escape(event.payload))</pre></details>",
+                    "<details><summary>payload</summary><pre>\(HTML.escape(payload))</pre></details>",
                     "<a class=as-of href=\"\(HTML.escape(base))/as-of/\(event.position)\">as of this event</a>"
                 ]
             }, id: "timeline")

@@ -38,6 +38,16 @@ package enum DataKeyStore {
         return SymmetricKey(data: try box.open(stored))
     }
 
+    /// Destroys the keys of `subjects` that are not destroyed yet.
+    package static func destroy(app appID: String, subjects: [String], at now: Instant, on connection: PostgresConnection) throws {
+        guard !subjects.isEmpty else { return }
+        try connection.query(
+            """
+            UPDATE ledger.data_keys SET sealed = NULL, destroyed_at = \(now)
+            WHERE app_id = \(appID) AND subject = ANY(\(TextArray(subjects.sorted()))) AND sealed IS NOT NULL
+            """)
+    }
+
     /// Destroys the key of `subject` (the row stays, with when); whether there was a live key to destroy.
     @discardableResult
     package static func destroy(app appID: String, subject: String, at now: Instant, on connection: PostgresConnection) throws -> Bool {

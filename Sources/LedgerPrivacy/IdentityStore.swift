@@ -15,12 +15,17 @@ package struct IdentityStore: Sendable {
     let pool: PostgresPool
     let box: SecretBox
     let indexKey: IndexKeyCache
+    let dataKeys: DataKeyCache
 
     package init(pool: PostgresPool, box: SecretBox) {
         self.pool = pool
         self.box = box
         self.indexKey = IndexKeyCache()
+        self.dataKeys = DataKeyCache()
     }
+
+    /// The events' personal fields, sealed under the same master key and sharing this store's key cache.
+    package var fields: SealedFields { SealedFields(pool: pool, box: box, cache: dataKeys) }
 
     package init(pool: PostgresPool, keys: MasterKeySource) { self.init(pool: pool, box: SecretBox(keys: keys)) }
 

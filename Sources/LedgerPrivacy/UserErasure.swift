@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LedgerDomain
 import LedgerStore
 import PostgresClient
 import UTCTime
@@ -13,11 +14,20 @@ package struct UserErasure: Sendable {
     /// What else names the user by id, cleaned in the same transaction: (connection, app, user id, pseudonym).
     package typealias Scrub = @Sendable (PostgresConnection, String, String, String) throws -> Void
 
-    /// The classes of personal data an erasure destroys today (the sealed fields join when they are sealed).
-    package static let destroyed = ["app_user_id"]
+    /// The classes of personal data an erasure destroys: the id, and the sealed fields of the user's purchases (the
+    /// `appAccountToken` is an App Store purchase's developer payload).
+    package static let destroyed = (["app_user_id", "app_account_token"] + PersonalField.Kind.allCases.map(\.rawValue)).sorted()
+
+    /// The steps of an erasure, in order: the crash tests end the process's connection after each one
+    /// (`afterStep`) and check that the user is whole before `committed` and erased from it on.
+    package enum Step: String, Sendable, CaseIterable {
+        case locked, userKeyDestroyed, purchaseKeysDestroyed, identityCleared, scrubbed, certified, committed
+    }
 
     let identities: IdentityStore
     let signingKey: Curve25519.Signing.PrivateKey
+    /// Called after each step on the erasure's connection (a no-op but in crash tests).
+    package var afterStep: @Sendable (Step, PostgresConnection) throws -> Void = { _, _ in }
 
     package init(identities: IdentityStore, signingKey: Curve25519.Signing.PrivateKey) {
         self.identities = identities
@@ -40,14 +50,15 @@ package struct UserErasure: Sendable {
     package func erase(
         app appID: String, user: String, reason: String, by erasedBy: String, at now: Instant, scrub: @escaping Scrub = { _, _, _, _ in }
     ) async throws -> Outcome {
-        let (identities, key) = (identities, signingKey)
-        return try await identities.pool.withConnection { connection in
+        let (identities, key, step) = (identities, signingKey, afterStep)
+        let (outcome, forgotten): (Outcome, [String]) = try await identities.pool.withConnection { connection in
             let indexKey = try identities.readyKey(on: connection)
             let suppression = Self.suppression(app: appID, user: user, indexKey: indexKey)
-            return try connection.transaction { connection in
+            let outcome: (Outcome, [String]) = try connection.transaction { connection in
                 // Two erasures of one user take turns: the second answers the first's certificate.
                 try connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(appID) || encode(\(suppression)::bytea, 'hex'), 38))")
-                if let stored = try Self.certificate(app: appID, suppression: suppression, on: connection) { return .alreadyErased(stored) }
+                try step(.locked, connection)
+                if let stored = try Self.certificate(app: appID, suppression: suppression, on: connection) { return (.alreadyErased(stored), []) }
                 let index = IdentityStore.blindIndex(app: appID, user: user, key: indexKey)
                 guard
                     let pseudonym = try connection.query(
@@ -58,12 +69,18 @@ package struct UserErasure: Sendable {
                 else { throw ErasureError.unknownUser }
                 guard pseudonym != user else { throw ErasureError.recordedBeforePseudonyms }
                 try DataKeyStore.destroy(app: appID, subject: "user:" + pseudonym, at: now, on: connection)
+                try step(.userKeyDestroyed, connection)
+                let purchases = try Self.purchases(app: appID, pseudonym: pseudonym, on: connection).map(SealedFields.subject)
+                try DataKeyStore.destroy(app: appID, subjects: purchases, at: now, on: connection)
+                try step(.purchaseKeysDestroyed, connection)
                 try connection.query(
                     """
                     UPDATE ledger.identities SET blind_index = NULL, sealed_user_id = NULL, erased_at = \(now)
                     WHERE app_id = \(appID) AND pseudonym = \(pseudonym)
                     """)
+                try step(.identityCleared, connection)
                 try scrub(connection, appID, user, pseudonym)
+                try step(.scrubbed, connection)
                 let horizon = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
                 let chain = try ChainDigest.measure(on: connection, app: appID, horizon: horizon)
                 let signed = try SignedErasureCertificate(
@@ -77,9 +94,42 @@ package struct UserErasure: Sendable {
                     INSERT INTO ledger.erasures (app_id, pseudonym, suppression, certificate, reason, erased_by, erased_at)
                     VALUES (\(appID), \(pseudonym), \(suppression)::bytea, \(json)::jsonb, \(reason), \(erasedBy), \(now))
                     """)
-                return .erased(signed)
+                try step(.certified, connection)
+                return (.erased(signed), purchases)
             }
+            if case .erased = outcome.0 { try step(.committed, connection) }
+            return outcome
         }
+        identities.fields.forget(app: appID, subjects: forgotten)
+        return outcome
+    }
+
+    /// Every purchase the user owns or ever had: what the read models give them, what their own stream names (links,
+    /// transfers), and what the log names them in beyond the slowest projection's checkpoint (recorded, not yet in the
+    /// read models).
+    static func purchases(app appID: String, pseudonym: String, on connection: PostgresConnection) throws -> Set<String> {
+        var found = Set(
+            try connection.query(
+                """
+                SELECT original_transaction_id FROM ledger.subscriptions WHERE app_id = \(appID) AND owner_app_user_id = \(pseudonym)
+                UNION SELECT original_transaction_id FROM ledger.purchases WHERE app_id = \(appID) AND owner_app_user_id = \(pseudonym)
+                """
+            ).map { try $0.decode(String.self, at: 0) })
+        let quoted = "%\"" + pseudonym + "\"%"
+        let events = try connection.query(
+            """
+            SELECT event_type, schema_version, payload::text FROM ledger.events
+            WHERE app_id = \(appID) AND (stream_id = \(LedgerStreams.user(appUserID: pseudonym))
+                OR (transaction_id >= COALESCE((SELECT min(transaction_id) FROM ledger.projection_checkpoints), '0'::xid8)
+                    AND payload::text LIKE \(quoted)))
+            """)
+        for row in events {
+            let event = try LedgerEvent.decode(
+                type: try row.decode(String.self, at: 0), schemaVersion: try row.decode(Int32.self, at: 1),
+                payload: try row.decode(String.self, at: 2))
+            if event.userIDs.contains(pseudonym) { found.formUnion(event.originalTransactionIDs) }
+        }
+        return found
     }
 
     /// HMAC-SHA-256 of the app and the user id under a key derived from the blind-index key: not the blind index (which

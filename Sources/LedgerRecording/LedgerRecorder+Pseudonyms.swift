@@ -10,12 +10,13 @@ extension LedgerRecorder {
         try await identities.pseudonym(app: app.id, user: user)
     }
 
-    /// `events` as the log stores them: every app user id replaced by its pseudonym.
+    /// `events` as the log stores them: every app user id replaced by its pseudonym, every other personal field
+    /// sealed under its purchase's key (`SealedFields`).
     func pseudonymous(app: AppRecord, _ events: [LedgerEvent]) async throws -> [LedgerEvent] {
         let ids = Set(events.flatMap(\.userIDs))
-        guard !ids.isEmpty else { return events }
-        let pseudonyms = try await identities.pseudonyms(app: app.id, users: ids)
-        return events.map { $0.mappingUserIDs { pseudonyms[$0] ?? $0 } }
+        let pseudonyms = ids.isEmpty ? [:] : try await identities.pseudonyms(app: app.id, users: ids)
+        let mapped = ids.isEmpty ? events : events.map { $0.mappingUserIDs { pseudonyms[$0] ?? $0 } }
+        return try await identities.fields.sealing(app: app.id, mapped)
     }
 
     /// A refusal the rules decided on pseudonyms, naming the current owners as the app does.

@@ -17,11 +17,13 @@ package enum TestMasterKey {
         return path
     }()
 
-    /// `text` with every pseudonym of `app` replaced by the app user id it stands for: two logs of the same facts name
-    /// the same users by different pseudonyms, so tests compare them revealed.
-    package static func revealer(app: String, pool: PostgresPool) async throws -> @Sendable (String) -> String {
-        let ids = try await IdentityStore(pool: pool, keys: source).all(app: app)
-            .filter { $0.key != $0.value }.sorted { $0.key.count > $1.key.count }
-        return { text in ids.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
+    /// `text` with every pseudonym of `app` replaced by the app user id it stands for and every sealed field opened: two
+    /// logs of the same facts name the same users by different pseudonyms and seal under different keys, so tests
+    /// compare them revealed.
+    package static func revealer(app: String, pool: PostgresPool, keys: MasterKeySource = source) async throws -> @Sendable (String) -> String {
+        let identities = IdentityStore(pool: pool, keys: keys)
+        let ids = try await identities.all(app: app).filter { $0.key != $0.value }.sorted { $0.key.count > $1.key.count }
+        let open = try await identities.fields.opener(app: app)
+        return { text in ids.reduce(open(text)) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
     }
 }

@@ -8,6 +8,7 @@ import Foundation
 import LedgerDomain
 import LedgerPrivacy
 import LedgerRecording
+import LedgerServerTestSupport
 import LedgerStore
 import LedgerTenancy
 import Logging
@@ -184,8 +185,7 @@ struct SyncWorld: Sendable {
             SELECT idempotency_key, event_type, payload::text, metadata->>'source' FROM ledger.events WHERE app_id = \(app.id)
             """)
         // Revealed: two worlds name the same users by different pseudonyms.
-        let ids = try await IdentityStore(pool: pool, keys: Self.masterKey).all(app: app.id).filter { $0.key != $0.value }
-        func reveal(_ text: String) -> String { ids.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) } }
+        let reveal = try await TestMasterKey.revealer(app: app.id, pool: pool, keys: Self.masterKey)
         var events: [String: (type: String, payload: String, source: String?)] = [:]
         for row in rows {
             events[reveal(try row.decode(String.self, at: 0))] = (

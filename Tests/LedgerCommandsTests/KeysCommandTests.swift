@@ -27,7 +27,8 @@ import Testing
             issued["before-\(index)"] = try #require(uri)
         }
 
-        // Operators keep being added (each seals a new secret) while the rotation runs.
+        // Operators keep being added (each seals a new secret), and users and purchases named (each makes a data key
+        // and seals a field under it) while the rotation runs.
         let load = Task {
             var secrets: [String: String] = [:]
             for index in 0..<8 {
@@ -37,9 +38,24 @@ import Testing
             }
             return secrets
         }
+        let fieldLoad = Task {
+            var sealed: [String: String] = [:]
+            for index in 0..<8 {
+                let user = try await identities.pseudonym(app: "app", user: "during-user-\(index)")
+                let purchase = ExternalPurchase(
+                    appUserID: user, productID: "coins", productType: .consumable, paymentID: "ch_\(index)", provider: "paylike",
+                    purchasedAt: LedgerClock.system.now(), price: Money(milliunits: 990, currency: "USD"), developerPayload: "payload-\(index)")
+                guard case .externalPurchase(let stored) = try await identities.fields.sealing(app: "app", [.externalPurchase(purchase)])[0],
+                    let payload = stored.developerPayload
+                else { throw PrivacyError.sealing("not an external purchase") }
+                sealed[payload] = "payload-\(index)"
+            }
+            return sealed
+        }
         let rotated = try await OperatorsCommandTests.ledger(["keys", "rotate", "--database-url", url], masterKey: path)
         #expect(rotated.status == 0 && rotated.output.contains("sealed again"), "\(rotated.output)")
         issued.merge(try await load.value) { $1 }
+        let fields = try await fieldLoad.value
 
         let after = try MasterKeyFile.load(path: path)
         #expect(after.previous.isEmpty, "the old key left the file")
@@ -59,6 +75,11 @@ import Testing
         let rotatedIdentities = IdentityStore(pool: pool, box: newOnly)
         #expect(try await rotatedIdentities.find(app: "app", user: "carol") == pseudonym)
         #expect(try await rotatedIdentities.userID(app: "app", pseudonym: pseudonym) == "carol")
+        for index in 0..<8 {
+            let found = try #require(try await rotatedIdentities.find(app: "app", user: "during-user-\(index)"))
+            #expect(try await rotatedIdentities.userID(app: "app", pseudonym: found) == "during-user-\(index)")
+        }
+        #expect(try await rotatedIdentities.fields.open(app: "app", fields.keys) == fields, "every field sealed during the rotation opens")
         for column in OperatorStore.sealedColumns + IdentityStore.sealedColumns {
             #expect(try await column.reseal(with: newOnly, pool: pool).stale == 0, "\(column.table) is all under the new key")
         }

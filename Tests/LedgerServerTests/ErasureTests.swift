@@ -30,7 +30,8 @@ import Testing
         return found
     }
 
-    /// Records `user` through the API's writes, and one webhook delivery about them.
+    /// Records `user` through the API's writes (one with a developer payload, so sealed), and one webhook delivery about
+    /// them.
     static func record(_ user: String, _ harness: APIHarness, _ api: APIClient, _ tenant: APIClient.Tenant) async throws {
         let signed = try UserRoutesTests.signed(harness)
         for (product, body) in [
@@ -46,6 +47,10 @@ import Testing
             json: UserRoutesTests.upload([signed.subscription, signed.coins], renewal: signed.renewal))
         #expect(upload.status == .ok, "\(upload.text)")
         #expect(try await api.send(.post, "/v1/users/\(user)/purchases/9002/consume", headers: tenant.secret).status == .ok)
+        let external =
+            #"{"payment_id":"ch_1","provider":"paylike","product_id":"coins","product_type":"consumable","#
+            + #""price":{"amount_milliunits":990,"currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z","developer_payload":"for \#(user)"}"#
+        #expect(try await api.send(.post, "/v1/users/\(user)/external-purchases", headers: tenant.secret, json: external).status == .created)
         #expect(
             try await api.send(.post, "/v1/users/\(user)/consumption-consent", headers: tenant.secret, json: #"{"consented":true}"#).status == .ok)
         #expect(try await SupportGrantTests.give(api, tenant, user: user, tenant.secret, admin: false, days: 7).status == .created)
@@ -79,7 +84,7 @@ import Testing
             let signed = try JSONDecoder().decode(SignedErasureCertificate.self, from: Data(erased.text.utf8))
             #expect(signed.isValid(trusted: APIHarness.digestKey.publicKey))
             #expect(signed.certificate.pseudonym == pseudonym && signed.certificate.appID == tenant.appID)
-            #expect(signed.certificate.destroyed == ["app_user_id"] && signed.certificate.erasedBy.hasPrefix("key:"))
+            #expect(signed.certificate.destroyed == UserErasure.destroyed && signed.certificate.erasedBy.hasPrefix("key:"))
             #expect(signed.certificate.chainEventCount == Int64(before.eventsChecked))
             #expect(!erased.text.contains(Self.user))
             // Again: the same certificate.

@@ -14,41 +14,27 @@ extension LedgerEvent {
     /// The event with every app user id it names replaced by `replace`'s answer; nothing else changes. (Synchronous:
     /// a caller that looks pseudonyms up does so first, for `userIDs`.)
     public func mappingUserIDs(_ replace: (String) -> String) -> LedgerEvent {
-        func facts(_ t: TransactionFacts) -> TransactionFacts {
-            var t = t
-            t.appUserID = t.appUserID.map(replace)
-            return t
-        }
         func ref(_ s: SubscriptionRef) -> SubscriptionRef {
             var s = s
             s.appUserID = s.appUserID.map(replace)
             return s
         }
-        switch self {
-        case .purchaseConsumable(var p):
-            p.transaction = facts(p.transaction)
-            return .purchaseConsumable(p)
-        case .purchaseNonConsumable(var p):
-            p.transaction = facts(p.transaction)
-            return .purchaseNonConsumable(p)
-        case .purchaseNonRenewing(var p):
-            p.transaction = facts(p.transaction)
-            return .purchaseNonRenewing(p)
+        let event = mappingTransactionFacts { t in
+            var t = t
+            t.appUserID = t.appUserID.map(replace)
+            return t
+        }
+        switch event {
+        case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .subscriptionStarted, .subscriptionRenewed,
+            .billingRecovered:
+            // Their user is in their transaction facts, mapped above.
+            return event
         case .externalPurchase(var p):
             p.appUserID = replace(p.appUserID)
             return .externalPurchase(p)
         case .consumed(var c):
             c.appUserID = replace(c.appUserID)
             return .consumed(c)
-        case .subscriptionStarted(var s):
-            s.transaction = facts(s.transaction)
-            return .subscriptionStarted(s)
-        case .subscriptionRenewed(var r):
-            r.transaction = facts(r.transaction)
-            return .subscriptionRenewed(r)
-        case .billingRecovered(var r):
-            r.transaction = facts(r.transaction)
-            return .billingRecovered(r)
         case .billingFailed(var e):
             e.subscription = ref(e.subscription)
             return .billingFailed(e)
@@ -63,7 +49,6 @@ extension LedgerEvent {
             return .autoRenewChanged(e)
         case .renewalPreferenceChanged(var e):
             e.subscription = ref(e.subscription)
-            e.transaction = e.transaction.map(facts)
             return .renewalPreferenceChanged(e)
         case .priceIncrease(var e):
             e.subscription = ref(e.subscription)
@@ -106,6 +91,41 @@ extension LedgerEvent {
             t.fromUserID = replace(t.fromUserID)
             t.toUserID = replace(t.toUserID)
             return .transferred(t)
+        }
+    }
+}
+
+extension LedgerEvent {
+    /// The event with each of its transaction facts (a purchase's, a renewal's, an upgrade's) replaced by `transform`'s
+    /// answer: what user ids and personal fields are mapped through where they sit in the facts.
+    public func mappingTransactionFacts(_ transform: (TransactionFacts) -> TransactionFacts) -> LedgerEvent {
+        switch self {
+        case .purchaseConsumable(var p):
+            p.transaction = transform(p.transaction)
+            return .purchaseConsumable(p)
+        case .purchaseNonConsumable(var p):
+            p.transaction = transform(p.transaction)
+            return .purchaseNonConsumable(p)
+        case .purchaseNonRenewing(var p):
+            p.transaction = transform(p.transaction)
+            return .purchaseNonRenewing(p)
+        case .subscriptionStarted(var s):
+            s.transaction = transform(s.transaction)
+            return .subscriptionStarted(s)
+        case .subscriptionRenewed(var r):
+            r.transaction = transform(r.transaction)
+            return .subscriptionRenewed(r)
+        case .billingRecovered(var r):
+            r.transaction = transform(r.transaction)
+            return .billingRecovered(r)
+        case .renewalPreferenceChanged(var e):
+            e.transaction = e.transaction.map(transform)
+            return .renewalPreferenceChanged(e)
+        case .externalPurchase, .consumed, .billingFailed, .gracePeriodExpired, .subscriptionExpired, .autoRenewChanged,
+            .priceIncrease, .renewalExtended, .refunded, .refundDeclined, .refundReversed, .revoked, .consumptionRequested,
+            .consumptionInformationSent, .consumptionAnswerWithheld, .consumptionConsentRecorded, .grantGiven, .grantRevoked,
+            .linked, .transferred, .appStoreNotification:
+            return self
         }
     }
 }

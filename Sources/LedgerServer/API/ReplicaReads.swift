@@ -52,13 +52,14 @@ struct ReplicaReads: Sendable {
         }
     }
 
-    /// What the app user `user` owns: one statement, which finds the user's pseudonym by the blind index of their id.
-    /// An erased user is a 404 `user_erased` (asked only when the statement found nothing).
+    /// What the app user `user` owns: one statement, which finds the user's pseudonym by the blind index of their id,
+    /// with developer payloads opened (a second statement only when one is sealed under a key this process has not
+    /// read in the last minute). An erased user is a 404 `user_erased` (asked only when the statement found nothing).
     func owned(_ request: Request, app: String, user: String) async throws -> (OwnedSummaries, Source) {
         let index = try await identities.blindIndex(app: app, user: user)
         let (owned, source) = try await read(request) { try await $0.summaries(app: app, userIndex: index) }
         if !owned.isKnown { try await refuseErased(app: app, user: user) }
-        return (owned, source)
+        return (try await identities.fields.opening(app: app, owned), source)
     }
 
     /// The user's timeline after `after` (empty for a user the ledger never heard of; 404 `user_erased` for one erased).

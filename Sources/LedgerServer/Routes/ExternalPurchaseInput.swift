@@ -63,6 +63,10 @@ struct ExternalPurchaseInput: StrictBody {
         if let payload = developerPayload, payload.unicodeScalars.count > 4096 {
             throw .badRequest("`developer_payload` is longer than 4096 characters")
         }
+        // Checked here because the payload is stored sealed: PostgreSQL, which refuses NUL in text, never sees it.
+        if let payload = developerPayload, payload.unicodeScalars.contains("\u{0}") {
+            throw .badRequest("`developer_payload` contains a NUL character (U+0000); send text without it")
+        }
         return ExternalPurchase(
             appUserID: user, productID: try Check.text(productID, "product_id", max: 200), productType: type,
             paymentID: try Check.text(paymentID, "payment_id", max: 256), provider: try Check.text(provider, "provider", max: 100),

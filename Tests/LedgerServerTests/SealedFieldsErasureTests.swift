@@ -1,0 +1,137 @@
+import AppStoreSamples
+import EmbeddedPostgres
+import Foundation
+import HTTPTypes
+import LedgerDomain
+import LedgerPrivacy
+import LedgerServerTestSupport
+import LedgerStore
+import PostgresClient
+import PostgresTestSupport
+import Testing
+
+/// The personal fields beyond the id (docs/erasure.md, "Sealed fields"): the `appAccountToken`, developer payloads and
+/// Apple's signed payloads are stored sealed, answered opened while the user exists, and gone from a `pg_dump` of the
+/// whole database in every encoding the ledger used once the user is erased.
+@Suite struct SealedFieldsErasureTests {
+    /// Under `token_is_app_user_id` the token is the user id itself, as Apple requires it: a UUID.
+    static let user = "3f1c9a52-7a1e-4c1b-9d0e-5b2a7c8e4f10"
+    static let payload = "order-secret-77-of-carol"
+
+    /// A `pg_dump` of the database at `url`, as text (COPY data: jsonb as text, bytea as hex).
+    static func dump(_ url: String) throws -> String {
+        let dump = try ProcessRunner.run([try PostgresInstallation.locate().program("pg_dump"), "--dbname=" + url, "--data-only"])
+        #expect(dump.status == 0, "\(dump.output.suffix(400))")
+        return dump.output
+    }
+
+    /// Every way the ledger could have written `text`: as is, JSON-escaped, hex (bytea), base64 and base64url.
+    static func encodings(_ text: String) -> [String] {
+        let bytes = Data(text.utf8)
+        let base64 = bytes.base64EncodedString()
+        let url = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let json = String(decoding: try! JSONEncoder().encode(text), as: UTF8.self).dropFirst().dropLast()
+        return [text, String(json), bytes.map { String(format: "%02x", $0) }.joined(), base64, url]
+    }
+
+    /// `signedTransactionInfo` of a notification's signed body.
+    static func signedTransaction(ofNotification jws: String) throws -> String {
+        var segment = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        segment += String(repeating: "=", count: (4 - segment.count % 4) % 4)
+        let object = try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: segment))) as? [String: Any]
+        return try #require((object?["data"] as? [String: Any])?["signedTransactionInfo"] as? String)
+    }
+
+    @Test(.timeLimit(.minutes(5))) func sealedFieldsAreAnsweredWhileTheUserExistsAndGoneFromADumpAfterErasure() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "sealed")
+        let harness = try await APIHarness.make(database: url, now: SupportGrantTests.start)
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            for (product, body) in [
+                ("monthly", #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#), ("coins", #"{"type":"consumable"}"#)
+            ] {
+                #expect(try await api.send(.put, "/v1/apps/\(tenant.appID)/products/\(product)", headers: tenant.secret, json: body).status == .ok)
+            }
+            // A notification whose transaction carries the token (so names the user), a StoreKit 2 upload of a consumable
+            // with the token, and an external consumable with a developer payload.
+            let at = AppStorePayloads.jan1 + 1000
+            let notification = try harness.signer.notification(
+                type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: at,
+                transactionJSON: AppStorePayloads.transaction(
+                    id: "801", original: "800", purchase: "\(at - 10)", expires: at + 31 * AppStorePayloads.day, token: Self.user, signed: at))
+            let jws = try Self.signedTransaction(ofNotification: notification)
+            #expect(
+                try await api.send(.post, "/v1/apps/\(tenant.appID)/notifications", json: #"{"signedPayload":"\#(notification)"}"#).status == .ok)
+            let coins = try harness.signer.sign(
+                AppStorePayloads.transaction(id: "9002", original: "9002", product: "coins", type: "Consumable", expires: nil, token: Self.user))
+            let upload = try await api.send(
+                .post, "/v1/users/\(Self.user)/transactions", headers: tenant.secret, json: UserRoutesTests.upload([coins]))
+            #expect(upload.status == .ok, "\(upload.text)")
+            let external =
+                #"{"payment_id":"ch_1","provider":"paylike","product_id":"coins","product_type":"consumable","#
+                + #""price":{"amount_milliunits":990,"currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z","#
+                + #""developer_payload":"\#(Self.payload)"}"#
+            #expect(try await api.send(.post, "/v1/users/\(Self.user)/external-purchases", headers: tenant.secret, json: external).status == .created)
+            try await harness.project()
+
+            // While the user exists: answered opened, stored sealed (nowhere in clear, not even before erasure).
+            let unconsumed = try await api.send(.get, "/v1/users/\(Self.user)/unconsumed", headers: tenant.secret)
+            #expect(unconsumed.status == .ok)
+            #expect(unconsumed.text.contains(#""developer_payload":"\#(Self.user)""#), "\(unconsumed.text)")
+            #expect(unconsumed.text.contains(#""developer_payload":"\#(Self.payload)""#), "\(unconsumed.text)")
+            let secrets = [Self.user, Self.payload] + [jws, coins].flatMap { [$0, String($0.split(separator: ".")[1])] }
+            let before = try Self.dump(url)
+            #expect(before.contains("pii1."), "the dump has the sealed fields")
+            for secret in secrets { #expect(!Self.encodings(secret).contains(where: before.contains), "before erasure: \(secret.prefix(40))") }
+            let sealed = try await harness.pool.query(
+                """
+                SELECT payload->>'rawJSON' FROM ledger.events WHERE app_id = \(tenant.appID) AND event_type = 'appstore.notification'
+                UNION ALL SELECT developer_payload FROM ledger.purchases WHERE app_id = \(tenant.appID) AND developer_payload IS NOT NULL
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            #expect(sealed.count == 3 && sealed.allSatisfy { $0.hasPrefix("pii1.dk_") }, "\(sealed)")
+            let opened = try await harness.identities.fields.open(app: tenant.appID, sealed)
+            #expect(opened.count == 3 && opened.values.contains { $0.contains(jws) }, "the notification's JSON opens whole")
+
+            // Support reads the timeline with the sealed fields opened.
+            let session = try #require(try await ConsoleTests.signIn(api).1)
+            let console = "/console/customers/\(tenant.appID)/\(Self.user)"
+            let page = try await api.send(.get, console, headers: [.cookie: session.cookie])
+            #expect(page.status == .ok && page.text.contains(Self.payload) && !page.text.contains("pii1."), "\(page.text.suffix(800))")
+
+            let erased = try await api.send(.delete, "/v1/users/\(Self.user)?reason=ticket-9", headers: tenant.secret)
+            #expect(erased.status == .ok, "\(erased.text)")
+            let certificate = try JSONDecoder().decode(SignedErasureCertificate.self, from: Data(erased.text.utf8)).certificate
+            #expect(certificate.destroyed == ["app_account_token", "app_user_id", "developer_payload", "signed_payloads"])
+            #expect(try await harness.identities.fields.open(app: tenant.appID, sealed).isEmpty, "every sealed field's key is destroyed")
+            let erasedPage = try await api.send(.get, console, headers: [.cookie: session.cookie])
+            #expect(erasedPage.status == .ok && erasedPage.text.contains("(erased)") && !erasedPage.text.contains(Self.payload))
+            #expect(!erasedPage.text.contains("pii1."), "\(erasedPage.text.suffix(800))")
+
+            // A renewal about the erased user's subscription: recorded, its verbatim JSON never stored readable.
+            let renewedAt = at + 31 * AppStorePayloads.day
+            let renewal = try harness.signer.notification(
+                type: "DID_RENEW", signed: renewedAt,
+                transactionJSON: AppStorePayloads.transaction(
+                    id: "802", original: "800", purchase: "\(renewedAt - 10)", expires: renewedAt + 31 * AppStorePayloads.day, token: Self.user,
+                    signed: renewedAt))
+            #expect(try await api.send(.post, "/v1/apps/\(tenant.appID)/notifications", json: #"{"signedPayload":"\#(renewal)"}"#).status == .ok)
+            try await harness.project()
+            let renewalJSON = try await harness.pool.query(
+                """
+                SELECT payload->>'rawJSON' FROM ledger.events WHERE app_id = \(tenant.appID) AND event_type = 'appstore.notification'
+                ORDER BY position DESC LIMIT 1
+                """
+            ).first?.decode(String.self, at: 0)
+            #expect(renewalJSON == SealedFields.destroyed)
+            let renewalJWS = try Self.signedTransaction(ofNotification: renewal)
+
+            let after = try Self.dump(url)
+            for secret in secrets + [renewalJWS, String(renewalJWS.split(separator: ".")[1])] {
+                #expect(!Self.encodings(secret).contains(where: after.contains), "after erasure: \(secret.prefix(40))")
+            }
+            let verified = try await harness.pool.withConnection { try LogVerifier().verify(on: $0) }
+            #expect(verified.isIntact)
+        }
+    }
+}
