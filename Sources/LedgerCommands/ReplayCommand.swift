@@ -54,11 +54,10 @@ struct ReplayCommand: AsyncParsableCommand {
                 if let user {
                     // Entitlements with the app's current catalog: configuration, not history (see `Catalog`).
                     let catalog = try await TenancyStore(pool: service).products(app: app).catalog
-                    // The log names the user by pseudonym (docs/erasure.md); one never named has nothing to fold.
                     let identities = IdentityStore(pool: service, keys: try masterKey.source(database: database))
-                    let pseudonym = try await identities.find(app: app, user: user) ?? ""
-                    var snapshot = UserSnapshot(appUserID: pseudonym, events: events, asOf: instant, catalog: catalog, at: instant)
-                    snapshot.appUserID = user
+                    let (snapshot, erased) = try await UserReplay.snapshot(
+                        app: app, user: user, events: events, at: instant, catalog: catalog, identities: identities)
+                    if erased { note("\(user) was erased: the snapshot names them by their pseudonym, without their personal data") }
                     print(StateCodec.encode(snapshot))
                 } else if let key, let name = selected.first {
                     print(try ProjectionCatalog.stateJSON(projection: name, key: key, events: events))

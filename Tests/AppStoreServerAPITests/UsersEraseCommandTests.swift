@@ -2,7 +2,9 @@ import ArgumentParser
 import Crypto
 import Foundation
 import LedgerCommands
+import LedgerDomain
 import LedgerPrivacy
+import LedgerStore
 import LedgerTenancy
 import PostgresClient
 import PostgresTestSupport
@@ -24,6 +26,11 @@ import Testing
         let unsigned = try await ledgerWithFailure(base + [world.app.id, SyncWorld.userA, "--reason", "ticket 9"])
         #expect(unsigned.code == 1 && unsigned.failure?.contains("--signing-key") == true, "\(unsigned.failure ?? "")")
         #expect(try await identities.find(app: world.app.id, user: SyncWorld.userA) == pseudonym)
+        let before = try await UserReplay.snapshot(
+            app: world.app.id, user: SyncWorld.userA,
+            events: try await world.pool.withConnection { try ProjectionReplay.events(app: world.app.id, asOf: nil, on: $0) },
+            at: LedgerClock.system.now(), catalog: Catalog(), identities: identities)
+        #expect(!before.erased && before.0.appUserID == SyncWorld.userA && !before.0.productsStatus.isEmpty)
         // An id the app never named.
         let unknown = try await ledgerWithFailure(base + ["--signing-key", keyFile, world.app.id, "nobody", "--reason", "ticket 9"])
         #expect(unknown.code == 1 && unknown.failure?.contains("no user") == true, "\(unknown.failure ?? "")")
@@ -45,6 +52,11 @@ import Testing
             "SELECT count(*) FROM ledger.operator_actions WHERE action = 'user.erase' AND target = \("user:" + pseudonym)"
         ).first?.decode(Int64.self, at: 0)
         #expect(recorded == 1, "recorded once, by the erasure that happened")
+        // As-of replays show the erased user's facts under the pseudonym; before, they named the user as the app does.
+        let events = try await world.pool.withConnection { try ProjectionReplay.events(app: world.app.id, asOf: nil, on: $0) }
+        let (replayed, erased) = try await UserReplay.snapshot(
+            app: world.app.id, user: SyncWorld.userA, events: events, at: LedgerClock.system.now(), catalog: Catalog(), identities: identities)
+        #expect(erased && replayed.appUserID == pseudonym && !replayed.productsStatus.isEmpty, "\(replayed)")
         let checks = try await world.checkLogAndReadModels()
         #expect(checks.replay == 0 && checks.verify == 0)
         await world.close()
