@@ -93,6 +93,13 @@ import Testing
             let opened = try await harness.identities.fields.open(app: tenant.appID, sealed)
             #expect(opened.count == 3 && opened.values.contains { $0.contains(jws) }, "the notification's JSON opens whole")
 
+            // January's invoice (the external purchase made the user a paying user), finalized before the erasure.
+            let finalized = try await api.send(
+                .post, "/v1/admin/invoices", headers: APIClient.admin, json: #"{"month":"2026-01","account_id":"\#(tenant.accountID)"}"#)
+            let invoice = try #require(finalized.array("results").first?["invoice"] as? [String: Any], "\(finalized.text)")
+            let invoiceID = try #require(invoice["id"] as? String)
+            #expect(finalized.text.contains(#""paying_users":1"#), "\(finalized.text)")
+
             // Support reads the timeline with the sealed fields opened.
             let session = try #require(try await ConsoleTests.signIn(api).1)
             let console = "/console/customers/\(tenant.appID)/\(Self.user)"
@@ -132,6 +139,14 @@ import Testing
             }
             let verified = try await harness.pool.withConnection { try LogVerifier().verify(on: $0) }
             #expect(verified.isIntact)
+            // The invoice reproduces from the log, and finalized again (void and replace) it has the same totals.
+            let reproduction = try await api.send(.get, "/v1/admin/invoices/\(invoiceID)/reproduction", headers: APIClient.admin)
+            #expect(reproduction.json["reproduced"] as? Bool == true, "\(reproduction.text)")
+            let replaced = try await api.send(
+                .post, "/v1/admin/invoices/\(invoiceID)/void", headers: APIClient.admin, json: #"{"reason":"re-finalized after an erasure"}"#)
+            let replacement = try #require(replaced.json["replacement"] as? [String: Any], "\(replaced.text)")
+            #expect(replacement["total"] as? String == invoice["total"] as? String && replacement["id"] as? String != invoiceID)
+            #expect(replaced.text.contains(#""paying_users":1"#), "\(replaced.text)")
         }
     }
 }
