@@ -22,17 +22,16 @@ package struct SealedFields: Sendable {
 
     package static func isSealed(_ text: String) -> Bool { text.hasPrefix(prefix) }
 
-    /// `events` with every personal field sealed under its purchase's key (made the first time the purchase has a
-    /// field to seal). Fields already sealed stay as they are.
+    /// `events` (facts as they arrive, never events read from the log) with every personal field sealed under its
+    /// purchase's key, made the first time the purchase has a field to seal. A value that merely looks sealed (a
+    /// developer payload that starts with `pii1.`) is sealed like any other.
     package func sealing(app appID: String, _ events: [LedgerEvent]) async throws -> [LedgerEvent] {
         let fields = events.map(\.personalFields)
-        let purchases = Set(fields.joined().filter { !Self.isSealed($0.value) }.map(\.purchase))
+        let purchases = Set(fields.joined().map(\.purchase))
         guard !purchases.isEmpty else { return events }
         let keys = try await keys(app: appID, purchases: purchases)
         return try zip(events, fields).map { event, fields in
-            let sealed = try fields.map { field in
-                Self.isSealed(field.value) ? field.value : try Self.seal(field.value, under: keys[field.purchase] ?? nil)
-            }
+            let sealed = try fields.map { field in try Self.seal(field.value, under: keys[field.purchase] ?? nil) }
             var next = sealed.makeIterator()
             return event.mappingPersonalFields { _ in next.next()! }
         }

@@ -149,4 +149,25 @@ import Testing
             #expect(replaced.text.contains(#""paying_users":1"#), "\(replaced.text)")
         }
     }
+
+    /// A developer payload that looks sealed is sealed like any other, and answered as sent.
+    @Test func aPayloadThatLooksSealedIsSealedAndAnsweredAsSent() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            let lookalike = "pii1.dk_00.AAAA"
+            let external =
+                #"{"payment_id":"ch_9","provider":"paylike","product_id":"coins","product_type":"consumable","#
+                + #""price":{"amount_milliunits":990,"currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z","#
+                + #""developer_payload":"\#(lookalike)"}"#
+            #expect(try await api.send(.post, "/v1/users/dana/external-purchases", headers: tenant.secret, json: external).status == .created)
+            try await harness.project()
+            let stored = try await harness.pool.query(
+                "SELECT developer_payload FROM ledger.purchases WHERE app_id = \(tenant.appID)"
+            ).first?.decode(String.self, at: 0)
+            #expect(stored != lookalike && stored?.hasPrefix("pii1.dk_") == true)
+            let unconsumed = try await api.send(.get, "/v1/users/dana/unconsumed", headers: tenant.secret)
+            #expect(unconsumed.text.contains(#""developer_payload":"\#(lookalike)""#), "\(unconsumed.text)")
+        }
+    }
 }
