@@ -104,9 +104,9 @@ package struct UserErasure: Sendable {
         return outcome
     }
 
-    /// Every purchase the user owns or ever had: what the read models give them, what their own stream names (links,
-    /// transfers), and what the log names them in beyond the slowest projection's checkpoint (recorded, not yet in the
-    /// read models).
+    /// The user's purchases: what the read models give them, what their own stream names (links, transfers), and what
+    /// names them in the log beyond the slowest projection's checkpoint (recorded, not yet in the read models). A
+    /// purchase that has since moved to another user is not among them (docs/erasure.md, "Sealed fields").
     static func purchases(app appID: String, pseudonym: String, on connection: PostgresConnection) throws -> Set<String> {
         var found = Set(
             try connection.query(
