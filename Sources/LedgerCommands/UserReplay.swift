@@ -17,9 +17,9 @@ package enum UserReplay {
         }
         var snapshot = UserSnapshot(appUserID: pseudonym ?? "", events: events, asOf: instant, catalog: catalog, at: instant)
         snapshot.appUserID = erased ? snapshot.appUserID : user
-        let opened = try await identities.fields.open(app: app, snapshot.unconsumedPurchases.compactMap(\.developerPayload))
-        for index in snapshot.unconsumedPurchases.indices {
-            snapshot.unconsumedPurchases[index].developerPayload = snapshot.unconsumedPurchases[index].developerPayload.flatMap { opened[$0] }
+        let payloads = try await identities.fields.opened(app: app, snapshot.unconsumedPurchases.map(\.developerPayload))
+        for (index, payload) in zip(snapshot.unconsumedPurchases.indices, payloads) {
+            snapshot.unconsumedPurchases[index].developerPayload = payload
         }
         return (snapshot, erased)
     }

@@ -111,16 +111,21 @@ package struct SealedFields: Sendable {
 
     /// `owned` with its purchases' developer payloads opened (nil where the key was destroyed): what the API answers.
     package func opening(app appID: String, _ owned: OwnedSummaries) async throws -> OwnedSummaries {
-        let sealed = owned.purchases.compactMap { $0.details?.developerPayload }.filter(Self.isSealed)
-        guard !sealed.isEmpty else { return owned }
-        let clear = try await open(app: appID, sealed)
         var owned = owned
-        for index in owned.purchases.indices {
-            if let payload = owned.purchases[index].details?.developerPayload, Self.isSealed(payload) {
-                owned.purchases[index].details?.developerPayload = clear[payload]
-            }
+        let payloads = try await opened(app: appID, owned.purchases.map { $0.details?.developerPayload })
+        for (index, payload) in zip(owned.purchases.indices, payloads) where owned.purchases[index].details != nil {
+            owned.purchases[index].details?.developerPayload = payload
         }
         return owned
+    }
+
+    /// `values` with each sealed one opened (nil where its key was destroyed), in order; no statement when none is
+    /// sealed.
+    package func opened(app appID: String, _ values: [String?]) async throws -> [String?] {
+        let sealed = values.compactMap { $0 }.filter(Self.isSealed)
+        guard !sealed.isEmpty else { return values }
+        let clear = try await open(app: appID, sealed)
+        return values.map { value in value.flatMap { Self.isSealed($0) ? clear[$0] : $0 } }
     }
 
     /// Forgets the keys this process holds for `subjects` (an erasure on this instance destroyed them).
