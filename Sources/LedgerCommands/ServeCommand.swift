@@ -4,6 +4,7 @@ import AppStoreVerification
 import ArgumentParser
 import Foundation
 import LedgerJobs
+import LedgerPrivacy
 import LedgerServer
 import LedgerStore
 import LedgerTenancy
@@ -219,17 +220,28 @@ extension ServeCommand {
 
 /// `ledger migrate`: applies pending migrations, builds the read models that have never been built (a database
 /// upgraded from the JSON states of schema 6, or a read model this version adds) from the log, and says what it did.
+/// With `--seal-history`, then rewrites a log written before pseudonyms (`SealHistory`, docs/erasure.md "Upgrading").
 struct MigrateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Apply pending schema migrations.")
+    static let configuration = CommandConfiguration(
+        commandName: "migrate", abstract: "Apply pending schema migrations (and, with --seal-history, seal a log written before pseudonyms).")
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var digest: DigestOptions
+    @OptionGroup var masterKey: MasterKeyOptions
+
+    @Flag(
+        help: ArgumentHelp(
+            "Rewrite the events recorded before pseudonyms: users named by pseudonyms, personal fields sealed, the chain recomputed "
+                + "and bound to the old one by a signed statement.",
+            discussion: "Stop every `ledger serve` first. Needs the digest signing key and the master key (see docs/erasure.md)."))
+    var sealHistory = false
 
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.migrate")
+        let (database, digest, masterKey, sealHistory) = (database, digest, masterKey, sealHistory)
         try await database.withDatabase(logger: logger) { url in
             let migrations = try SchemaLocation.migrations()
-            let connection = try PostgresConnectionFactory.connect(url)
-            let applied = try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
+            let applied = try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: try PostgresConnectionFactory.connect(url))
             print(
                 applied.isEmpty
                     ? "database is up to date (\(migrations.count) migrations)"
@@ -245,6 +257,20 @@ struct MigrateCommand: AsyncParsableCommand {
                 throw error
             }
             if !built.isEmpty { print("built \(built.joined(separator: ", ")) from the log") }
+            guard sealHistory else { return }
+            guard let key = try digest.key(database: database) else {
+                throw CommandFailure(
+                    "--seal-history signs a statement with the digest key: pass --signing-key FILE or set LEDGER_SIGNING_KEY_FILE")
+            }
+            let summary = try await SealHistory.run(
+                url: url, box: SecretBox(keys: try masterKey.source(database: database)), key: key, logger: logger)
+            let outcome = summary.outcome
+            print(
+                outcome.eventsRewritten == 0 && summary.operatorRowsRewritten == 0
+                    ? "the log names every user by a pseudonym and holds no personal field in clear: nothing to rewrite"
+                    : "rewrote \(outcome.eventsRewritten) event(s) of \(summary.apps) app(s): \(outcome.usersRenamed) user(s) named by "
+                        + "pseudonyms, \(outcome.streamsRechained) stream(s) rechained, \(summary.operatorRowsRewritten) operator record "
+                        + "row(s) renamed; signed the rewrite statement and new digests; rebuilt the read models")
         }
     }
 }

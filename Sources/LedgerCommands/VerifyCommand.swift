@@ -7,8 +7,8 @@ import LedgerStore
 import PostgresClient
 
 /// `ledger verify`: recomputes the hash chain of the whole log, checks the newest signed digest of every app, checks
-/// the operator record as the log (its chain and newest digest), and checks every finalized invoice (hash, gapless
-/// numbering, reproduction from the log).
+/// the operator record as the log (its chain and newest digest), checks every finalized invoice (hash, gapless
+/// numbering, reproduction from the log) and every signed statement of a rewrite of the log (`LogRewriteStatement`).
 /// Exit 0: intact; exit 1: each problem found, with its position (chain) or app (digest).
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check that no event was altered, removed or inserted.")
@@ -28,7 +28,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let logger = CommandLogging.logger("ledger.verify")
         let trustedKey = try trustedPublicKey()
         let replay = !skipInvoiceReplay
-        let (report, digestProblems, digestsChecked, invoices, operators) = try await database.withDatabase(logger: logger) { url in
+        let (report, digestProblems, digestsChecked, invoices, operators, rewrites) = try await database.withDatabase(logger: logger) { url in
             let connection = try PostgresConnectionFactory.connect(url)
             guard try SchemaMigrator.tableExists("ledger.events", on: connection) else {
                 throw CommandFailure("this database has no ledger yet: run `ledger migrate` (or `ledger serve`) first")
@@ -45,18 +45,20 @@ struct VerifyCommand: AsyncParsableCommand {
                 operators = try verifier.verify(on: connection)
                 operators.problems += try verifier.verifyDigest(on: connection, trustedKey: trustedKey)
             }
-            return (report, digestProblems, hasDigests, invoices, operators)
+            let rewrites = try LogRewriteStatement.verify(on: connection, trustedKey: trustedKey)
+            return (report, digestProblems, hasDigests, invoices, operators, rewrites)
         }
         if digestsChecked && trustedKey == nil {
             note("note: digests were checked against the keys stored with them; pass --digest-public-key to rule out re-signed digests")
         }
-        if report.isIntact && digestProblems.isEmpty && invoices.problems.isEmpty && operators.problems.isEmpty {
+        if report.isIntact && digestProblems.isEmpty && invoices.problems.isEmpty && operators.problems.isEmpty && rewrites.problems.isEmpty {
             print(
                 "OK: \(report.eventsChecked) events in \(report.streams) streams; the hash chain and signed digests are intact; "
-                    + "\(invoices.checked) invoice(s) intact; the operator record's \(operators.checked) row(s) intact")
+                    + "\(invoices.checked) invoice(s) intact; the operator record's \(operators.checked) row(s) intact"
+                    + (rewrites.checked == 0 ? "" : "; \(rewrites.checked) log rewrite statement(s) intact"))
             return
         }
-        let count = report.problems.count + digestProblems.count + invoices.problems.count + operators.problems.count
+        let count = report.problems.count + digestProblems.count + invoices.problems.count + operators.problems.count + rewrites.problems.count
         print(
             "TAMPERED: \(count) problem(s) in \(report.eventsChecked) events, \(invoices.checked) invoices and "
                 + "\(operators.checked) operator record rows checked")
@@ -64,6 +66,7 @@ struct VerifyCommand: AsyncParsableCommand {
         for problem in digestProblems { print("  [digest] \(problem)") }
         for problem in invoices.problems { print("  [invoice] \(problem)") }
         for problem in operators.problems { print("  [operator record] \(problem)") }
+        for problem in rewrites.problems { print("  [log rewrite] \(problem)") }
         throw ExitCode(1)
     }
 

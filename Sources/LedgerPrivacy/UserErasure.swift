@@ -160,8 +160,8 @@ package enum ErasureError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unknownUser: "the ledger knows no user with this id in this app"
         case .recordedBeforePseudonyms:
-            "this user was recorded before pseudonyms, so their id is still in the log itself; erasing them needs the log's "
-                + "migration (docs/erasure.md, \"Upgrading\"), which this version does not have yet"
+            "this user was recorded before pseudonyms, so their id is still in the log itself; stop the service and run "
+                + "`ledger migrate --seal-history` first (docs/erasure.md, \"Upgrading\"), then erase them"
         }
     }
 }

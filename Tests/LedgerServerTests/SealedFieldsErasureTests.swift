@@ -18,22 +18,6 @@ import Testing
     static let user = "3f1c9a52-7a1e-4c1b-9d0e-5b2a7c8e4f10"
     static let payload = "order-secret-77-of-carol"
 
-    /// A `pg_dump` of the database at `url`, as text (COPY data: jsonb as text, bytea as hex).
-    static func dump(_ url: String) throws -> String {
-        let dump = try ProcessRunner.run([try PostgresInstallation.locate().program("pg_dump"), "--dbname=" + url, "--data-only"])
-        #expect(dump.status == 0, "\(dump.output.suffix(400))")
-        return dump.output
-    }
-
-    /// Every way the ledger could have written `text`: as is, JSON-escaped, hex (bytea), base64 and base64url.
-    static func encodings(_ text: String) -> [String] {
-        let bytes = Data(text.utf8)
-        let base64 = bytes.base64EncodedString()
-        let url = base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let json = String(decoding: try! JSONEncoder().encode(text), as: UTF8.self).dropFirst().dropLast()
-        return [text, String(json), bytes.map { String(format: "%02x", $0) }.joined(), base64, url]
-    }
-
     /// `signedTransactionInfo` of a notification's signed body.
     static func signedTransaction(ofNotification jws: String) throws -> String {
         var segment = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
@@ -80,9 +64,11 @@ import Testing
             #expect(unconsumed.text.contains(#""developer_payload":"\#(Self.user)""#), "\(unconsumed.text)")
             #expect(unconsumed.text.contains(#""developer_payload":"\#(Self.payload)""#), "\(unconsumed.text)")
             let secrets = [Self.user, Self.payload] + [jws, coins].flatMap { [$0, String($0.split(separator: ".")[1])] }
-            let before = try Self.dump(url)
+            let before = try DatabaseDump.text(url)
             #expect(before.contains("pii1."), "the dump has the sealed fields")
-            for secret in secrets { #expect(!Self.encodings(secret).contains(where: before.contains), "before erasure: \(secret.prefix(40))") }
+            for secret in secrets {
+                #expect(!DatabaseDump.encodings(secret).contains(where: before.contains), "before erasure: \(secret.prefix(40))")
+            }
             let sealed = try await harness.pool.query(
                 """
                 SELECT payload->>'rawJSON' FROM ledger.events WHERE app_id = \(tenant.appID) AND event_type = 'appstore.notification'
@@ -133,9 +119,9 @@ import Testing
             #expect(renewalJSON == SealedFields.destroyed)
             let renewalJWS = try Self.signedTransaction(ofNotification: renewal)
 
-            let after = try Self.dump(url)
+            let after = try DatabaseDump.text(url)
             for secret in secrets + [renewalJWS, String(renewalJWS.split(separator: ".")[1])] {
-                #expect(!Self.encodings(secret).contains(where: after.contains), "after erasure: \(secret.prefix(40))")
+                #expect(!DatabaseDump.encodings(secret).contains(where: after.contains), "after erasure: \(secret.prefix(40))")
             }
             let verified = try await harness.pool.withConnection { try LogVerifier().verify(on: $0) }
             #expect(verified.isIntact)
