@@ -268,9 +268,12 @@ struct MigrateCommand: AsyncParsableCommand {
             print(
                 outcome.eventsRewritten == 0 && summary.operatorRowsRewritten == 0
                     ? "the log names every user by a pseudonym and holds no personal field in clear: nothing to rewrite"
+                        + (outcome.deliveriesSealed == 0
+                            ? "" : "; sealed \(outcome.deliveriesSealed) webhook delivery(ies) that named their user by id")
                     : "rewrote \(outcome.eventsRewritten) event(s) of \(summary.apps) app(s): \(outcome.usersRenamed) user(s) named by "
-                        + "pseudonyms, \(outcome.streamsRechained) stream(s) rechained, \(summary.operatorRowsRewritten) operator record "
-                        + "row(s) renamed; signed the rewrite statement and new digests; rebuilt the read models")
+                        + "pseudonyms, \(outcome.streamsRechained) stream(s) rechained, \(outcome.deliveriesSealed) webhook delivery(ies) "
+                        + "sealed, \(summary.operatorRowsRewritten) operator record row(s) renamed; signed the rewrite statement and new "
+                        + "digests; rebuilt the read models")
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerWebhooks
 import PostgresClient
@@ -16,13 +17,12 @@ struct WebhooksCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The app's webhook endpoints (secrets are not shown).")
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var masterKey: MasterKeyOptions
         @Option(help: "The app.") var app: String
 
         mutating func run() async throws {
             let app = app
-            let endpoints = try await database.withLedger(logger: CommandLogging.logger("ledger.webhooks")) { pool, _, _ in
-                try await WebhookStore(pool: pool).endpoints(app: app)
-            }
+            let endpoints = try await WebhooksCommand.storeCall(database, masterKey) { try await $0.endpoints(app: app) }
             if endpoints.isEmpty { print("no webhook endpoint in app \(app)") }
             for endpoint in endpoints {
                 let types = endpoint.eventTypes.isEmpty ? "every type" : endpoint.eventTypes.joined(separator: ",")
@@ -37,6 +37,7 @@ struct WebhooksCommand: AsyncParsableCommand {
     struct Deliveries: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "An endpoint's deliveries in log order.")
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var masterKey: MasterKeyOptions
         @Option(help: "The app.") var app: String
         @Option(help: "The endpoint (we_…).") var endpoint: String
         @Option(help: "Only deliveries in this status: pending, succeeded or given_up.") var status: String?
@@ -52,7 +53,7 @@ struct WebhooksCommand: AsyncParsableCommand {
 
         mutating func run() async throws {
             let (app, endpoint, status, after, limit) = (app, endpoint, status.flatMap(WebhookDelivery.Status.init), after, limit)
-            let deliveries = try await WebhooksCommand.storeCall(database) { store in
+            let deliveries = try await WebhooksCommand.storeCall(database, masterKey) { store in
                 try await store.deliveries(app: app, endpoint: endpoint, status: status, after: after, limit: limit)
             }
             print("delivery_id\tposition\tevent_type\tapp_user_id\tsequence\tstatus\tattempts\tcreated_at")
@@ -69,13 +70,14 @@ struct WebhooksCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "One delivery: its payload and every attempt.")
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var masterKey: MasterKeyOptions
         @Option(help: "The app.") var app: String
         @Option(help: "The endpoint (we_…).") var endpoint: String
         @Option(help: "The delivery (msg_…, its webhook-id).") var delivery: String
 
         mutating func run() async throws {
             let (app, endpoint, delivery) = (app, endpoint, delivery)
-            let found = try await WebhooksCommand.storeCall(database) { store in
+            let found = try await WebhooksCommand.storeCall(database, masterKey) { store in
                 _ = try await store.endpoint(app: app, id: endpoint)
                 return try await store.delivery(app: app, endpoint: endpoint, delivery: delivery)
             }
@@ -99,6 +101,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send deliveries again (same webhook-id and payload): one, or a range of log positions and / or times.")
         @OptionGroup var database: DatabaseOptions
+        @OptionGroup var masterKey: MasterKeyOptions
         @Option(help: "The app.") var app: String
         @Option(help: "The endpoint (we_…).") var endpoint: String
         @Option(help: "One delivery (msg_…).") var delivery: String?
@@ -125,17 +128,23 @@ struct WebhooksCommand: AsyncParsableCommand {
                         until: until.flatMap(Instant.init(rfc3339:)))
                 }
             let (app, endpoint) = (app, endpoint)
-            let count = try await WebhooksCommand.storeCall(database) { store in try await store.redeliver(app: app, endpoint: endpoint, selection) }
+            let count = try await WebhooksCommand.storeCall(database, masterKey) { store in
+                try await store.redeliver(app: app, endpoint: endpoint, selection)
+            }
             if case .one(let id) = selection, count == 0 { throw CommandFailure("there is no delivery \(id) to endpoint \(endpoint)") }
             print("\(count) deliver\(count == 1 ? "y" : "ies") will be sent again by the running server")
         }
     }
 
     /// Runs `body` on the store, turning an unknown endpoint into a CLI error that says what to do.
-    static func storeCall<T: Sendable>(_ database: DatabaseOptions, _ body: @escaping @Sendable (WebhookStore) async throws -> T) async throws -> T {
+    /// (The master key opens the deliveries' bodies, stored sealed under their users' keys.)
+    static func storeCall<T: Sendable>(
+        _ database: DatabaseOptions, _ masterKey: MasterKeyOptions, _ body: @escaping @Sendable (WebhookStore) async throws -> T
+    ) async throws -> T {
+        let keys = try masterKey.source(database: database)
         do {
             return try await database.withLedger(logger: CommandLogging.logger("ledger.webhooks")) { pool, _, _ in
-                try await body(WebhookStore(pool: pool))
+                try await body(WebhookStore(pool: pool, identities: IdentityStore(pool: pool, keys: keys)))
             }
         } catch let error as WebhookStoreError {
             throw CommandFailure("\(error.description.replacingOccurrences(of: "GET /v1/apps/{app_id}/webhooks", with: "`ledger webhooks list`"))")

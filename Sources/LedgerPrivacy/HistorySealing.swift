@@ -9,8 +9,9 @@ import PostgresClient
 /// `LegacyUsers` adopted with their id as pseudonym are renamed, their identity, data key and webhook order with
 /// them; a user named only in old events is given an identity now), every event is stored with pseudonyms and sealed
 /// fields, user streams take the pseudonym's name, and the hash chain of every stream touched is recomputed by the
-/// database's own `ledger.event_hash`. Positions, transaction ids, times and metadata are kept, so readers'
-/// checkpoints and invoices' snapshots still mean what they meant. The caller signs the before and after
+/// database's own `ledger.event_hash`; webhook deliveries that name a user by id are sealed as the fan-out seals them.
+/// Positions, transaction ids, times and metadata are kept, so readers' checkpoints and invoices' snapshots still mean
+/// what they meant. The caller signs the before and after
 /// (`LogRewriteStatement`) and rebuilds the read models.
 package enum HistorySealing {
     package struct Outcome: Sendable, Equatable {
@@ -18,6 +19,8 @@ package enum HistorySealing {
         package var usersRenamed: Int
         package var eventsRewritten: Int
         package var streamsRechained: Int
+        /// Webhook deliveries that named their user by id with the body in clear, now by pseudonym and sealed.
+        package var deliveriesSealed: Int
         /// Per app: each id the log named and the pseudonym that replaced it (what the operator record is renamed by).
         package var pseudonyms: [String: [String: String]]
     }
@@ -52,8 +55,39 @@ package enum HistorySealing {
         }
         try rechain(streams.sorted(), on: connection)
         try connection.execute("ALTER TABLE ledger.events ENABLE TRIGGER events_refuse_update_delete")
+        let deliveries = try sealDeliveries(names: &names, box: box, on: connection)
         return Outcome(
-            usersRenamed: names.renamedCount, eventsRewritten: rewritten, streamsRechained: streams.count, pseudonyms: names.renamed)
+            usersRenamed: names.renamedCount, eventsRewritten: rewritten, streamsRechained: streams.count, deliveriesSealed: deliveries,
+            pseudonyms: names.renamed)
+    }
+
+    /// Webhook deliveries written before their bodies were sealed (`WebhookFanOut`): each names its user by pseudonym
+    /// from now on, its body (which names the id) sealed under the user's data key, as the fan-out writes them today.
+    static func sealDeliveries(names: inout Names, box: SecretBox, on connection: PostgresConnection) throws -> Int {
+        let named = try connection.query(
+            "SELECT DISTINCT app_id, app_user_id FROM ledger.webhook_deliveries WHERE app_user_id IS NOT NULL ORDER BY 1, 2"
+        ).map { (app: try $0.decode(String.self, at: 0), id: try $0.decode(String.self, at: 1)) }
+        var sealed = 0
+        for user in named {
+            guard let pseudonym = try names.pseudonym(app: user.app, for: user.id, on: connection) else { continue }
+            let key = try DataKeyStore.key(app: user.app, subject: "user:" + pseudonym, box: box, on: connection)
+            let rows = try connection.query(
+                """
+                SELECT endpoint_id, delivery_id, payload FROM ledger.webhook_deliveries WHERE app_id = \(user.app) AND app_user_id = \(user.id)
+                """
+            ).map {
+                (endpoint: try $0.decode(String.self, at: 0), delivery: try $0.decode(String.self, at: 1), body: try $0.decode(String.self, at: 2))
+            }
+            try connection.query(
+                """
+                UPDATE ledger.webhook_deliveries d SET app_user_id = \(pseudonym), payload = r.payload
+                FROM unnest(\(TextArray(rows.map(\.endpoint))), \(TextArray(rows.map(\.delivery))),
+                            \(TextArray(try rows.map { try SealedFields.seal($0.body, under: key) }))) AS r(endpoint_id, delivery_id, payload)
+                WHERE d.app_id = \(user.app) AND d.endpoint_id = r.endpoint_id AND d.delivery_id = r.delivery_id
+                """)
+            sealed += rows.count
+        }
+        return sealed
     }
 
     struct StreamName: Hashable, Comparable {

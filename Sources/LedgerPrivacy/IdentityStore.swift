@@ -161,6 +161,17 @@ package struct IdentityStore: Sendable {
         return String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
     }
 
+    /// `text` sealed under the data key of the user `pseudonym` (`pii1.<key id>.<base64>`; `pii1.destroyed` once the
+    /// user is erased), on a connection the caller holds: a webhook delivery's body, which names the user, is stored so
+    /// (the fan-out, in its transaction) and opened by `fields.open` where it is sent or shown.
+    package func sealed(_ text: String, app appID: String, pseudonym: String, on connection: PostgresConnection) throws -> String {
+        let subject = "user:" + pseudonym
+        if let known = dataKeys.key(app: appID, subject: subject) { return try SealedFields.seal(text, under: known) }
+        let key = try DataKeyStore.key(app: appID, subject: subject, box: box, on: connection)
+        if let key { dataKeys.remember(app: appID, id: key.id, subject: subject, key: key.key) }
+        return try SealedFields.seal(text, under: key)
+    }
+
     /// HMAC-SHA-256 of the app and the user id under the installation's blind-index key: equal ids give equal indexes,
     /// and without the key an index says nothing of the id.
     package static func blindIndex(app appID: String, user: String, key: SymmetricKey) -> [UInt8] {

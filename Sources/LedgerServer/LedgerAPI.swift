@@ -128,7 +128,7 @@ package struct LedgerAPI: Sendable {
             store: store, tenancy: tenancy, identities: identities, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
         self.reads = ReplicaReads(primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities)
-        self.webhooks = WebhookStore(pool: pool)
+        self.webhooks = WebhookStore(pool: pool, identities: identities)
         self.logger = logger
         let cache = tenancyCache
         let live = LiveHub(

@@ -74,7 +74,7 @@ package final class WebhookDispatcher: Sendable {
         pool: PostgresPool, identities: IdentityStore, settings: WebhookSettings, clock: LedgerClock = .system,
         render: @escaping WebhookFanOut.Renderer, logger: Logger = Logger(label: "ledger.webhooks")
     ) {
-        self.store = WebhookStore(pool: pool)
+        self.store = WebhookStore(pool: pool, identities: identities)
         self.fanOut = WebhookFanOut(pool: pool, identities: identities, render: render)
         self.sender = WebhookSender(policy: OutboundPolicy(allowPrivateAddresses: settings.allowPrivateAddresses), limits: settings.limits)
         self.settings = settings

@@ -197,13 +197,17 @@ package struct WebhookFanOut: Sendable {
             }
             guard !targets.isEmpty else { continue }
             let pseudonym = change.appUserID
+            // The body names the user by their id while they exist, so it is stored sealed under their data key (opened
+            // by `WebhookStore` where it is sent or shown; unreadable once they are erased); the row names the pseudonym.
+            var sealedFor: String?
             if let owner = pseudonym {
                 let held = try UserQueries.summaries(
                     app: recorded.appID, owners: [owner], excluding: change.originalTransactionID.map { [$0] } ?? [], on: connection)
                 change.owned.subscriptions = held.subscriptions + (change.subscription.map { [$0] } ?? [])
                 change.owned.purchases = held.purchases + (change.purchase.map { [$0] } ?? [])
                 if case .purchase = subject { change.owned.grants = held.grants }
-                change.appUserID = try identities.userID(app: recorded.appID, pseudonym: owner, on: connection) ?? owner
+                let id = try identities.userID(app: recorded.appID, pseudonym: owner, on: connection)
+                (change.appUserID, sealedFor) = (id ?? owner, id == nil ? nil : owner)
             }
             if catalogs[recorded.appID] == nil {
                 catalogs[recorded.appID] = try connection.query(
@@ -217,11 +221,13 @@ package struct WebhookFanOut: Sendable {
             for endpoint in targets {
                 let (sequence, previous) = try sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey, on: connection)
                 let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)
+                let body = try render(change, envelope)
                 rows.append(
                     Row(
                         appID: recorded.appID, endpointID: endpoint.endpointID, deliveryID: envelope.deliveryID,
-                        position: recorded.position, eventType: recorded.type, appUserID: change.appUserID, orderKey: orderKey,
-                        sequence: sequence, previousSequence: previous, payload: try render(change, envelope)))
+                        position: recorded.position, eventType: recorded.type, appUserID: pseudonym, orderKey: orderKey,
+                        sequence: sequence, previousSequence: previous,
+                        payload: try sealedFor.map { try identities.sealed(body, app: recorded.appID, pseudonym: $0, on: connection) } ?? body))
             }
         }
         return rows

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import PostgresClient
@@ -18,10 +19,18 @@ public enum WebhookStoreError: Error, Equatable, CustomStringConvertible {
 
 /// Webhook endpoints, their deliveries and attempts (`schema/013_webhooks.sql`): what the API, the CLI and the
 /// dispatchers read and write. The fan-out that creates deliveries is `WebhookFanOut`.
+///
+/// A delivery whose body names a user by their id is stored sealed under the user's data key, the row naming their
+/// pseudonym (docs/erasure.md); every read here answers it opened, and the user named by their id while they exist.
+/// Once they are erased the body no longer opens and reads as a note that it was erased.
 public struct WebhookStore: Sendable {
     public let pool: PostgresPool
+    let identities: IdentityStore
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    package init(pool: PostgresPool, identities: IdentityStore) {
+        self.pool = pool
+        self.identities = identities
+    }
 
     // MARK: Endpoints
 
@@ -146,7 +155,7 @@ public struct WebhookStore: Sendable {
               AND (\(status?.rawValue)::text IS NULL OR status = \(status?.rawValue))
             ORDER BY position LIMIT \(Int64(limit))
             """
-        ).map(Self.delivery)
+        ).map(Self.delivery).opened(by: identities, revealingUsers: true)
     }
 
     /// One delivery and its attempts, oldest first.
@@ -172,7 +181,7 @@ public struct WebhookStore: Sendable {
                 statusCode: try row.decode(Int32?.self, at: 2).map(Int.init), latencyMilliseconds: Int(try row.decode(Int32.self, at: 3)),
                 error: try row.decode(String?.self, at: 4))
         }
-        return (try Self.delivery(row), attempts)
+        return (try await [Self.delivery(row)].opened(by: identities, revealingUsers: true)[0], attempts)
     }
 
     /// Which deliveries a redelivery sends again: one, or every one in a range of log positions and / or of the times
@@ -235,7 +244,7 @@ public struct WebhookStore: Sendable {
                 bindings: [
                     appID.postgresValue, id.postgresValue, Int64(limit).postgresValue
                 ])
-        ).map(Self.delivery)
+        ).map(Self.delivery).opened(by: identities, revealingUsers: false)
     }
 
     /// `due`'s statement ($1 app, $2 endpoint, $3 limit): walks `webhook_deliveries_due` in sending order and keeps
@@ -310,8 +319,25 @@ public struct WebhookStore: Sendable {
                 payload = json_build_object('type', event_type, 'erased', true, 'app_user_id', \(pseudonym)::text)::text,
                 status = CASE WHEN status = 'pending' THEN 'given_up' ELSE status END,
                 finished_at = COALESCE(finished_at, now())
-            WHERE app_id = \(appID) AND app_user_id = \(user)
+            WHERE app_id = \(appID) AND app_user_id IN (\(user), \(pseudonym))
             """)
+    }
+
+    /// What a delivery of an erased user reads as once their key is gone (as `forget` writes it).
+    static func erasedBody(type: String, pseudonym: String?) -> String {
+        struct Erased: Encodable {
+            let type: String
+            let erased = true
+            let appUserID: String?
+
+            enum CodingKeys: String, CodingKey {
+                case type, erased
+                case appUserID = "app_user_id"
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: (try? encoder.encode(Erased(type: type, appUserID: pseudonym))) ?? Data(#"{"erased":true}"#.utf8), as: UTF8.self)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -351,5 +377,23 @@ public struct WebhookStore: Sendable {
             attempts: Int(try cells.next(Int32.self)), nextAttemptAt: try cells.next(Instant.self),
             createdAt: try cells.next(Instant.self), firstAttemptAt: try cells.next(Instant?.self),
             finishedAt: try cells.next(Instant?.self))
+    }
+}
+
+extension [WebhookDelivery] {
+    /// The deliveries with their bodies opened (one whose user was erased since reads as a note), and with
+    /// `revealingUsers` the user each names by their id while they exist (the dispatcher needs only the body).
+    func opened(by identities: IdentityStore, revealingUsers: Bool) async throws -> [WebhookDelivery] {
+        var opened = self
+        for (app, indices) in Dictionary(grouping: indices, by: { self[$0].appID }) {
+            let clear = try await identities.fields.open(app: app, indices.map { self[$0].payload })
+            let ids = revealingUsers ? try await identities.userIDs(app: app, pseudonyms: indices.compactMap { self[$0].appUserID }) : [:]
+            for index in indices {
+                let stored = self[index]
+                opened[index].payload = clear[stored.payload] ?? WebhookStore.erasedBody(type: stored.eventType, pseudonym: stored.appUserID)
+                if let pseudonym = stored.appUserID, let id = ids[pseudonym] { opened[index].appUserID = id }
+            }
+        }
+        return opened
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerDomain
+import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import LedgerWebhooks
@@ -12,7 +13,13 @@ import Testing
     /// The operator's view: endpoints, deliveries, one delivery, and redelivery of one or a range.
     @Test func listInspectAndRedeliverFromTheCommandLine() async throws {
         let (url, pool, app) = try await migratedDatabaseWithOneApp()
-        let endpoint = try await WebhookStore(pool: pool).createEndpoint(
+        let masterKey = TestScratch.path("webhooks-master-key-\(UUID().uuidString)")
+        try (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined().write(
+            toFile: masterKey, atomically: true, encoding: .utf8)
+        let endpoint = try await WebhookStore(
+            pool: pool, identities: IdentityStore(pool: pool, keys: try MasterKeySource(path: masterKey, create: false))
+        )
+        .createEndpoint(
             app: app.id, url: "https://hooks.example.com/x", description: nil,
             eventTypes: [], environments: ["production"])
         _ = try await pool.query(
@@ -23,7 +30,7 @@ import Testing
             FROM generate_series(1, 3) AS i
             """)
         await pool.shutdown()
-        let base = ["--database-url", url, "--app", app.id]
+        let base = ["--database-url", url, "--master-key", masterKey, "--app", app.id]
         #expect(try await ledger(["webhooks", "list"] + base) == 0)
         #expect(try await ledger(["webhooks", "deliveries", "--endpoint", endpoint.endpointID, "--status", "given_up"] + base) == 0)
         #expect(try await ledger(["webhooks", "show", "--endpoint", endpoint.endpointID, "--delivery", "msg_2"] + base) == 0)

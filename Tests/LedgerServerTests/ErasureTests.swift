@@ -64,7 +64,20 @@ import Testing
             let tenant = try await api.tenant()
             try await Self.record(Self.user, harness, api, tenant)
             let pseudonym = try #require(try await harness.identities.find(app: tenant.appID, user: Self.user))
-            #expect(try await Self.tablesHolding(Self.user, harness.pool) == ["webhook_deliveries"])
+            // Stored nowhere in clear, not even in the webhook deliveries (their bodies are sealed under the user's key,
+            // their rows name the pseudonym), yet the deliveries API answers them as sent: the id and the body opened.
+            #expect(try await Self.tablesHolding(Self.user, harness.pool) == [])
+            let endpoint = try #require(
+                try await harness.pool.query(
+                    "SELECT endpoint_id FROM ledger.webhook_deliveries WHERE app_id = \(tenant.appID) LIMIT 1"
+                ).first?.decode(String.self, at: 0))
+            let listed = try await api.send(.get, "/v1/apps/\(tenant.appID)/webhooks/\(endpoint)/deliveries", headers: tenant.secret)
+            let listedFirst = try #require(listed.array("deliveries").first, "\(listed.text)")
+            #expect(listedFirst["app_user_id"] as? String == Self.user, "\(listed.text)")
+            let shown = try await api.send(
+                .get, "/v1/apps/\(tenant.appID)/webhooks/\(endpoint)/deliveries/\(try #require(listedFirst["delivery_id"] as? String))",
+                headers: tenant.secret)
+            #expect(shown.status == .ok && shown.text.contains(#""app_user_id":"\#(Self.user)""#) && !shown.text.contains("pii1."), "\(shown.text)")
             let before = try await harness.pool.withConnection { try LogVerifier().verify(on: $0) }
 
             // Refusals first: no reason, an unknown id, a public key.

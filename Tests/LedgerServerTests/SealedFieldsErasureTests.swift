@@ -6,6 +6,7 @@ import LedgerDomain
 import LedgerPrivacy
 import LedgerServerTestSupport
 import LedgerStore
+import LedgerWebhooks
 import PostgresClient
 import PostgresTestSupport
 import Testing
@@ -36,8 +37,12 @@ import Testing
             ] {
                 #expect(try await api.send(.put, "/v1/apps/\(tenant.appID)/products/\(product)", headers: tenant.secret, json: body).status == .ok)
             }
-            // A notification whose transaction carries the token (so names the user), a StoreKit 2 upload of a consumable
-            // with the token, and an external consumable with a developer payload.
+            // A webhook endpoint (its deliveries name the user by id in their bodies), a notification whose transaction
+            // carries the token (so names the user), a StoreKit 2 upload of a consumable with the token, and an external
+            // consumable with a developer payload.
+            let endpoint = try await api.send(
+                .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret, json: #"{"url":"http://127.0.0.1:9/hook"}"#)
+            #expect(endpoint.status == .created, "\(endpoint.text)")
             let at = AppStorePayloads.jan1 + 1000
             let notification = try harness.signer.notification(
                 type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: at,
@@ -57,6 +62,11 @@ import Testing
                 + #""developer_payload":"\#(Self.payload)"}"#
             #expect(try await api.send(.post, "/v1/users/\(Self.user)/external-purchases", headers: tenant.secret, json: external).status == .created)
             try await harness.project()
+            #expect(try await WebhookFanOut(pool: harness.pool, identities: harness.identities, render: WebhookPayload.render).catchUp() > 0)
+            let deliveries = try await harness.pool.query("SELECT payload FROM ledger.webhook_deliveries WHERE app_user_id IS NOT NULL").map {
+                try $0.decode(String.self, at: 0)
+            }
+            #expect(!deliveries.isEmpty && deliveries.allSatisfy { $0.hasPrefix("pii1.dk_") }, "bodies naming the user are sealed: \(deliveries)")
 
             // While the user exists: answered opened, stored sealed (nowhere in clear, not even before erasure).
             let unconsumed = try await api.send(.get, "/v1/users/\(Self.user)/unconsumed", headers: tenant.secret)

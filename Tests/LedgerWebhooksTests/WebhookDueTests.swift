@@ -15,7 +15,7 @@ import Testing
         let tenancy = TenancyStore(pool: fixture.store.pool)
         let account = try await tenancy.createAccount(name: "Acme")
         let app = try await tenancy.createApp(.init(accountID: account.id, name: "Pro", bundleID: "com.acme.pro"))
-        let endpoint = try await WebhookStore(pool: fixture.store.pool).createEndpoint(
+        let endpoint = try await WebhookStore.testing(fixture.store.pool).createEndpoint(
             app: app.id, url: "https://hooks.example.com/ledger", description: nil, eventTypes: [], environments: ["production"])
         for (index, delivery) in deliveries.enumerated() {
             try await fixture.superuser.query(
@@ -41,10 +41,10 @@ import Testing
                 ("cyd", 1, "pending", 600), ("cyd", 2, "pending", -70),  // the head retries later
                 ("dee", 1, "given_up", -80), ("dee", 2, "pending", -10)  // given up: no longer blocks
             ])
-        let due = try await WebhookStore(pool: fixture.store.pool).due(app: app, endpoint: id, limit: 10)
+        let due = try await WebhookStore.testing(fixture.store.pool).due(app: app, endpoint: id, limit: 10)
         // In sending order: the earliest next attempt first.
         #expect(due.map { "\($0.appUserID ?? "")#\($0.sequence)" } == ["ann#1", "bob#2", "dee#2"])
-        let limited = try await WebhookStore(pool: fixture.store.pool).due(app: app, endpoint: id, limit: 2)
+        let limited = try await WebhookStore.testing(fixture.store.pool).due(app: app, endpoint: id, limit: 2)
         #expect(limited.map(\.deliveryID) == due.prefix(2).map(\.deliveryID))
     }
 
@@ -73,7 +73,7 @@ import Testing
                     ])
             ).first?.decode(String.self, at: 0) ?? ""
         }
-        let due = try await WebhookStore(pool: fixture.store.pool).due(app: app, endpoint: id, limit: 8)
+        let due = try await WebhookStore.testing(fixture.store.pool).due(app: app, endpoint: id, limit: 8)
         #expect(due.map(\.sequence) == Array(repeating: 1, count: 8))
         #expect(due.map(\.appUserID) == users.prefix(8).map { Optional($0) })
         // Rows the scans of the deliveries read, summed over the plan's nodes on that table.

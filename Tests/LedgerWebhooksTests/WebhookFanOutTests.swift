@@ -25,7 +25,7 @@ import Testing
     }
 
     private static func createEndpoint(app: String, _ pool: PostgresPool) async throws {
-        _ = try await WebhookStore(pool: pool).createEndpoint(
+        _ = try await WebhookStore.testing(pool).createEndpoint(
             app: app, url: "https://hooks.example.com/ledger", description: nil, eventTypes: [], environments: ["production"])
     }
 
@@ -86,5 +86,13 @@ import Testing
             "a short read leaves the checkpoint short of the frontier")
         #expect(try await pool.withConnection { try fanOut.batch(on: $0) } == (0, 0) as (Int, Int))
         await fixture.close()
+    }
+}
+
+extension WebhookStore {
+    /// A store over `pool` whose bodies open under a master key of the test's own (the fixtures' databases hold no
+    /// other sealed data).
+    static func testing(_ pool: PostgresPool) -> WebhookStore {
+        WebhookStore(pool: pool, identities: IdentityStore(pool: pool, keys: MasterKeySource(key: SymmetricKey(size: .bits256))))
     }
 }

@@ -56,6 +56,12 @@ import UTCTime
                 (now(), 'sam', 'api', 'POST /v1/admin/apps/{app_id}/users/{user_id}/grants',
                  '/v1/admin/apps/\(app)/users/\(apiUser)/grants', '', '', ''),
                 (now(), 'sam', 'console', 'grant.revoke', 'grt_2', 'of someone-the-log-never-named in \(app)', '', '');
+            INSERT INTO ledger.webhook_endpoints (app_id, endpoint_id, url, event_types, environments, secret, status)
+            VALUES ('\(app)', 'we_old', 'https://hooks.example.com/x', '{}', '{production}', 'whsec_b2xkLXNlY3JldA==', 'disabled');
+            INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key, sequence,
+                payload, status, attempts)
+            VALUES ('\(app)', 'we_old', 'msg_old', 1, 'subscription.renewed', '\(grantee)', 'user:\(grantee)', 1,
+                    '{"type":"subscription.renewed","data":{"app_user_id":"\(grantee)"}}', 'succeeded', 1);
             """)
         let digest = try await LedgerBinary.run(["digest", "--signing-key", keyFile], databaseURL: url)
         #expect(digest.status == 0, "\(digest.output)")
@@ -122,6 +128,10 @@ import UTCTime
         let check = try await LedgerBinary.run(["replay", "--check"], databaseURL: url)
         #expect(check.status == 0 && check.output.contains("OK"), "\(check.output)")
 
+        // The delivery the old version made names the pseudonym, its body sealed, and reads as it was sent.
+        let delivery = try #require(try connection.query("SELECT app_user_id, payload FROM ledger.webhook_deliveries").first)
+        #expect(try delivery.decode(String.self, at: 0).hasPrefix("usr_") && delivery.decode(String.self, at: 1).hasPrefix("pii1.dk_"))
+
         // Every answer about the users is the same, read through their pseudonyms (the timelines show the log as
         // stored, so they are left out), and an upgraded user can now be erased.
         try await UpgradeFixture.expectSameAnswers(fixture, database: url) { !$0.path.hasSuffix("/events") && !$0.path.contains(user) }
@@ -130,6 +140,8 @@ import UTCTime
             // User 7's purchase made after the upgrade: its payload, sealed before the rewrite, opens after it.
             let unconsumed = try await client.send(.get, "/v1/users/\(user)/unconsumed", headers: secret)
             #expect(unconsumed.text.contains(#""developer_payload":"order-after-upgrade""#), "\(unconsumed.text)")
+            let shown = try await client.send(.get, "/v1/apps/\(app)/webhooks/we_old/deliveries/msg_old", headers: secret)
+            #expect(shown.text.contains(#""app_user_id":"\#(grantee)""#) && shown.text.contains(#""data":{"app_user_id""#), "\(shown.text)")
             let erased = try await client.send(
                 .delete, "/v1/users/\(UpgradeFixture.users[0])?reason=upgrade-test",
                 headers: secret)
