@@ -22,6 +22,8 @@ SELECT create_reference_table('ledger.console_sessions');
 SELECT create_reference_table('ledger.operator_actions');
 SELECT create_reference_table('ledger.operator_action_digests');
 SELECT create_reference_table('ledger.keyring');
+-- The signed statements of the log's rewrites (`ledger migrate --seal-history`): one per rewrite, naming every app.
+SELECT create_reference_table('ledger.log_rewrites');
 
 -- Tenant tables, distributed by app_id and co-located (one tenant's log, read models and webhooks on one worker).
 SELECT create_distributed_table('ledger.events', 'app_id');

@@ -104,9 +104,10 @@ package struct UserErasure: Sendable {
         return outcome
     }
 
-    /// The user's purchases: what the read models give them, what their own stream names (links, transfers), and what
-    /// names them in the log beyond the slowest projection's checkpoint (recorded, not yet in the read models). A
-    /// purchase that has since moved to another user is not among them (docs/erasure.md, "Sealed fields").
+    /// Every purchase the user ever had: what the read models give them now, and every purchase an event of the log
+    /// names them in (their own stream's links and transfers; a purchase restored to another user since, whose fields
+    /// still carry this user's token; events not yet in the read models). The log is read once, by the pseudonym (random,
+    /// so a text match is exact; the events are decoded to be sure): an erasure costs a scan of the app's log.
     static func purchases(app appID: String, pseudonym: String, on connection: PostgresConnection) throws -> Set<String> {
         var found = Set(
             try connection.query(
@@ -119,9 +120,7 @@ package struct UserErasure: Sendable {
         let events = try connection.query(
             """
             SELECT event_type, schema_version, payload::text FROM ledger.events
-            WHERE app_id = \(appID) AND (stream_id = \(LedgerStreams.user(appUserID: pseudonym))
-                OR (transaction_id >= COALESCE((SELECT min(transaction_id) FROM ledger.projection_checkpoints), '0'::xid8)
-                    AND payload::text LIKE \(quoted)))
+            WHERE app_id = \(appID) AND (stream_id = \(LedgerStreams.user(appUserID: pseudonym)) OR payload::text LIKE \(quoted))
             """)
         for row in events {
             let event = try LedgerEvent.decode(

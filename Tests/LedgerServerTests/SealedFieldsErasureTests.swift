@@ -166,4 +166,38 @@ import Testing
             #expect(unconsumed.text.contains(#""developer_payload":"\#(lookalike)""#), "\(unconsumed.text)")
         }
     }
+
+    /// A purchase restored to another user still carries its first owner's token (here their id): erasing the first
+    /// owner destroys its key, though it is someone else's now; the new owner keeps the purchase and its entitlement.
+    @Test func aPurchaseMovedToAnotherUserIsReachedByItsFirstOwnersErasure() async throws {
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            let lifetime = try harness.signer.sign(
+                AppStorePayloads.transaction(
+                    id: "9003", original: "9003", product: "lifetime", type: "Non-Consumable", expires: nil, token: Self.user))
+            let bought = try await api.send(
+                .post, "/v1/users/\(Self.user)/transactions", headers: tenant.secret, json: UserRoutesTests.upload([lifetime]))
+            #expect(bought.status == .ok, "\(bought.text)")
+            try await harness.project()
+            let moved = try await api.send(
+                .post, "/v1/users/bob/restore", headers: tenant.secret, json: #"{"signed_transactions":["\#(lifetime)"]}"#)
+            #expect(moved.status == .ok, "\(moved.text)")
+            try await harness.project()
+            #expect(try await api.send(.get, "/v1/users/\(Self.user)", headers: tenant.secret).array("one_time_purchases").isEmpty)
+
+            let erased = try await api.send(.delete, "/v1/users/\(Self.user)?reason=ticket-12", headers: tenant.secret)
+            #expect(erased.status == .ok, "\(erased.text)")
+            let key = try await harness.pool.query(
+                "SELECT sealed IS NULL FROM ledger.data_keys WHERE app_id = \(tenant.appID) AND subject = 'purchase:9003'"
+            ).first?.decode(Bool.self, at: 0)
+            #expect(key == true, "the moved purchase's key is destroyed with its first owner's")
+            let payload = try #require(
+                try await harness.pool.query("SELECT developer_payload FROM ledger.purchases WHERE app_id = \(tenant.appID)").first?
+                    .decode(String?.self, at: 0))
+            #expect(try await harness.identities.fields.open(app: tenant.appID, [payload]).isEmpty, "the first owner's token no longer opens")
+            let bob = try await api.send(.get, "/v1/users/bob", headers: tenant.secret)
+            #expect(bob.status == .ok && bob.array("one_time_purchases").count == 1, "\(bob.text)")
+        }
+    }
 }
