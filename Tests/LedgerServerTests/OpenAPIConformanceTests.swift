@@ -42,7 +42,8 @@ import Testing
             let script = Self.repository.appendingPathComponent("scripts/schemathesis.sh").path
             let result = try await ProcessRunner.runOnThread([
                 "/usr/bin/env", "LEDGER_ADMIN_TOKEN=\(APIHarness.adminToken)", "LEDGER_APP_KEY=\(tenant.secretKey)",
-                "LEDGER_APP_ID=\(tenant.appID)", "bash", script, "http://127.0.0.1:\(port)"
+                // The whole suite shares this process with the server: /ready may take more than the script's 30 s default.
+                "LEDGER_APP_ID=\(tenant.appID)", "SCHEMATHESIS_WAIT_FOR_SCHEMA=120", "bash", script, "http://127.0.0.1:\(port)"
             ])
             // The failures' details (request, answer, how to reproduce) and the summary, not the warnings between them.
             let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
