@@ -38,6 +38,7 @@ enum SealHistory {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
+        try HistorySealing.adoptLegacyUsers(box: box, on: connection)
         let summary = try connection.transaction { connection -> Summary in
             try connection.execute("LOCK TABLE ledger.events IN ACCESS EXCLUSIVE MODE")
             let chain = try LogVerifier().verify(on: connection)

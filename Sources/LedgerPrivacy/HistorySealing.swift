@@ -27,7 +27,14 @@ package enum HistorySealing {
 
     static let page = 2_000
 
-    /// Rewrites the log; the caller's transaction must hold `ledger.events` exclusively (no append may run meanwhile).
+    /// Adopts the users the log names by id (`LegacyUsers`), if no process did yet: before the rewrite's transaction,
+    /// since the adoption commits a transaction of its own.
+    package static func adoptLegacyUsers(box: SecretBox, on connection: PostgresConnection) throws {
+        _ = try IdentityStore.ready(box: box, on: connection)
+    }
+
+    /// Rewrites the log; the caller's transaction must hold `ledger.events` exclusively (no append may run meanwhile),
+    /// and the legacy users must be adopted (`adoptLegacyUsers`).
     package static func rewrite(box: SecretBox, on connection: PostgresConnection) throws -> Outcome {
         var names = try Names.load(box: box, on: connection)
         var keys = PurchaseKeys(
@@ -202,7 +209,10 @@ package enum HistorySealing {
         /// Renames the users adopted with their id as pseudonym: their identity, the subject of their data key, and the
         /// order key of their webhook deliveries.
         static func load(box: SecretBox, on connection: PostgresConnection) throws -> Names {
-            let indexKey = try IdentityStore.ready(box: box, on: connection)
+            guard try !connection.query("SELECT 1 FROM ledger.keyring WHERE name = \(LegacyUsers.marker)").isEmpty else {
+                throw PrivacyError.sealing("the users named before pseudonyms are not adopted: adoptLegacyUsers comes before the rewrite")
+            }
+            let indexKey = try IdentityStore.indexKey(box: box, on: connection)
             var names = Names(box: box, indexKey: indexKey, pseudonyms: [:], renamed: [:])
             let adopted = try connection.query(
                 "SELECT app_id, pseudonym FROM ledger.identities WHERE pseudonym !~ '^usr_[0-9a-f]{24}$' ORDER BY app_id, pseudonym"

@@ -113,7 +113,7 @@ enum SettingsFile {
             let (again, againText) = try await post(
                 "/v1/admin/apps/\(app)/appstore/backfill", #"{"transaction_ids": ["2000", "2000"]}"#,
                 "admin-token")
-            #expect(again == .ok && againText.contains(#""events_recorded":0"#))
+            #expect(again == .ok && againText.contains(#""events_recorded":0"#), "\(again): \(againText)")
             let tooMany = #"{"transaction_ids": ["# + (1...101).map { #""\#($0)""# }.joined(separator: ",") + "]}"
             for bad in [
                 #"{}"#, #"{"transaction_ids": []}"#, #"{"transaction_ids": ["12a"]}"#, #"{"transaction_ids": [1]}"#,

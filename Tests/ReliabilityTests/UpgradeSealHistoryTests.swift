@@ -162,6 +162,34 @@ import UTCTime
     }
 }
 
+extension UpgradeSealHistoryTests {
+    /// Straight from the old version to the rewrite, no server started in between: the command adopts the users itself
+    /// (in a transaction of its own, before the rewrite's), and the rewrite commits whole.
+    @Test func sealingRightAfterTheSchemaUpgradeAdoptsTheUsersFirst() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "upgrade006_seal_direct", on: .faults)
+        try UpgradeFixture.restore(into: url)
+        try UpgradeFixture.advanceTransactionIDs(on: try Self.connect(url))
+        try await TestDatabase.waitForHorizon(url)
+        let keyFile = TestScratch.path("seal-direct-signing-key-\(UUID().uuidString)")
+        try Curve25519.Signing.PrivateKey().rawRepresentation.map { String(format: "%02x", $0) }.joined()
+            .write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let sealed = try await LedgerBinary.run(
+            ["migrate", "--seal-history", "--master-key", TestMasterKey.file, "--signing-key", keyFile], databaseURL: url)
+        #expect(sealed.status == 0 && sealed.output.contains("rewrote"), "\(sealed.output)")
+        #expect(!sealed.output.contains("already a transaction") && !sealed.output.contains("no transaction in progress"), "\(sealed.output)")
+        let connection = try Self.connect(url)
+        let adopted = try connection.query("SELECT count(*) FROM ledger.keyring WHERE name = 'legacy-users-adopted'").first?.decode(Int64.self, at: 0)
+        #expect(adopted == 1)
+        let named = try connection.query("SELECT count(*) FROM ledger.identities WHERE pseudonym !~ '^usr_[0-9a-f]{24}$'").first?
+            .decode(Int64.self, at: 0)
+        #expect(named == 0, "every identity is named by a pseudonym")
+        let dump = try DatabaseDump.text(url)
+        for user in UpgradeFixture.users { #expect(!dump.contains(user), "\(user)") }
+        let verify = try await LedgerBinary.run(["verify", "--signing-key", keyFile], databaseURL: url)
+        #expect(verify.status == 0 && verify.output.contains("1 log rewrite statement(s) intact"), "\(verify.output)")
+    }
+}
+
 /// Keeps `value` alive while `body` runs (a connection held open across an await).
 func withExtendedLifetimeAsync<T, R>(_ value: T, _ body: (T) async throws -> R) async rethrows -> R {
     let result = try await body(value)
