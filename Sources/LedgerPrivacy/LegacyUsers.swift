@@ -20,9 +20,11 @@ enum LegacyUsers {
             try connection.query("SELECT pg_advisory_xact_lock(hashtext(\(marker)))")
             if try done() { return }
             // Everyone the read models and the users' own streams name (the read models are built from the whole log
-            // before anything is served).
-            let rows = try connection.query(
+            // before anything is served), read through a cursor a batch at a time: an installation may have millions,
+            // and the process that adopts them is about to serve.
+            try connection.execute(
                 """
+                DECLARE legacy_users NO SCROLL CURSOR FOR
                 SELECT app_id, owner FROM (
                     SELECT app_id, owner_app_user_id AS owner FROM ledger.subscriptions WHERE owner_app_user_id IS NOT NULL
                     UNION SELECT app_id, owner_app_user_id FROM ledger.purchases WHERE owner_app_user_id IS NOT NULL
@@ -31,12 +33,14 @@ enum LegacyUsers {
                     UNION SELECT app_id, substr(stream_id, 6) FROM ledger.events WHERE stream_id LIKE 'user:%'
                 ) named
                 WHERE NOT EXISTS (SELECT 1 FROM ledger.identities i WHERE i.app_id = named.app_id AND i.pseudonym = named.owner)
-                ORDER BY app_id, owner
                 """)
-            let users = try rows.map { (app: try $0.decode(String.self, at: 0), id: try $0.decode(String.self, at: 1)) }
-            for start in stride(from: 0, to: users.count, by: batch) {
-                try insert(users[start..<min(start + batch, users.count)], indexKey: indexKey, box: box, on: connection)
+            while true {
+                let rows = try connection.query(PostgresQuery(unsafeSQL: "FETCH \(batch) FROM legacy_users"))
+                guard !rows.isEmpty else { break }
+                let users = try rows.map { (app: try $0.decode(String.self, at: 0), id: try $0.decode(String.self, at: 1)) }
+                try insert(users[...], indexKey: indexKey, box: box, on: connection)
             }
+            try connection.execute("CLOSE legacy_users")
             // Sealed like every keyring row (a rotation re-seals them all), though it keeps nothing.
             try connection.query("INSERT INTO ledger.keyring (name, sealed) VALUES (\(marker), \(try box.seal([]))::bytea)")
         }

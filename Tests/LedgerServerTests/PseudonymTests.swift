@@ -100,10 +100,24 @@ import Testing
                 NewEvent(
                     consent, idempotencyKey: consent.idempotencyKey, occurredAt: SupportGrantTests.start, metadata: EventMetadata(source: "test"))
             ])
+        // And 2,500 more, so the adoption reads them in several batches.
+        let encoded = consent.encoded()
+        _ = try await pool.query(
+            """
+            INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, schema_version, payload, idempotency_key, occurred_at,
+                                       previous_hash, hash)
+            SELECT \(app.id), 'user:legacy-' || i, 1, \(encoded.type), \(encoded.schemaVersion),
+                   replace(\(encoded.payload), 'legacy-bob', 'legacy-' || i)::jsonb, 'legacy-consent-' || i, now(), '', ''
+            FROM generate_series(1, 2500) AS i
+            """)
         await pool.shutdown()
 
         let harness = try await APIHarness.make(database: url, now: SupportGrantTests.start)
         #expect(try await harness.identities.find(app: app.id, user: "legacy-bob") == "legacy-bob")
+        #expect(try await harness.identities.find(app: app.id, user: "legacy-2500") == "legacy-2500")
+        let adopted = try await harness.pool.query("SELECT count(*) FROM ledger.identities WHERE pseudonym LIKE 'legacy-%'").first?
+            .decode(Int64.self, at: 0)
+        #expect(adopted == 2_501)
         #expect(try await harness.identities.find(app: app.id, user: "someone-new") == nil)
         // Named again: the same identity, not a new pseudonym.
         #expect(try await harness.identities.pseudonym(app: app.id, user: "legacy-bob") == "legacy-bob")

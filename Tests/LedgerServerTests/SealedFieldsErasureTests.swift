@@ -61,6 +61,10 @@ import Testing
                 + #""price":{"amount_milliunits":990,"currency":"USD"},"purchased_at":"2026-01-02T10:00:00Z","#
                 + #""developer_payload":"\#(Self.payload)"}"#
             #expect(try await api.send(.post, "/v1/users/\(Self.user)/external-purchases", headers: tenant.secret, json: external).status == .created)
+            // And the seed's receipt upload.
+            let receipt = try harness.signer.receipt(purchases: [ReceiptBuilder.inAppPurchase(product: "lifetime", transactionId: "9100")])
+            let (uploaded, _) = try await api.uploadReceipt(tenant, user: Self.user, receipt: receipt)
+            #expect(uploaded.status == .ok, "\(uploaded.text)")
             try await harness.project()
             #expect(try await WebhookFanOut(pool: harness.pool, identities: harness.identities, render: WebhookPayload.render).catchUp() > 0)
             let deliveries = try await harness.pool.query("SELECT payload FROM ledger.webhook_deliveries WHERE app_user_id IS NOT NULL").map {
@@ -73,7 +77,9 @@ import Testing
             #expect(unconsumed.status == .ok)
             #expect(unconsumed.text.contains(#""developer_payload":"\#(Self.user)""#), "\(unconsumed.text)")
             #expect(unconsumed.text.contains(#""developer_payload":"\#(Self.payload)""#), "\(unconsumed.text)")
-            let secrets = [Self.user, Self.payload] + [jws, coins].flatMap { [$0, String($0.split(separator: ".")[1])] }
+            // A consumption, then the search: the id, the payload, the JWS and the receipt are nowhere in clear.
+            #expect(try await api.send(.post, "/v1/users/\(Self.user)/purchases/9002/consume", headers: tenant.secret).status == .ok)
+            let secrets = [Self.user, Self.payload, receipt] + [jws, coins].flatMap { [$0, String($0.split(separator: ".")[1])] }
             let before = try DatabaseDump.text(url)
             #expect(before.contains("pii1."), "the dump has the sealed fields")
             for secret in secrets {
