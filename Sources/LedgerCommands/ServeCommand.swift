@@ -118,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
                 pool: service, replica: replica, configuration: apiConfiguration, progress: progress,
                 logger: logger)
             services.append(TenancyCacheService(api: api, logger: logger))
+            services.append(ErasureNotices(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
             services.append(
                 WebhookService(

@@ -161,6 +161,10 @@ package struct IdentityStore: Sendable {
         return String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
     }
 
+    /// Forgets every data key this process holds: another instance erased a user, whose keys (the user's and their
+    /// purchases') it may hold (`ErasureNotices`).
+    package func forgetDataKeys() { dataKeys.forgetAll() }
+
     /// `text` sealed under the data key of the user `pseudonym` (`pii1.<key id>.<base64>`; `pii1.destroyed` once the
     /// user is erased), on a connection the caller holds: a webhook delivery's body, which names the user, is stored so
     /// (the fan-out, in its transaction) and opened by `fields.open` where it is sent or shown.

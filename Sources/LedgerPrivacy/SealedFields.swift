@@ -177,9 +177,10 @@ package struct SealedFields: Sendable {
 }
 
 /// Data keys this process opened, for at most `lifetime`: a purchase's key is read once per minute rather than once
-/// per event or read. An erasure on this instance forgets the user's keys at once; on another instance a destroyed
-/// key is used for at most `lifetime` after the erasure (what it seals then is unreadable once the entry expires,
-/// and reads of the erased user answer `user_erased` meanwhile).
+/// per event or read. An erasure on this instance forgets the user's keys at once; another instance forgets every key
+/// it holds when it hears of the erasure (`ledger_erasures`), and if it missed the notice (its listener was
+/// reconnecting), a destroyed key is used for at most `lifetime` (what it seals then is unreadable once the entry
+/// expires, and reads of the erased user answer `user_erased` meanwhile).
 final class DataKeyCache: Sendable {
     static let lifetime: Duration = .seconds(60)
     static let limit = 10_000
@@ -206,6 +207,8 @@ final class DataKeyCache: Sendable {
             if let subject { entries["s\0" + appID + "\0" + subject] = entry }
         }
     }
+
+    func forgetAll() { entries.withLock { $0.removeAll() } }
 
     func forget(app appID: String, subjects: some Sequence<String>) {
         entries.withLock { entries in

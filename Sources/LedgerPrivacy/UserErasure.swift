@@ -45,6 +45,9 @@ package struct UserErasure: Sendable {
         }
     }
 
+    /// The channel an erasure notifies at its commit, with `<app id> <pseudonym>` (neither holds a space).
+    package static let channel = "ledger_erasures"
+
     /// Erases `user` of `app` on behalf of `by` (an operator id, `key:<key id>`, `break-glass:…` or the shell's login),
     /// for `reason`.
     package func erase(
@@ -94,6 +97,9 @@ package struct UserErasure: Sendable {
                     INSERT INTO ledger.erasures (app_id, pseudonym, suppression, certificate, reason, erased_by, erased_at)
                     VALUES (\(appID), \(pseudonym), \(suppression)::bytea, \(json)::jsonb, \(reason), \(erasedBy), \(now))
                     """)
+                // Every other instance hears of it at the commit (`ErasureNotices`): it ends the user's live streams
+                // and forgets the data keys it holds.
+                try connection.query("SELECT pg_notify(\(Self.channel), \(appID + " " + pseudonym))")
                 try step(.certified, connection)
                 return (.erased(signed), purchases)
             }
