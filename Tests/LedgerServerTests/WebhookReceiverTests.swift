@@ -12,20 +12,32 @@ import Testing
         let receiver = WebhookReceiver()
         try await receiver.start()
         let port = receiver.port
-        // The shared client needs no shutdown: a client of its own, dropped unshut when an expectation below threw
-        // (a request timing out under the whole suite), trapped in its deinit and took the test process down.
-        let client = HTTPClient.shared
         var request = HTTPClientRequest(url: receiver.url)
         request.method = .POST
         request.body = .bytes(ByteBuffer(string: "{}"))
-        #expect(try await client.execute(request, timeout: .seconds(10)).status == .noContent)
+        #expect(try await Self.withClient { try await $0.execute(request, timeout: .seconds(30)).status } == .noContent)
         await receiver.stop()
         // Refused (AsyncHTTPClient tries to connect again until the deadline, then fails).
-        await #expect(throws: (any Error).self) { _ = try await client.execute(request, timeout: .seconds(1)) }
+        await #expect(throws: (any Error).self) { _ = try await Self.withClient { try await $0.execute(request, timeout: .seconds(1)) } }
         try await receiver.start()
         #expect(receiver.port == port)
-        #expect(try await client.execute(request, timeout: .seconds(10)).status == .noContent)
+        #expect(try await Self.withClient { try await $0.execute(request, timeout: .seconds(30)).status } == .noContent)
         #expect(receiver.accepted.count == 2)
         await receiver.stop()
+    }
+
+    /// A client of its own per phase, always shut down. One shared client kept the refused phase's connection
+    /// attempts (and their back-off) for the port, so the request after the restart could wait past its deadline
+    /// under the whole suite's load; a client dropped without `shutdown()` traps in its deinit.
+    static func withClient<T: Sendable>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let result = try await body(client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 }
