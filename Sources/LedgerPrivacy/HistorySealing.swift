@@ -250,20 +250,9 @@ package enum HistorySealing {
             if let known = renamed[app]?[id] { return known }
             if pseudonyms[app]?.contains(id) == true { return nil }
             let index = IdentityStore.blindIndex(app: app, user: id, key: indexKey)
-            let pseudonym: String
-            if let found = try IdentityStore.find(app: app, index: index, on: connection) {
-                pseudonym = found
-            } else {
-                pseudonym = RandomToken.identifier(prefix: "usr_")
-                guard let (keyID, key) = try DataKeyStore.key(app: app, subject: "user:" + pseudonym, box: box, on: connection) else {
-                    throw PrivacyError.sealing("a new pseudonym's data key was destroyed as it was made")
-                }
-                try connection.query(
-                    """
-                    INSERT INTO ledger.identities (app_id, pseudonym, blind_index, sealed_user_id, key_id)
-                    VALUES (\(app), \(pseudonym), \(index)::bytea, \(try SecretBox(key: key).seal(Array(id.utf8)))::bytea, \(keyID))
-                    """)
-            }
+            let pseudonym =
+                try IdentityStore.find(app: app, index: index, on: connection)
+                ?? IdentityStore.insert(app: app, user: id, index: index, box: box, on: connection)
             renamed[app, default: [:]][id] = pseudonym
             pseudonyms[app, default: []].insert(pseudonym)
             return pseudonym

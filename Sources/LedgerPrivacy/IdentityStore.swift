@@ -87,18 +87,24 @@ package struct IdentityStore: Sendable {
             ).first {
                 return try erased.decode(String.self, at: 0)
             }
-            let pseudonym = RandomToken.identifier(prefix: "usr_")
-            guard let (keyID, key) = try DataKeyStore.key(app: appID, subject: "user:" + pseudonym, box: box, on: connection) else {
-                throw PrivacyError.sealing("the new pseudonym's data key was destroyed as it was made")
-            }
-            let sealed = try SecretBox(key: key).seal(Array(user.utf8))
-            try connection.query(
-                """
-                INSERT INTO ledger.identities (app_id, pseudonym, blind_index, sealed_user_id, key_id)
-                VALUES (\(appID), \(pseudonym), \(index)::bytea, \(sealed)::bytea, \(keyID))
-                """)
-            return pseudonym
+            return try insert(app: appID, user: user, index: index, box: box, on: connection)
         }
+    }
+
+    /// A new identity of `user` (a fresh pseudonym, its data key, the id sealed under it), on the caller's connection
+    /// and transaction: `make` after its checks, and the log's migration for an id only old events name.
+    static func insert(app appID: String, user: String, index: [UInt8], box: SecretBox, on connection: PostgresConnection) throws -> String {
+        let pseudonym = RandomToken.identifier(prefix: "usr_")
+        guard let (keyID, key) = try DataKeyStore.key(app: appID, subject: "user:" + pseudonym, box: box, on: connection) else {
+            throw PrivacyError.sealing("the new pseudonym's data key was destroyed as it was made")
+        }
+        let sealed = try SecretBox(key: key).seal(Array(user.utf8))
+        try connection.query(
+            """
+            INSERT INTO ledger.identities (app_id, pseudonym, blind_index, sealed_user_id, key_id)
+            VALUES (\(appID), \(pseudonym), \(index)::bytea, \(sealed)::bytea, \(keyID))
+            """)
+        return pseudonym
     }
 
     /// The pseudonym of `user`, if the user was named before and is not erased.
