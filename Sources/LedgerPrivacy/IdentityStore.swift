@@ -29,6 +29,9 @@ package struct IdentityStore: Sendable {
 
     package init(pool: PostgresPool, keys: MasterKeySource) { self.init(pool: pool, box: SecretBox(keys: keys)) }
 
+    /// The master keys this store seals under (the status signing keys derive from them too).
+    package var masterKeys: MasterKeySource { box.keys }
+
     /// Reads the blind-index key and adopts the users named before pseudonyms (`LegacyUsers`), if not done yet: a
     /// server does it before it serves, so that no request waits for an upgrade's adoption.
     package func prepare() async throws {

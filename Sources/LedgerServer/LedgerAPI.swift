@@ -90,6 +90,8 @@ package struct LedgerAPI: Sendable {
     let logger: Logger
     /// The live streams of this instance; `LiveService` runs it.
     package let live: LiveHub
+    /// Signs the status answers apps keep offline (`StatusSigning`).
+    let statusKeys: StatusSigningKeys
 
     /// Builds the API on the service's pool; fetches (or creates) the cookie-signing secret shared by all instances.
     /// `progress` is the one this process's projection worker advances (a fresh one: waits read the database).
@@ -123,6 +125,7 @@ package struct LedgerAPI: Sendable {
             operatorTokens: OperatorTokenStore(pool: pool), record: OperatorActionLog(pool: pool), identities: identities)
         self.body = RequestBodyReader(limit: configuration.maxBodyBytes)
         self.identities = identities
+        self.statusKeys = StatusSigningKeys(keys: identities.masterKeys)
         self.erasure = configuration.digestKey.map { UserErasure(identities: identities, signingKey: $0) }
         self.recorder = LedgerRecorder(
             store: store, tenancy: tenancy, identities: identities, roots: configuration.roots, clock: configuration.clock)

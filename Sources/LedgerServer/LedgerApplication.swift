@@ -35,16 +35,18 @@ package enum LedgerApplication {
         guard let api else { return router }
         if api.reads.replica != nil { router.add(middleware: ReadTokenMiddleware(primary: api.pool)) }
         let clock = api.configuration.clock
+        let signing = StatusSigning(keys: api.statusKeys)
+        StatusKeyRoutes(keys: api.statusKeys).register(on: routes)
         SeedRoutes(
             recorder: api.recorder, reads: api.reads, cache: api.tenancyCache, cookie: api.cookie, body: api.body,
-            readYourWrites: api.readYourWrites, clock: clock
+            readYourWrites: api.readYourWrites, signing: signing, clock: clock
         ).register(on: routes, auth: api.auth)
         AdminRoutes(tenancy: api.tenancy, cache: api.tenancyCache, body: api.body).register(on: routes, auth: api.auth)
         AppRoutes(
             tenancy: api.tenancy, cache: api.tenancyCache, body: api.body, recorder: api.recorder,
             readYourWrites: api.readYourWrites
         ).register(on: routes, auth: api.auth)
-        UserRoutes(reads: api.reads, cache: api.tenancyCache, clock: clock).register(on: routes, auth: api.auth)
+        UserRoutes(reads: api.reads, cache: api.tenancyCache, signing: signing, clock: clock).register(on: routes, auth: api.auth)
         LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
         ErasureRoutes(erasure: api.erasure, live: api.live, clock: clock).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)

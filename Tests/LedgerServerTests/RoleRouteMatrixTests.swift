@@ -32,6 +32,7 @@ import UTCTime
     /// The table. README "Operators" says the same in prose.
     static let table: [String: Access] = [
         "GET /health": .open, "GET /ready": .open, "GET /metrics": .open, "GET /openapi.json": .open,
+        "GET /.well-known/jwks.json": .open,
         "POST /v1/apps/{app_id}/notifications": .open,
         // The app and its backend.
         "GET /productsStatus": .appKey, "POST /uploadReceipt": .appKey, "POST /uploadTransactions": .appKey,

@@ -95,7 +95,8 @@ enum JSONResponse {
         return buffer
     }
 
-    private static func make(status: HTTPResponse.Status, buffer: ByteBuffer, headers: HTTPFields) -> Response {
+    /// Bytes `encode` made (a signed answer signs exactly these).
+    static func make(status: HTTPResponse.Status, buffer: ByteBuffer, headers: HTTPFields) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))

@@ -29,6 +29,7 @@ struct SeedRoutes {
     let cookie: UserCookie
     let body: RequestBodyReader
     let readYourWrites: ReadYourWrites
+    let signing: StatusSigning
     let clock: LedgerClock
 
     struct UploadInput: Decodable {
@@ -106,12 +107,9 @@ struct SeedRoutes {
             let now = seed.clock.now()
             let (owned, source) = try await seed.reads.owned(request, app: caller.app.id, user: user)
             let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog.catalog, at: now)
-            return try UserRoutes.from(
-                source,
-                JSONResponse.make(
-                    status: .ok,
-                    body: ProductsStatusAnswer(
-                        embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog)))))
+            return try seed.signing.response(
+                request, caller: caller, user: user, at: now, headers: [ReplicaReads.sourceHeader: source.rawValue],
+                body: ProductsStatusAnswer(embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
         }
     }
 

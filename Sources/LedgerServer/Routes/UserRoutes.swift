@@ -12,10 +12,11 @@ import UTCTime
 struct UserRoutes {
     let reads: ReplicaReads
     let cache: TenancyCache
+    let signing: StatusSigning
     let clock: LedgerClock
 
     func register(on routes: RouteTable, auth: Authenticator) {
-        let (reads, cache, clock) = (reads, cache, clock)
+        let (reads, cache, signing, clock) = (reads, cache, signing, clock)
         let perUser = routes.group("/v1/users/{user_id}", UserAuthentication(auth: auth, timeout: routes.timeout))
         perUser.on(.get, "/v1/users/{user_id}") { request, context in
             let (caller, user) = try context.actor()
@@ -25,21 +26,19 @@ struct UserRoutes {
             let now = clock.now()
             // The read models name the user by pseudonym (`owned.owner`); the answer names them as the app does.
             let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog.catalog, at: now)
-            return try Self.from(
-                source,
-                JSONResponse.make(
-                    status: .ok,
-                    body: UserBody(
-                        appUserID: user,
-                        known: owned.isKnown,
-                        subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
-                        entitlements: EntitlementBody.list(snapshot.entitlements),
-                        oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
-                        grants: owned.grants.map { GrantBody($0, at: now) },
-                        unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
-                        productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
-                        introOfferEligibility: IntroOfferEligibilityBody.list(
-                            UserView(appUserID: owned.owner ?? user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog))))
+            return try signing.response(
+                request, caller: caller, user: user, at: now, headers: [ReplicaReads.sourceHeader: source.rawValue],
+                body: UserBody(
+                    appUserID: user,
+                    known: owned.isKnown,
+                    subscriptions: owned.subscriptions.filter { $0.isKnown }.map { SubscriptionBody($0, at: now) },
+                    entitlements: EntitlementBody.list(snapshot.entitlements),
+                    oneTimePurchases: owned.purchases.compactMap { PurchaseBody($0, at: now) },
+                    grants: owned.grants.map { GrantBody($0, at: now) },
+                    unconsumed: snapshot.unconsumedPurchases.map(UnconsumedBody.init),
+                    productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog),
+                    introOfferEligibility: IntroOfferEligibilityBody.list(
+                        UserView(appUserID: owned.owner ?? user, subscriptions: owned.subscriptions, purchases: []), catalog: catalog)))
         }
         perUser.on(.get, "/v1/users/{user_id}/entitlements") { request, context in
             let (caller, user) = try context.actor()
