@@ -37,6 +37,8 @@ let package = Package(
         .executable(name: "ledger-sdk-demo", targets: ["LedgerSDKDemo"])
     ],
     dependencies: [
+        // Builds the SDK's DocC catalog (scripts/build-sdk-docs.sh); a command plugin, linked into nothing.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -420,9 +422,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // The SDK's portable core (client, uid cookie, status cache, durable upload queue, live stream, purchase flow):
-        // Foundation only; builds and is tested on Linux.
-        .target(name: "SubscriptionLedgerSDKCore", swiftSettings: strict),
+        // The SDK's portable core (client, identity, customer snapshot and its offline signature check, durable upload
+        // queue, live stream, purchase flow): Foundation and CryptoKit only; builds and is tested on Linux, where
+        // swift-crypto stands in for CryptoKit (Apple platforms compile none of it: the dependency is Linux-only).
+        .target(
+            name: "SubscriptionLedgerSDKCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict
+        ),
         // The core re-exported, plus the StoreKit 2 adapter where StoreKit exists.
         .target(name: "SubscriptionLedgerSDK", dependencies: ["SubscriptionLedgerSDKCore"], swiftSettings: strict),
         // `swift run ledger-sdk-demo`: the SDK against a local `ledger serve`.

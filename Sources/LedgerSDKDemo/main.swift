@@ -72,25 +72,26 @@ let configuration = demoConfiguration(url: url, key: key, storage: storage)
 @MainActor
 func runDemo() async throws {
     let manager = PurchaseManager.setUp(configuration, store: FileStore(receipt: receipt, entitlements: entitlements))
-    let updates = try await manager.statusUpdates()
-    let status = try await manager.configure(userID: option("user"))
-    say("user \(status.userID)\(status.isCached ? " (cached: the ledger is unreachable)" : "")")
-    func productsLine(_ status: LedgerStatus) -> String { status.products.map { "\($0.id)=\($0.status)" }.joined(separator: ", ") }
-    say("products: \(productsLine(status))")
-    say("active entitlements: \(status.activeEntitlements.sorted().joined(separator: ", "))")
-    let unconsumed: [UnconsumedPurchase] = try await manager.unconsumedPurchases()
-    say("unconsumed: \(unconsumed.map { $0.transactionID })")
-    let subscriptions: [Subscription] = try await manager.activatedSubscriptions()
-    say("active subscriptions: \(subscriptions.compactMap { $0.productID })")
+    let updates = try await manager.customerInfoUpdates()
+    let customer = try await manager.configure(userID: option("user"))
+    say("user \(customer.userID)\(customer.source == .offline ? " (offline: the kept signed snapshot)" : "")")
+    func productsLine(_ customer: CustomerInfo) -> String {
+        customer.productsStatus.map { "\($0.id)=\($0.status.rawValue)" }.joined(separator: ", ")
+    }
+    say("products: \(productsLine(customer))")
+    say("active entitlements: \(customer.activeEntitlements.sorted().joined(separator: ", "))")
+    say("unconsumed: \(customer.unconsumedPurchases.map(\.transactionID))")
+    say("active subscriptions: \(customer.activeSubscriptions.map { "\($0.productID ?? "?") (\($0.status.rawValue))" })")
+    say("intro offer eligibility: \(customer.introOfferEligibility.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
     let seconds = option("watch").flatMap(Int.init) ?? 30
     say("watching the live stream for \(seconds) s…")
-    // The stream was opened before `configure` so no change is missed; it also holds the states `configure` went
-    // through (the disk cache, its own read), which are not news: only a later, different state is printed.
+    // The stream was opened before `configure` so no change is missed; it also holds the snapshots `configure` went
+    // through (the kept one, its own read), which are not news: only a later, different one is printed.
     let watch = Task {
-        var shown = productsLine(status)
-        for await update in updates where update.receivedAt > status.receivedAt && productsLine(update) != shown {
+        var shown = productsLine(customer)
+        for await update in updates where update.issuedAt >= customer.issuedAt && productsLine(update) != shown {
             shown = productsLine(update)
-            say("update: \(shown)  cursor \(update.cursor ?? "-")")
+            say("update: \(shown)")
         }
     }
     try? await Task.sleep(for: .seconds(seconds))

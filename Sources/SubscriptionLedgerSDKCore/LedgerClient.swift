@@ -31,7 +31,7 @@ public struct LedgerClient: Sendable {
 
     /// `POST /uploadReceipt`: records the receipt for `userID` (nil: the cookie's user, else a new anonymous one)
     /// and returns the cookie that lets the public key act for that user.
-    func uploadReceipt(userID: String?, receipt: Data, cookie: UIDCookie?) async throws -> (UploadReceiptResult, UIDCookie) {
+    func uploadReceipt(userID: String?, receipt: Data, cookie: UIDCookie?) async throws -> (Wire.UploadReceiptResult, UIDCookie, readAfter: String?) {
         var body: [String: String] = ["data": receipt.base64EncodedString()]
         if let userID { body["user-id"] = userID }
         return try await identifying("/uploadReceipt", json: try JSONEncoder().encode(body), cookie: cookie)
@@ -43,6 +43,8 @@ public struct LedgerClient: Sendable {
         var alreadyKnown: Int
         var issued: UIDCookie?
         var userID: String?
+        /// The answer's `Ledger-Read-After` (with a read replica): a read that sends it sees the upload.
+        var readAfter: String?
     }
 
     /// Sends a queued upload with `cookie`. Signed transactions of a user with a cookie are recorded for that user;
@@ -51,22 +53,24 @@ public struct LedgerClient: Sendable {
     func deliver(_ upload: PendingUpload, cookie: UIDCookie?) async throws -> Delivery {
         switch upload.payload {
         case .receipt(let receipt):
-            let (result, issued) = try await uploadReceipt(userID: upload.userID, receipt: receipt, cookie: cookie)
-            return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, issued: issued, userID: result.userID)
+            let (result, issued, readAfter) = try await uploadReceipt(userID: upload.userID, receipt: receipt, cookie: cookie)
+            return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, issued: issued, userID: result.userID, readAfter: readAfter)
         case .transactions(let signed):
             if let user = upload.userID, let cookie {
-                let result = try await recordTransactions(user, signed: signed, cookie: cookie)
-                return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown)
+                let (result, readAfter) = try await recordTransactions(user, signed: signed, cookie: cookie)
+                return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, userID: user, readAfter: readAfter)
             }
-            let (result, issued) = try await uploadTransactions(userID: upload.userID, signed: signed, cookie: nil)
-            return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, issued: issued, userID: result.userID)
+            let (result, issued, readAfter) = try await uploadTransactions(userID: upload.userID, signed: signed, cookie: nil)
+            return Delivery(recorded: result.recorded, alreadyKnown: result.alreadyKnown, issued: issued, userID: result.userID, readAfter: readAfter)
         }
     }
 
     /// `POST /uploadTransactions`: records StoreKit 2 signed transactions for `userID` (nil: the cookie's user, else a
     /// new anonymous one) and returns the cookie that lets the public key act for that user: how an app without a
     /// receipt (StoreKit 2 only) gets its cookie.
-    func uploadTransactions(userID: String?, signed: [String], cookie: UIDCookie?) async throws -> (UploadReceiptResult, UIDCookie) {
+    func uploadTransactions(userID: String?, signed: [String], cookie: UIDCookie?) async throws -> (
+        Wire.UploadReceiptResult, UIDCookie, readAfter: String?
+    ) {
         struct Body: Encodable {
             var userID: String?
             var transactions: [SignedItem]
@@ -80,14 +84,15 @@ public struct LedgerClient: Sendable {
     }
 
     /// An upload that identifies the user: its answer names the user and sets their `uid` cookie.
-    private func identifying(_ path: String, json: Data, cookie: UIDCookie?) async throws -> (UploadReceiptResult, UIDCookie) {
+    private func identifying(_ path: String, json: Data, cookie: UIDCookie?) async throws -> (Wire.UploadReceiptResult, UIDCookie, readAfter: String?)
+    {
         let (data, response) = try await send("POST", path, json: json, cookie: cookie)
-        let result = try decode(UploadReceiptResult.self, data)
+        let result = try decode(Wire.UploadReceiptResult.self, data)
         let header = response.value(forHTTPHeaderField: "Set-Cookie") ?? ""
         guard let issued = UIDCookie.from(setCookie: header, userID: result.userID) else {
             throw LedgerError.invalidResponse("POST \(path) set no uid cookie")
         }
-        return (result, issued)
+        return (result, issued, response.value(forHTTPHeaderField: "Ledger-Read-After"))
     }
 
     /// One item of an upload of signed transactions.
@@ -96,40 +101,54 @@ public struct LedgerClient: Sendable {
         enum CodingKeys: String, CodingKey { case signedTransaction = "signed_transaction" }
     }
 
-    /// `GET /productsStatus` (seed API) for the cookie's user.
-    func productsStatus(cookie: UIDCookie) async throws -> [ProductStatus] {
-        struct Answer: Decodable {
-            struct Embedded: Decodable { var products: [ProductStatus] }
-            var embedded: Embedded
-            enum CodingKeys: String, CodingKey { case embedded = "_embedded" }
-        }
-        let (data, _) = try await send("GET", "/productsStatus", cookie: cookie)
-        return try decode(Answer.self, data).embedded.products
+    /// A status answer: the body as sent, decoded, and its signature when the ledger signed it.
+    struct StatusAnswer<Body: Decodable & Sendable>: Sendable {
+        var body: Body
+        var snapshot: SignedSnapshot?
     }
 
-    /// `GET /v1/users/{id}`.
-    func userState(_ userID: String, cookie: UIDCookie?) async throws -> UserState {
-        let (data, _) = try await send("GET", "/v1/users/\(Self.segment(userID))", cookie: cookie)
-        return try decode(UserState.self, data)
+    /// `GET /productsStatus` (seed API) for the cookie's user.
+    func productsStatus(cookie: UIDCookie) async throws -> StatusAnswer<Wire.ProductsStatusResponse> {
+        let (data, response) = try await send("GET", "/productsStatus", cookie: cookie)
+        return StatusAnswer(body: try decode(Wire.ProductsStatusResponse.self, data), snapshot: Self.snapshot(data, response))
+    }
+
+    /// `GET /v1/users/{id}`; `readAfter`: a write's `Ledger-Read-After`, so the read includes that write.
+    func userState(_ userID: String, cookie: UIDCookie?, readAfter: String? = nil) async throws -> StatusAnswer<Wire.UserState> {
+        let headers = readAfter.map { ["Ledger-Read-After": $0] } ?? [:]
+        let (data, response) = try await send("GET", "/v1/users/\(Self.segment(userID))", headers: headers, cookie: cookie)
+        return StatusAnswer(body: try decode(Wire.UserState.self, data), snapshot: Self.snapshot(data, response))
+    }
+
+    static func snapshot(_ data: Data, _ response: HTTPURLResponse) -> SignedSnapshot? {
+        response.value(forHTTPHeaderField: "Ledger-Signature").map { SignedSnapshot(body: data, signature: $0) }
+    }
+
+    /// `GET /.well-known/jwks.json`: the keys status answers are signed with.
+    func statusKeys() async throws -> StatusKeySet {
+        let (data, _) = try await send("GET", "/.well-known/jwks.json", cookie: nil)
+        return try decode(StatusKeySet.self, data)
     }
 
     /// `GET /v1/users/{id}/unconsumed`.
-    func unconsumed(_ userID: String, cookie: UIDCookie?) async throws -> [UnconsumedPurchase] {
-        struct Answer: Decodable { var unconsumed: [UnconsumedPurchase] }
+    func unconsumed(_ userID: String, cookie: UIDCookie?) async throws -> [Wire.Unconsumed] {
         let (data, _) = try await send("GET", "/v1/users/\(Self.segment(userID))/unconsumed", cookie: cookie)
-        return try decode(Answer.self, data).unconsumed
+        return try decode(Wire.UserUnconsumed.self, data).unconsumed
     }
 
-    /// `POST /v1/users/{id}/transactions`: StoreKit 2 signed transactions (idempotent).
-    func recordTransactions(_ userID: String, signed: [String], cookie: UIDCookie?) async throws -> RecordResult {
+    /// `POST /v1/users/{id}/transactions`: StoreKit 2 signed transactions (idempotent); the answer and its
+    /// `Ledger-Read-After` (with a read replica).
+    func recordTransactions(_ userID: String, signed: [String], cookie: UIDCookie?) async throws -> (Wire.RecordResult, readAfter: String?) {
         struct Body: Encodable { var transactions: [SignedItem] }
         let body = try JSONEncoder().encode(Body(transactions: signed.map(SignedItem.init)))
-        let (data, _) = try await send("POST", "/v1/users/\(Self.segment(userID))/transactions", json: body, cookie: cookie)
-        return try decode(RecordResult.self, data)
+        let (data, response) = try await send("POST", "/v1/users/\(Self.segment(userID))/transactions", json: body, cookie: cookie)
+        return (try decode(Wire.RecordResult.self, data), response.value(forHTTPHeaderField: "Ledger-Read-After"))
     }
 
     /// `POST /v1/users/{id}/restore` with signed transactions and/or the receipt.
-    func restore(_ userID: String, signedTransactions: [String], receipt: Data?, cookie: UIDCookie?) async throws -> RestoreResult {
+    func restore(_ userID: String, signedTransactions: [String], receipt: Data?, cookie: UIDCookie?) async throws -> (
+        Wire.RestoreResult, readAfter: String?
+    ) {
         struct Body: Encodable {
             var signedTransactions: [String]?
             var receipt: String?
@@ -142,22 +161,22 @@ public struct LedgerClient: Sendable {
             Body(
                 signedTransactions: signedTransactions.isEmpty ? nil : signedTransactions,
                 receipt: receipt?.base64EncodedString()))
-        let (data, _) = try await send("POST", "/v1/users/\(Self.segment(userID))/restore", json: body, cookie: cookie)
-        return try decode(RestoreResult.self, data)
+        let (data, response) = try await send("POST", "/v1/users/\(Self.segment(userID))/restore", json: body, cookie: cookie)
+        return (try decode(Wire.RestoreResult.self, data), response.value(forHTTPHeaderField: "Ledger-Read-After"))
     }
 
     /// `POST /v1/users/{id}/purchases/{transaction_id}/consume`.
-    func consume(_ userID: String, transactionID: String, cookie: UIDCookie?) async throws -> ConsumeResult {
+    func consume(_ userID: String, transactionID: String, cookie: UIDCookie?) async throws -> Wire.ConsumeResult {
         let path = "/v1/users/\(Self.segment(userID))/purchases/\(Self.segment(transactionID))/consume"
         let (data, _) = try await send("POST", path, cookie: cookie)
-        return try decode(ConsumeResult.self, data)
+        return try decode(Wire.ConsumeResult.self, data)
     }
 
     /// `POST /v1/users/{id}/consumption-consent`.
-    func recordConsumptionConsent(_ userID: String, consented: Bool, cookie: UIDCookie?) async throws -> ConsumptionConsentResult {
+    func recordConsumptionConsent(_ userID: String, consented: Bool, cookie: UIDCookie?) async throws -> Wire.ConsumptionConsentResult {
         let body = try JSONEncoder().encode(["consented": consented])
         let (data, _) = try await send("POST", "/v1/users/\(Self.segment(userID))/consumption-consent", json: body, cookie: cookie)
-        return try decode(ConsumptionConsentResult.self, data)
+        return try decode(Wire.ConsumptionConsentResult.self, data)
     }
 
     // MARK: plumbing
@@ -171,8 +190,11 @@ public struct LedgerClient: Sendable {
         return request
     }
 
-    func send(_ method: String, _ path: String, json: Data? = nil, cookie: UIDCookie?) async throws -> (Data, HTTPURLResponse) {
+    func send(
+        _ method: String, _ path: String, json: Data? = nil, headers: [String: String] = [:], cookie: UIDCookie?
+    ) async throws -> (Data, HTTPURLResponse) {
         var request = request(method, path, cookie: cookie)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {
             request.httpBody = json
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -18,12 +18,20 @@ public struct LedgerConfiguration: Sendable {
     public var requestTimeout: TimeInterval
     /// Where the SDK says what it does (no logging framework: the app decides where it goes).
     public var log: (@Sendable (String) -> Void)?
+    /// How old the last signed snapshot may be for the SDK to grant its entitlements offline (each until its own
+    /// expiry). Older, it is refused: a purchase refunded since could otherwise be used for ever without a network.
+    public var offlineEntitlementsMaximumAge: Duration
+    /// The device's clock, which judges expiries offline (tests and previews move it).
+    public var now: @Sendable () -> Date
 
     public init(
         baseURL: URL, apiKey: String, storageDirectory: URL? = nil, retry: RetryPolicy = RetryPolicy(),
         pollInterval: Duration = .seconds(60), liveUpdates: Bool = true, requestTimeout: TimeInterval = 30,
-        log: (@Sendable (String) -> Void)? = nil
+        log: (@Sendable (String) -> Void)? = nil, offlineEntitlementsMaximumAge: Duration = .seconds(7 * 86_400),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.offlineEntitlementsMaximumAge = offlineEntitlementsMaximumAge
+        self.now = now
         self.baseURL = baseURL
         self.apiKey = apiKey
         self.storageDirectory = storageDirectory ?? Self.defaultStorageDirectory
@@ -89,6 +97,11 @@ struct LedgerFiles: Sendable {
 
     /// The signed `uid` cookies, by user id.
     var cookies: JSONFile<[String: UIDCookie]> { JSONFile(url: directory.appendingPathComponent("uid-cookies.json")) }
-    var status: JSONFile<LedgerStatus> { JSONFile(url: directory.appendingPathComponent("status.json")) }
+    /// The user `configure(userID: nil)` resumes.
+    var currentUser: JSONFile<CookieJar.CurrentUser> { JSONFile(url: directory.appendingPathComponent("current-user.json")) }
+    /// The last signed status answer (`CustomerCache`).
+    var snapshot: JSONFile<SignedSnapshot> { JSONFile(url: directory.appendingPathComponent("signed-snapshot.json")) }
+    /// The ledger's status signing keys, as pinned.
+    var statusKeys: JSONFile<StatusKeySet> { JSONFile(url: directory.appendingPathComponent("status-keys.json")) }
     var queue: JSONFile<[PendingUpload]> { JSONFile(url: directory.appendingPathComponent("upload-queue.json")) }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
-/// The SDK's state and work behind `PurchaseManager`: the user and their cookies, the last known status (cached on
-/// disk), the durable upload queue and its sender, the live stream, and the store's transaction updates.
-///
-/// Only the queue's sender sends uploads, one at a time and in order, so an upload is never in flight twice.
+/// The SDK's state behind `PurchaseManager`, one actor so that a user switch, an answer and an upload never
+/// interleave: who the SDK works for (`CookieJar`), what it knows of them (`CustomerCache`), the durable upload
+/// queue and its sender (`LedgerEngine+Uploads.swift`), the live stream (`LiveUpdater`) and the store's purchases
+/// (`LedgerEngine+Purchases.swift`).
 actor LedgerEngine {
     nonisolated let configuration: LedgerConfiguration
     nonisolated let client: LedgerClient
@@ -11,25 +11,27 @@ actor LedgerEngine {
     let store: any PurchaseStore
 
     private(set) var userID: String?
-    private var cookies: [String: UIDCookie]
-    private(set) var status: LedgerStatus?
-    private var queue: UploadQueueState
-    private var statusListeners: [UUID: AsyncStream<LedgerStatus>.Continuation] = [:]
-    private var uploadListeners: [UUID: AsyncStream<UploadEvent>.Continuation] = [:]
+    var jar: CookieJar
+    var cache: CustomerCache
+    var queue: UploadQueueState
+    var uploadListeners: [UUID: AsyncStream<UploadEvent>.Continuation] = [:]
     /// Callers of `upload` waiting for their upload's first attempt.
-    private var waiters: [UUID: CheckedContinuation<UploadAttempt, any Error>] = [:]
+    var waiters: [UUID: CheckedContinuation<UploadAttempt, any Error>] = [:]
     /// Store transactions to finish once the ledger recorded them, by transaction id.
-    private var finishers: [String: @Sendable () async -> Void] = [:]
-    private var sender: Task<Void, Never>?
+    var finishers: [String: @Sendable () async -> Void] = [:]
+    var sender: Task<Void, Never>?
     private var live: Task<Void, Never>?
-    private var updates: Task<Void, Never>?
+    /// The anonymous user `logOut` named, until something identifies them to the ledger.
+    private var signedOut = false
+    var updates: Task<Void, Never>?
 
     init(configuration: LedgerConfiguration, store: any PurchaseStore) {
         self.configuration = configuration
         self.store = store
         client = LedgerClient(baseURL: configuration.baseURL, apiKey: configuration.apiKey, requestTimeout: configuration.requestTimeout)
         files = LedgerFiles(configuration: configuration)
-        cookies = files.cookies.read() ?? [:]
+        jar = CookieJar(files: files)
+        cache = CustomerCache(files: files, maximumAge: configuration.offlineEntitlementsMaximumAge)
         queue = UploadQueueState(pending: files.queue.read() ?? [], policy: configuration.retry)
     }
 
@@ -37,45 +39,51 @@ actor LedgerEngine {
         configuration.log?(message)
     }
 
-    // MARK: configure
+    var now: Date { configuration.now() }
 
-    /// Starts the SDK for `userID` (nil: an anonymous user the ledger names): publishes the cached status at once
-    /// (offline start), uploads the receipt and the current entitlements, reads the status, then keeps it current.
-    func configure(userID requested: String?) async throws -> LedgerStatus {
+    // MARK: who the SDK works for
+
+    /// Starts the SDK for `requested` (nil: the user of the last launch, else a new anonymous user):
+    /// answers offline at once from the kept snapshot, pins the ledger's status keys, uploads the receipt and the
+    /// store's current entitlements (which identify the user to the ledger and get their cookie), reads the
+    /// customer, then keeps them current.
+    func configure(userID requested: String?) async throws -> CustomerInfo {
         stopBackgroundWork()
-        let known = requested ?? cookies.values.first { $0.userID.hasPrefix("anon-") }?.userID
-        userID = known
-        if let known, let cached = files.status.read(), cached.userID == known {
-            var cached = cached
-            cached.isCached = true
-            publish(cached)
-        } else {
-            status = nil
+        let last = requested == nil ? jar.lastUser : nil
+        // A new anonymous user is named on the device (as the ledger would), so every upload and answer names them.
+        let user = requested ?? last?.userID ?? "anon-" + UUID().uuidString.lowercased()
+        switchUser(to: user, signedOut: last?.signedOut == true)
+        await pinKeysIfNeeded()
+        if signedOut {
+            // Logged out: nothing of the device is uploaded for this user until they buy or restore.
+            return cache.info ?? publishEmpty(for: user)
         }
         var refusal: (any Error)?
         if let receipt = await store.appReceipt() {
-            do { _ = try await upload(.receipt(receipt), for: known) } catch { refusal = error }
+            do { _ = try await upload(.receipt(receipt), for: user) } catch { refusal = error }
         }
         // The current entitlements are uploaded once: before the guard when they are what identifies the user (no
         // receipt, or one that got no cookie: a StoreKit 2 app; the sender then uses POST /uploadTransactions), else
         // after it.
         let current = await store.currentEntitlements()
-        let identifying = userID.flatMap { cookie(for: $0) } == nil && !current.isEmpty
+        let identifying = jar.cookie(for: user) == nil && !current.isEmpty
         if identifying {
             for transaction in current { finishers[transaction.id] = transaction.finish }
             do {
-                _ = try await upload(.transactions(current.map(\.jwsRepresentation)), for: userID, transactionIDs: current.map(\.id))
+                _ = try await upload(.transactions(current.map(\.jwsRepresentation)), for: user, transactionIDs: current.map(\.id))
                 refusal = nil
             } catch {
                 refusal = error
             }
         }
-        guard let user = userID, cookie(for: user) != nil else {
+        guard jar.cookie(for: user) != nil else {
             startSender()
-            if let status, status.isCached { return status }
             // A refusal (e.g. the transfer policy keeps the purchases with another user) says more than "no cookie".
             if let refusal = refusal as? LedgerError { throw refusal }
-            throw LedgerError.notConfigured
+            if let info = cache.info { return info }
+            // Nothing on this device identified the user to the ledger yet (no receipt, no purchase, or no network):
+            // nothing to read, and nothing they are entitled to; their first purchase identifies them.
+            return publishEmpty(for: user)
         }
         if !identifying, !current.isEmpty {
             for transaction in current { finishers[transaction.id] = transaction.finish }
@@ -83,16 +91,78 @@ actor LedgerEngine {
         }
         startSender()
         startUpdatesListener()
-        let result: LedgerStatus
+        defer { startLive(for: user) }
+        return try await customerInfo()
+    }
+
+    /// Switches to `user` (`PurchaseManager.logIn`): the receipt and the store's purchases are uploaded for them, and
+    /// the ledger moves the purchases of this device's previous user to them as the app's transfer policy says. When
+    /// the policy refuses, nothing changes: the SDK goes on for the previous user and the refusal is thrown
+    /// (`LedgerError.restoreRefused`). Uploads queued for the previous user are delivered for them first (the queue
+    /// keeps its order), so the transfer includes them.
+    func logIn(userID user: String) async throws -> CustomerInfo {
+        let previous = userID
+        if previous == user, let info = cache.info { return info }
         do {
-            result = try await refreshStatus()
-        } catch let error as LedgerError where error.isRetryable {
-            startLive(for: user)
-            if let status { return status }
+            return try await configure(userID: user)
+        } catch let error as LedgerError where !error.isRetryable {
+            log("log in as another user refused (\(error)); staying with the previous user")
+            if let previous { _ = try? await configure(userID: previous) } else { switchUser(to: nil) }
             throw error
         }
-        startLive(for: user)
-        return result
+    }
+
+    /// Ends the user's session on this device (`PurchaseManager.logOut`): their snapshot is forgotten (in memory and
+    /// on disk), the live stream stops, and the SDK works for a new anonymous user, named on the device, whom the
+    /// ledger learns of at their first purchase. Their purchases stay theirs: nothing is uploaded for the new user
+    /// until they buy or restore. Uploads queued for the previous user are still delivered for them.
+    func logOut() throws -> CustomerInfo {
+        stopBackgroundWork()
+        cache.forgetKept()
+        let anonymous = "anon-" + UUID().uuidString.lowercased()
+        // The store's transactions (renewals, unfinished ones) are the Apple account's, not this new user's: they are
+        // not listened to until the new user buys or restores.
+        switchUser(to: anonymous, signedOut: true)
+        return publishEmpty(for: anonymous)
+    }
+
+    /// Makes `user` the current user: remembered for the next launch, the snapshot of another user forgotten, and
+    /// the kept one published at once when it holds (an offline start).
+    private func switchUser(to user: String?, signedOut: Bool = false) {
+        if user != userID { cache.reset() }
+        userID = user
+        self.signedOut = signedOut
+        do { try jar.remember(current: user, signedOut: signedOut) } catch { log("could not remember the user: \(error)") }
+        guard let user, cache.info == nil else { return }
+        let (info, refusal) = cache.offline(for: user, at: now)
+        if let info {
+            cache.publish(info)
+        } else if let refusal {
+            log("kept snapshot refused: \(refusal)")
+        }
+    }
+
+    /// The user an upload's answer named: the one the ledger made for an upload without a user (anonymous).
+    func adopt(_ user: String?) {
+        guard let user, user != userID else { return }
+        switchUser(to: user)
+    }
+
+    /// The ledger issued the current user's cookie (their first upload from this device): what `configure` could
+    /// not start without it starts now (the live stream, the store's transactions).
+    func identified(_ user: String) {
+        if signedOut {
+            signedOut = false
+            do { try jar.remember(current: user) } catch { log("could not remember the user: \(error)") }
+        }
+        if live == nil { startLive(for: user) }
+        if updates == nil { startUpdatesListener() }
+    }
+
+    private func publishEmpty(for user: String) -> CustomerInfo {
+        let empty = CustomerInfo(userID: user, isKnown: false, issuedAt: now, source: .ledger)
+        cache.publish(empty)
+        return empty
     }
 
     func stopBackgroundWork() {
@@ -106,165 +176,88 @@ actor LedgerEngine {
         stopBackgroundWork()
         sender?.cancel()
         sender = nil
-        for continuation in statusListeners.values { continuation.finish() }
+        cache.finish()
         for continuation in uploadListeners.values { continuation.finish() }
-        statusListeners = [:]
         uploadListeners = [:]
     }
 
     func requireUser() throws -> (String, UIDCookie?) {
         guard let userID else { throw LedgerError.notConfigured }
-        return (userID, cookie(for: userID))
+        return (userID, jar.cookie(for: userID))
     }
 
-    func cookie(for user: String) -> UIDCookie? {
-        guard let cookie = cookies[user], cookie.isUsable(for: user) else { return nil }
-        return cookie
-    }
+    // MARK: what the SDK knows of them
 
-    /// An upload's cookie: its user's usable one; a receipt falls back to any kept for its user (the answer renews it).
-    private func cookie(forUpload upload: PendingUpload) -> UIDCookie? {
-        let usable = upload.userID.flatMap { cookie(for: $0) }
-        guard usable == nil, case .receipt = upload.payload else { return usable }
-        return cookies.values.first { $0.userID == upload.userID }
-    }
-
-    private func keep(_ cookie: UIDCookie) {
-        cookies[cookie.userID] = cookie
-        // Expired cookies are dropped so the file does not grow with every user ever seen on the device.
-        cookies = cookies.filter { $0.value.expires.map { $0 > Date() } ?? false }
-        do {
-            try files.cookies.write(cookies)
-        } catch {
-            log("could not keep the uid cookie: \(error)")
-        }
-    }
-
-    // MARK: status
-
-    /// Reads the user's state from the ledger and publishes it.
+    /// The customer as the ledger answers now (`readAfter`: a write's token, so the answer includes it); with the
+    /// ledger unreachable, the kept signed snapshot judged at the device's clock; else the error.
     @discardableResult
-    func refreshStatus() async throws -> LedgerStatus {
+    func customerInfo(readAfter: String? = nil) async throws -> CustomerInfo {
         let (user, cookie) = try requireUser()
-        let state = try await client.userState(user, cookie: cookie)
-        let fresh = LedgerStatus(
-            userID: state.appUserID, products: state.productsStatus, entitlements: state.entitlements,
-            cursor: status?.cursor)
-        publish(fresh)
-        return fresh
+        guard cookie != nil else {
+            // Not identified to the ledger from this device (or the cookie expired: the next configure renews it).
+            if let info = cache.offline(for: user, at: now).info ?? cache.info { return info }
+            return publishEmpty(for: user)
+        }
+        let answer: LedgerClient.StatusAnswer<Wire.UserState>
+        do {
+            answer = try await client.userState(user, cookie: cookie, readAfter: readAfter)
+        } catch let error as LedgerError where error.isRetryable {
+            let (info, refusal) = cache.offline(for: user, at: now)
+            guard let info else {
+                if let refusal { log("kept snapshot refused: \(refusal)") }
+                throw error
+            }
+            guard userID == user else { throw LedgerError.notConfigured }
+            cache.publish(info)
+            return info
+        }
+        // The ledger's own instant when it signed the answer (the device's clock may be off).
+        let issuedAt = answer.snapshot?.header.map { Date(timeIntervalSince1970: TimeInterval($0.iat)) } ?? now
+        let info = try CustomerInfo(answer.body, issuedAt: issuedAt, source: .ledger)
+        guard userID == user else { return info }  // a late answer for a previous user
+        if let snapshot = answer.snapshot { await keep(snapshot, for: user) }
+        cache.publish(info)
+        return info
     }
 
-    /// The seed's `GET /productsStatus`, merged into the status.
-    func productsStatus() async throws -> [ProductStatus] {
-        try await productsStatusPublishing().products
+    /// Keeps a signed answer for offline use; a key the SDK has not pinned yet (a rotation) fetches the set again.
+    private func keep(_ snapshot: SignedSnapshot, for user: String) async {
+        var refusal = cache.keep(snapshot, for: user, at: now)
+        if case .unknownKey = refusal, let fetched = try? await client.statusKeys() {
+            do { try cache.pin(fetched) } catch { log("could not pin the status keys: \(error)") }
+            refusal = cache.keep(snapshot, for: user, at: now)
+        }
+        if let refusal { log("status answer not kept for offline use: \(refusal)") }
     }
 
-    /// `productsStatus()`, and whether the answer went to the status listeners (it did not when it changed nothing).
-    func productsStatusPublishing() async throws -> (products: [ProductStatus], published: Bool) {
-        let (user, cookie) = try requireUser()
-        guard let cookie else { throw LedgerError.notConfigured }
-        let products = try await client.productsStatus(cookie: cookie)
-        var next = status ?? LedgerStatus(userID: user, products: [], entitlements: [])
-        next.products = products
-        next.receivedAt = Date()
-        next.isCached = false
-        return (products, publish(next))
+    private func pinKeysIfNeeded() async {
+        guard cache.keys == nil, let fetched = try? await client.statusKeys() else { return }
+        do { try cache.pin(fetched) } catch { log("could not pin the status keys: \(error)") }
     }
 
-    func userState() async throws -> UserState {
-        let (user, cookie) = try requireUser()
-        return try await client.userState(user, cookie: cookie)
+    func customerInfoUpdates() -> AsyncStream<CustomerInfo> {
+        cache.listen { [weak self] id in Task { await self?.stopListening(id) } }
+    }
+
+    private func stopListening(_ id: UUID) {
+        cache.stopListening(id)
     }
 
     func unconsumed() async throws -> [UnconsumedPurchase] {
         let (user, cookie) = try requireUser()
-        return try await client.unconsumed(user, cookie: cookie)
-    }
-
-    func consume(transactionID: String) async throws -> ConsumeResult {
-        let (user, cookie) = try requireUser()
-        let result = try await client.consume(user, transactionID: transactionID, cookie: cookie)
-        _ = try? await refreshStatus()
-        return result
-    }
-
-    func recordConsumptionConsent(_ consented: Bool) async throws -> ConsumptionConsentResult {
-        let (user, cookie) = try requireUser()
-        return try await client.recordConsumptionConsent(user, consented: consented, cookie: cookie)
-    }
-
-    func restore() async throws -> RestoreResult {
-        let (user, cookie) = try requireUser()
-        try await store.sync()
-        let signed = await store.allTransactions().map(\.jwsRepresentation)
-        let receipt = await store.appReceipt()
-        guard !signed.isEmpty || receipt != nil else { throw LedgerError.store("the store has no purchases to restore") }
-        let result = try await client.restore(user, signedTransactions: signed, receipt: receipt, cookie: cookie)
-        _ = try? await refreshStatus()
-        return result
-    }
-
-    /// Caches a status and hands it to the listeners when it differs from the last one: other facts, or the cached
-    /// state confirmed by the ledger. A re-read or the live stream's snapshot that says the same is not delivered again.
-    /// Returns whether the listeners got it.
-    @discardableResult
-    func publish(_ next: LedgerStatus) -> Bool {
-        guard next.userID == userID || userID == nil else { return false }  // a late answer for a previous user
-        let changed = status.map { !$0.sameFacts(as: next) || $0.isCached != next.isCached } ?? true
-        var next = next
-        if next.cursor == nil { next.cursor = status?.cursor }
-        status = next
-        if !next.isCached {
-            do {
-                try files.status.write(next)
-            } catch {
-                log("could not cache the status: \(error)")
-            }
-        }
-        guard changed else { return false }
-        for continuation in statusListeners.values { continuation.yield(next) }
-        return true
-    }
-
-    func statusUpdates() -> AsyncStream<LedgerStatus> {
-        let (stream, continuation) = AsyncStream<LedgerStatus>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        let id = UUID()
-        statusListeners[id] = continuation
-        continuation.onTermination = { _ in Task { await self.removeStatusListener(id) } }
-        return stream
-    }
-
-    private func removeStatusListener(_ id: UUID) {
-        statusListeners[id] = nil
-    }
-
-    func uploadEvents() -> AsyncStream<UploadEvent> {
-        let (stream, continuation) = AsyncStream<UploadEvent>.makeStream()
-        let id = UUID()
-        uploadListeners[id] = continuation
-        continuation.onTermination = { _ in Task { await self.removeUploadListener(id) } }
-        return stream
-    }
-
-    private func removeUploadListener(_ id: UUID) {
-        uploadListeners[id] = nil
-    }
-
-    private func emit(_ event: UploadEvent) {
-        for continuation in uploadListeners.values { continuation.yield(event) }
+        return try await client.unconsumed(user, cookie: cookie).map { u throws(LedgerError) in try UnconsumedPurchase(u) }
     }
 
     // MARK: live updates
 
     func startLive(for user: String) {
         live?.cancel()
-        let policy = LiveConnectionPolicy(pollInterval: configuration.pollInterval)
         let updater = LiveUpdater(
-            client: client, userID: user, cookie: { [weak self] in await self?.cookie(for: user) },
-            onState: { [weak self] state in await self?.publish(state) },
-            poll: { [weak self] in _ = try? await self?.refreshStatus() },
-            log: { [log = configuration.log] in log?($0) }, policy: policy)
-        let cursor = status?.cursor
+            client: client, userID: user, cookie: { [weak self] in await self?.jar.cookie(for: user) },
+            onState: { [weak self] state, cursor in await self?.received(state, cursor: cursor, for: user) },
+            poll: { [weak self] in _ = try? await self?.customerInfo() },
+            log: { [log = configuration.log] in log?($0) }, policy: LiveConnectionPolicy(pollInterval: configuration.pollInterval))
+        let cursor = cache.cursor
         if configuration.liveUpdates {
             live = Task { await updater.run(from: cursor) }
         } else {
@@ -272,143 +265,24 @@ actor LedgerEngine {
             live = Task { [weak self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
-                    _ = try? await self?.refreshStatus()
+                    _ = try? await self?.customerInfo()
                 }
             }
         }
     }
 
-    // MARK: store transactions
-
-    private func startUpdatesListener() {
-        updates?.cancel()
-        let transactions = store.transactionUpdates()
-        updates = Task { [weak self] in
-            for await transaction in transactions {
-                await self?.received(transaction)
-            }
-        }
-    }
-
-    /// A transaction from outside a purchase call: upload it; the sender finishes it once recorded.
-    func received(_ transaction: StoreTransaction) async {
-        guard let userID else { return }
-        finishers[transaction.id] = transaction.finish
-        _ = try? await upload(.transactions([transaction.jwsRepresentation]), for: userID, transactionIDs: [transaction.id])
-    }
-
-    func purchase(productID: String) async throws -> PurchaseResult {
-        let (user, _) = try requireUser()
-        // With the `token_is_app_user_id` policy the ledger links the purchase to the user its appAccountToken names,
-        // which works only for user ids that are UUIDs.
-        switch try await store.purchase(productID: productID, appAccountToken: UUID(uuidString: user)) {
-        case .userCancelled: return .cancelled
-        case .pending: return .pending
-        case .purchased(let transaction):
-            finishers[transaction.id] = transaction.finish
-            switch try await upload(.transactions([transaction.jwsRepresentation]), for: user, transactionIDs: [transaction.id]) {
-            case .delivered: return .purchased(transactionID: transaction.id, status: try? await refreshStatus())
-            case .queued: return .queued(transactionID: transaction.id)
-            }
-        }
-    }
-
-    // MARK: the upload queue
-
-    /// How an upload's first attempt went.
-    enum UploadAttempt: Sendable {
-        case delivered(recorded: Int, alreadyKnown: Int)
-        /// Not delivered yet: it stays queued and is retried.
-        case queued
-    }
-
-    /// Queues an upload durably and waits for its first attempt: delivered, or queued for retry; a refusal throws.
-    func upload(_ payload: PendingUpload.Payload, for user: String?, transactionIDs: [String] = []) async throws -> UploadAttempt {
-        let upload = PendingUpload(userID: user, payload: payload, transactionIDs: transactionIDs)
-        queue.enqueue(upload)
-        persistQueue()
-        emit(.enqueued(upload))
-        return try await withCheckedThrowingContinuation { continuation in
-            waiters[upload.id] = continuation
-            startSender()
-        }
-    }
-
-    /// The uploads not delivered yet.
-    var pendingUploads: [PendingUpload] { queue.pending }
-
-    /// Sends every queued upload now (e.g. the app learnt the network is back), without waiting for the backoff.
-    func retryUploadsNow() {
-        queue.makeAllDue(at: Date())
-        persistQueue()
-        sender?.cancel()
-        sender = nil
-        startSender()
-    }
-
-    private func persistQueue() {
-        do {
-            try files.queue.write(queue.pending)
-        } catch {
-            log("could not write the upload queue: \(error)")
-        }
-    }
-
-    func startSender() {
-        guard sender == nil, !queue.pending.isEmpty else { return }
-        sender = Task { await self.sendQueued() }
-    }
-
-    private func sendQueued() async {
-        defer { sender = nil }
-        while !Task.isCancelled {
-            guard let due = queue.nextDue else { return }
-            guard let upload = queue.next(at: Date()) else {
-                try? await Task.sleep(for: .milliseconds(max(1, Int64(due.timeIntervalSinceNow * 1000))))
-                continue
-            }
-            await send(upload)
-        }
-    }
-
-    private func send(_ upload: PendingUpload) async {
-        do {
-            let delivery = try await client.deliver(upload, cookie: cookie(forUpload: upload))
-            if let issued = delivery.issued {
-                keep(issued)
-                if userID == nil || userID == upload.userID { userID = delivery.userID }
-            }
-            queue.record(.delivered, for: upload.id, at: Date())
-            persistQueue()
-            log("upload \(upload.id) delivered: \(delivery.recorded) recorded, \(delivery.alreadyKnown) already known")
-            emit(.delivered(upload, recorded: delivery.recorded, alreadyKnown: delivery.alreadyKnown))
-            // Finished in the store before the purchase is reported done: recorded first, then finished.
-            for id in upload.transactionIDs {
-                await finishers.removeValue(forKey: id)?()
-            }
-            waiters.removeValue(forKey: upload.id)?.resume(returning: .delivered(recorded: delivery.recorded, alreadyKnown: delivery.alreadyKnown))
-        } catch {
-            let error = error as? LedgerError ?? .transport("\(error)")
-            // A missing or expired cookie is renewed by the next configure, so such an upload waits rather than
-            // being dropped.
-            let outcome: UploadQueueState.Outcome =
-                switch error {
-                case .server(let refusal) where refusal.status == 401 || refusal.status == 403: .retryLater
-                default: UploadQueueState.outcome(of: error)
-                }
-            queue.record(outcome, for: upload.id, at: Date())
-            persistQueue()
-            switch outcome {
-            case .retryLater:
-                let retryAt = queue.pending.first { $0.id == upload.id }?.notBefore ?? Date()
-                log("upload \(upload.id) failed (\(error)); retrying at \(retryAt)")
-                emit(.willRetry(upload, error, retryAt: retryAt))
-                waiters.removeValue(forKey: upload.id)?.resume(returning: .queued)
-            case .refused, .delivered:
-                log("upload \(upload.id) refused: \(error)")
-                emit(.refused(upload, error))
-                waiters.removeValue(forKey: upload.id)?.resume(throwing: error)
-            }
-        }
+    /// The live stream's state: when it says something the last snapshot does not, the whole snapshot is read again
+    /// (signed, with subscriptions and purchases); if that read fails, the stream's facts are published as they are.
+    func received(_ state: Wire.LiveState, cursor: String?, for user: String) async {
+        guard userID == user else { return }
+        cache.cursor = cursor ?? cache.cursor
+        guard let entitlements = try? state.entitlements.map({ e throws(LedgerError) in try EntitlementInfo(e) }),
+            let products = try? state.productsStatus.map({ p throws(LedgerError) in try ProductStatus(p) })
+        else { return log("live stream: undecodable state") }
+        if let info = cache.info, info.source == .ledger, info.entitlements == entitlements, info.productsStatus == products { return }
+        if (try? await customerInfo()) != nil { return }
+        var merged = cache.info ?? CustomerInfo(userID: user)
+        (merged.entitlements, merged.productsStatus, merged.issuedAt, merged.source) = (entitlements, products, now, .ledger)
+        cache.publish(merged)
     }
 }

@@ -56,7 +56,8 @@ struct LiveUpdater: Sendable {
     let client: LedgerClient
     let userID: String
     let cookie: @Sendable () async -> UIDCookie?
-    let onState: @Sendable (LedgerStatus) async -> Void
+    /// A state the stream sent, and its cursor.
+    let onState: @Sendable (Wire.LiveState, String?) async -> Void
     let poll: @Sendable () async -> Void
     let log: @Sendable (String) -> Void
     var policy: LiveConnectionPolicy
@@ -103,16 +104,13 @@ struct LiveUpdater: Sendable {
                 case .data(let data, let status):
                     guard status == 200 else { return (.refused(status: status), last) }
                     for event in parser.feed(data) where event.event == "snapshot" || event.event == "change" {
-                        guard let state = try? JSONDecoder().decode(LiveState.self, from: Data(event.data.utf8)) else {
+                        guard let state = try? JSONDecoder().decode(Wire.LiveState.self, from: Data(event.data.utf8)) else {
                             log("live stream: undecodable \(event.event)")
                             continue
                         }
                         received = true
                         last = event.id
-                        await onState(
-                            LedgerStatus(
-                                userID: state.appUserID, products: state.productsStatus,
-                                entitlements: state.entitlements, cursor: event.id))
+                        await onState(state, event.id)
                     }
                 case .completed(let status):
                     if status != 200 { return (.refused(status: status), last) }

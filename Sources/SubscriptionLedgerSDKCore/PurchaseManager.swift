@@ -1,28 +1,33 @@
 import Foundation
 
-/// Hears of the user's status as it changes (a purchase, a renewal, a refund notified by Apple), on the main actor.
+/// Hears of the customer as they change (a purchase, a renewal, a refund Apple notified), on the main actor.
 @MainActor
 public protocol PurchaseManagerDelegate: AnyObject {
-    /// The user's products and their status changed (or were read again by `productsStatus()`).
+    /// The seed API's products and their status changed (or were read again by `productsStatus()`).
     func didUpdateProductsStatus(products: [ProductStatus])
+    /// The customer's snapshot changed. Optional.
+    func didUpdate(customerInfo: CustomerInfo)
     /// A call of the seed API (which returns nothing) failed. Optional.
     func didFail(with error: LedgerError)
 }
 
 extension PurchaseManagerDelegate {
+    public func didUpdate(customerInfo: CustomerInfo) {}
     public func didFail(with error: LedgerError) {}
 }
 
-/// The app's entry point to the ledger, held by its AppDelegate (the seed's `PurchaseManager`).
+/// The app's entry point to the ledger.
 ///
 /// ```swift
-/// PurchaseManager.setUp(LedgerConfiguration(baseURL: url, apiKey: publicKey), store: StoreKitPurchaseStore())
-/// PurchaseManager.sharedInstance().configure(with: userID)
+/// let ledger = PurchaseManager.setUp(LedgerConfiguration(baseURL: url, apiKey: publicKey), store: StoreKitPurchaseStore())
+/// let customer = try await ledger.logIn(userID: account.id)
+/// if customer.isEntitled(to: "pro") { unlockPro() }
+/// for await customer in await ledger.customerInfoUpdates() { render(customer) }
 /// ```
 ///
-/// The seed's calls (`configure(with:)`, `productsStatus()`, `purchase(product:)`) return at once and report through
-/// the delegate; the `async` ones return their result or throw a `LedgerError`. Every call made before `configure`
-/// fails with `LedgerError.notConfigured`.
+/// Every call is `async` and returns its answer or throws a `LedgerError` (`.notConfigured` before `configure` or
+/// `logIn`). The seed's calls (`configure(with:)`, `productsStatus()`, `purchase(product:)`) are kept as
+/// conveniences over them: they return at once and report through the `delegate`.
 @MainActor
 public final class PurchaseManager {
     private static var shared: PurchaseManager?
@@ -46,8 +51,8 @@ public final class PurchaseManager {
     }
 
     public weak var delegate: (any PurchaseManagerDelegate)?
-    /// The last known status (from the ledger, or from the disk cache until the ledger answers).
-    public private(set) var status: LedgerStatus?
+    /// The last known snapshot of the customer (from the ledger, or the kept signed one offline).
+    public private(set) var customerInfo: CustomerInfo?
 
     let engine: LedgerEngine?
     private var forwarding: Task<Void, Never>?
@@ -57,107 +62,93 @@ public final class PurchaseManager {
         engine = configuration.map { LedgerEngine(configuration: $0, store: store) }
     }
 
-    /// Forwards the engine's statuses to `status` and the delegate; subscribed before the first configure publishes.
+    /// Forwards the engine's snapshots to `customerInfo` and the delegate; subscribed before the first one.
     private func startForwarding(_ engine: LedgerEngine) async {
         guard forwarding == nil else { return }
-        let updates = await engine.statusUpdates()
+        let updates = await engine.customerInfoUpdates()
         forwarding = Task { [weak self] in
-            for await status in updates {
+            for await info in updates {
                 guard let self else { return }
-                self.status = status
-                self.delegate?.didUpdateProductsStatus(products: status.products)
+                self.customerInfo = info
+                self.delegate?.didUpdate(customerInfo: info)
+                self.delegate?.didUpdateProductsStatus(products: info.productsStatus)
             }
         }
     }
 
-    private func requireEngine() throws(LedgerError) -> LedgerEngine {
+    private func requireEngine() async throws(LedgerError) -> LedgerEngine {
         guard let engine else { throw .notConfigured }
+        await startForwarding(engine)
         return engine
     }
 
-    /// Runs `body` for a seed call: errors go to the delegate.
-    private func report(_ body: @escaping @Sendable () async throws -> Void) {
-        Task { [weak self] in
-            do {
-                try await body()
-            } catch {
-                self?.delegate?.didFail(with: error as? LedgerError ?? .transport("\(error)"))
-            }
-        }
+    /// Keeps `customerInfo` current with an answer (the forwarding task may deliver it a moment later).
+    private func answered(_ info: CustomerInfo) -> CustomerInfo {
+        customerInfo = info
+        return info
     }
 
-    // MARK: the seed's API
+    // MARK: the customer
 
-    /// Starts the SDK for the user (nil: an anonymous user the ledger names) and uploads the receipt and the current
-    /// entitlements; the delegate hears of the status.
+    /// Starts the SDK for `userID` (nil: the user of the last launch, else an anonymous one) and returns the customer
+    /// (offline, the kept signed snapshot).
     @discardableResult
-    public func configure(with userId: String?) -> PurchaseManager {
-        report { [self] in _ = try await configure(userID: userId) }
-        return self
+    public func configure(userID: String?) async throws -> CustomerInfo {
+        answered(try await requireEngine().configure(userID: userID))
     }
 
-    /// Reads the products' status; the delegate's `didUpdateProductsStatus(products:)` receives it, once: through the
-    /// status updates when it changed something, else directly (it is this call's answer).
-    public func productsStatus() {
-        report { [self] in
-            let answer = try await requireEngine().productsStatusPublishing()
-            if !answer.published { await tellDelegate(answer.products) }
-        }
-    }
-
-    /// Buys a product by its App Store product id; the delegate hears of the new status.
-    public func purchase(product productID: String) {
-        report { [self] in _ = try await purchase(productID: productID) }
-    }
-
-    private func tellDelegate(_ products: [ProductStatus]) {
-        delegate?.didUpdateProductsStatus(products: products)
-    }
-
-    // MARK: async API
-
-    /// Starts the SDK for `userID` and returns the status (the cached one when the ledger is unreachable).
+    /// Switches to `userID` (your account id); the ledger moves this device's purchases to them as the app's transfer
+    /// policy says. A policy that keeps them with the previous user throws `LedgerError.restoreRefused` and leaves the
+    /// SDK with that user.
     @discardableResult
-    public func configure(userID: String?) async throws -> LedgerStatus {
-        let engine = try requireEngine()
-        await startForwarding(engine)
-        let status = try await engine.configure(userID: userID)
-        self.status = status
-        return status
+    public func logIn(userID: String) async throws -> CustomerInfo {
+        answered(try await requireEngine().logIn(userID: userID))
     }
 
-    /// The user id the SDK works for (the ledger's anonymous id when configured without one).
+    /// Ends the user's session on this device: their snapshot is forgotten and the SDK works for a new anonymous user
+    /// (whose purchases start empty; the previous user keeps theirs).
+    @discardableResult
+    public func logOut() async throws -> CustomerInfo {
+        answered(try await requireEngine().logOut())
+    }
+
+    /// The user id the SDK works for.
     public var userID: String? {
         get async { await engine?.userID }
     }
 
-    /// The products' status (`GET /productsStatus`).
-    public func fetchProductsStatus() async throws -> [ProductStatus] {
-        try await requireEngine().productsStatus()
-    }
-
-    /// Reads the status again from the ledger.
+    /// The customer as the ledger answers now; with no network, the kept signed snapshot judged at the device's
+    /// clock (`CustomerInfo.source == .offline`).
     @discardableResult
-    public func refreshStatus() async throws -> LedgerStatus {
-        try await requireEngine().refreshStatus()
+    public func fetchCustomerInfo() async throws -> CustomerInfo {
+        answered(try await requireEngine().customerInfo())
     }
 
-    /// The status each time it changes (live stream, purchases, refreshes), until the manager shuts down.
-    public func statusUpdates() async throws -> AsyncStream<LedgerStatus> {
-        try await requireEngine().statusUpdates()
+    /// The customer each time they change (live stream, purchases, reads), until the manager shuts down.
+    public func customerInfoUpdates() async throws -> AsyncStream<CustomerInfo> {
+        try await requireEngine().customerInfoUpdates()
     }
 
-    /// The user's entitlements, active or not.
-    public func entitlements() async throws -> [Entitlement] {
-        try await requireEngine().userState().entitlements
+    // MARK: purchases
+
+    /// Buys a product through the store, uploads the signed transaction, finishes it once the ledger recorded it, and
+    /// answers with the customer including it.
+    public func purchase(productID: String) async throws -> PurchaseResult {
+        let result = try await requireEngine().purchase(productID: productID)
+        if case .purchased(_, let info?) = result { customerInfo = info }
+        return result
     }
 
-    /// The subscriptions that entitle the user now (active, grace period).
-    public func activatedSubscriptions() async throws -> [Subscription] {
-        try await requireEngine().userState().subscriptions.filter(\.isEntitled)
+    /// Attributes the store's purchases to the user. When they belong to another user and the app's transfer policy
+    /// keeps them there, throws `LedgerError.restoreRefused(conflicts:message:)`.
+    @discardableResult
+    public func restore() async throws -> RestoreResult {
+        let result = try await requireEngine().restore()
+        if let info = result.customerInfo { customerInfo = info }
+        return result
     }
 
-    /// Consumables bought and not consumed yet: deliver them, then `consume(transactionID:)`.
+    /// Consumables bought and not consumed yet (read now; `customerInfo.unconsumedPurchases` has them too).
     public func unconsumedPurchases() async throws -> [UnconsumedPurchase] {
         try await requireEngine().unconsumed()
     }
@@ -176,22 +167,12 @@ public final class PurchaseManager {
         try await requireEngine().recordConsumptionConsent(consented)
     }
 
-    /// Attributes the store's purchases to the user. When they belong to another user and the app's transfer policy
-    /// keeps them there, throws `LedgerError.restoreRefused(conflicts:message:)`.
-    @discardableResult
-    public func restore() async throws -> RestoreResult {
-        try await requireEngine().restore()
-    }
-
-    /// Buys a product through the store, uploads the signed transaction and finishes it once the ledger recorded it.
-    public func purchase(productID: String) async throws -> PurchaseResult {
-        try await requireEngine().purchase(productID: productID)
-    }
+    // MARK: uploads
 
     /// Uploads a StoreKit 1 receipt through the durable queue; returns whether it was delivered now or stays queued.
     @discardableResult
     public func uploadReceipt(_ receipt: Data) async throws -> Bool {
-        let engine = try requireEngine()
+        let engine = try await requireEngine()
         guard let user = await engine.userID else { throw LedgerError.notConfigured }
         if case .delivered = try await engine.upload(.receipt(receipt), for: user) { return true }
         return false
@@ -200,7 +181,7 @@ public final class PurchaseManager {
     /// Uploads StoreKit 2 signed transactions through the durable queue; returns whether delivered now or queued.
     @discardableResult
     public func uploadTransactions(_ signed: [String]) async throws -> Bool {
-        let engine = try requireEngine()
+        let engine = try await requireEngine()
         guard let user = await engine.userID else { throw LedgerError.notConfigured }
         if case .delivered = try await engine.upload(.transactions(signed), for: user) { return true }
         return false
@@ -226,5 +207,46 @@ public final class PurchaseManager {
         forwarding?.cancel()
         guard let engine else { return }
         Task { await engine.shutdown() }
+    }
+}
+
+// MARK: - The seed's API
+
+/// The seed's calls, kept for apps written against it: each runs the `async` call of the same name and reports
+/// through the delegate (its answer to `didUpdateProductsStatus(products:)`, a failure to `didFail(with:)`).
+extension PurchaseManager {
+    /// Runs `configure(userID:)`.
+    @discardableResult
+    public func configure(with userId: String?) -> PurchaseManager {
+        report { manager in try await manager.configure(userID: userId) }
+        return self
+    }
+
+    /// Runs `fetchCustomerInfo()`; the delegate's `didUpdateProductsStatus(products:)` receives the products, once
+    /// (through the updates when the snapshot changed, else directly).
+    public func productsStatus() {
+        report { manager in
+            let before = manager.customerInfo
+            let info = try await manager.fetchCustomerInfo()
+            if let before, before.sameFacts(as: info), before.source == info.source {
+                manager.delegate?.didUpdateProductsStatus(products: info.productsStatus)
+            }
+        }
+    }
+
+    /// Runs `purchase(productID:)`.
+    public func purchase(product productID: String) {
+        report { manager in _ = try await manager.purchase(productID: productID) }
+    }
+
+    private func report(_ body: @escaping @MainActor (PurchaseManager) async throws -> Void) {
+        Task { [weak self] in
+            guard let self else { return }
+            do {
+                try await body(self)
+            } catch {
+                self.delegate?.didFail(with: error as? LedgerError ?? .transport("\(error)"))
+            }
+        }
     }
 }

@@ -57,18 +57,6 @@ public struct NoPurchaseStore: PurchaseStore {
     public func sync() async throws {}
 }
 
-/// How `PurchaseManager.purchase` ended.
-public enum PurchaseResult: Sendable, Equatable {
-    /// Bought, recorded by the ledger and finished in the store; the status after it.
-    case purchased(transactionID: String, status: LedgerStatus?)
-    /// Bought, but the ledger is unreachable: the upload is queued on disk and the transaction is finished once the
-    /// ledger records it (retried with backoff, and again at the next launch).
-    case queued(transactionID: String)
-    /// Waiting for approval; the delegate hears of it when it completes.
-    case pending
-    case cancelled
-}
-
 /// What happens to queued uploads, for progress and tests.
 public enum UploadEvent: Sendable, Equatable {
     case enqueued(PendingUpload)

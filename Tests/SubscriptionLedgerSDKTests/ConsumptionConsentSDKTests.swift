@@ -22,9 +22,9 @@ import Testing
         try await manager.configure(userID: "user-8")
 
         let given = try await manager.recordConsumptionConsent(true)
-        #expect(given.appUserID == "user-8" && given.consented && given.source == "app")
+        #expect(given.consented && given.source == .app)
         let withdrawn = try await manager.recordConsumptionConsent(false)
-        #expect(!withdrawn.consented && withdrawn.source == "app")
+        #expect(!withdrawn.consented && withdrawn.source == .app)
 
         // Both are in the user's history, as the backend reads it.
         let history = try await HTTP.send(

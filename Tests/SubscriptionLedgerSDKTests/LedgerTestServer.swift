@@ -16,6 +16,7 @@ actor LedgerTestServer {
     static let adminToken = "sdk-admin-token"
     nonisolated let port: Int
     nonisolated let databaseURL: String
+    nonisolated let masterKeyFile: String?
     let logPath: String
     private var process: Process?
 
@@ -24,15 +25,17 @@ actor LedgerTestServer {
     /// On the run's shared cluster: the `.faults` one is for crash and tamper tests whose open transactions hold back
     /// the commit horizon that this server's projections wait for (its views then lag for minutes). A SIGKILLed
     /// `ledger serve` leaves no transaction open: the kernel closes its connections and PostgreSQL rolls them back.
-    static func started() async throws -> LedgerTestServer {
-        let server = try LedgerTestServer(databaseURL: try await TestDatabase.makeDatabase(prefix: "sdk"))
+    /// `masterKeyFile`: the server's `LEDGER_MASTER_KEY_FILE` (a test that rotates it); else the shared default.
+    static func started(masterKeyFile: String? = nil) async throws -> LedgerTestServer {
+        let server = try LedgerTestServer(databaseURL: try await TestDatabase.makeDatabase(prefix: "sdk"), masterKeyFile: masterKeyFile)
         try await server.start()
         return server
     }
 
-    init(databaseURL: String) throws {
+    init(databaseURL: String, masterKeyFile: String? = nil) throws {
         port = try EmbeddedCluster.freeLoopbackPort()
         self.databaseURL = databaseURL
+        self.masterKeyFile = masterKeyFile
         logPath = TestScratch.path("sdk-serve.log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
     }
@@ -46,6 +49,7 @@ actor LedgerTestServer {
         environment["DATABASE_URL"] = databaseURL
         environment["LEDGER_ADMIN_TOKEN"] = Self.adminToken
         environment["LEDGER_LOG_LEVEL"] = "warning"
+        if let masterKeyFile { environment["LEDGER_MASTER_KEY_FILE"] = masterKeyFile }
         process.environment = environment
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
@@ -95,6 +99,7 @@ enum HTTP {
     struct Answer {
         var status: Int
         var data: Data
+        var headers: [String: String] = [:]
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:] }
         var text: String { String(decoding: data, as: UTF8.self) }
     }
@@ -109,7 +114,11 @@ enum HTTP {
         }
         request.timeoutInterval = 30
         let (data, response) = try await URLSession.shared.data(for: request)
-        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, data: data)
+        let http = response as? HTTPURLResponse
+        let headers = (http?.allHeaderFields ?? [:]).reduce(into: [String: String]()) { headers, field in
+            if let name = field.key as? String, let value = field.value as? String { headers[name.lowercased()] = value }
+        }
+        return Answer(status: http?.statusCode ?? 0, data: data, headers: headers)
     }
 }
 
@@ -142,7 +151,8 @@ struct SDKTenant: Sendable {
             publicKey: try #require(publicKey.json["key"] as? String))
         for (product, body) in [
             ("monthly", #"{"type":"auto_renewable","subscription_group":"main","entitlements":["pro"]}"#),
-            ("lifetime", #"{"type":"non_consumable","entitlements":["pro"]}"#), ("coins", #"{"type":"consumable"}"#)
+            ("lifetime", #"{"type":"non_consumable","entitlements":["pro"]}"#), ("coins", #"{"type":"consumable"}"#),
+            ("beta_pass", #"{"type":"non_renewing","entitlements":["beta"]}"#)
         ] {
             let answer = try await HTTP.send(
                 "PUT", base.appendingPathComponent("v1/apps/\(appID)/products/\(product)"),
@@ -150,6 +160,20 @@ struct SDKTenant: Sendable {
             #expect(answer.status == 200 || answer.status == 201, "\(answer.text)")
         }
         return tenant
+    }
+
+    /// Gives `user` a support grant of `entitlement` until `expires` (the secret key, as a backend would).
+    func grant(_ entitlement: String, to user: String, until expires: Date) async throws {
+        let answer = try await HTTP.send(
+            "POST", baseURL.appendingPathComponent("v1/users/\(user)/grants"), headers: ["Authorization": "Bearer \(secretKey)"],
+            body: #"{"entitlement_id":"\#(entitlement)","expires_at":"\#(ISO8601DateFormatter().string(from: expires))","reason":"test"}"#)
+        #expect(answer.status == 201, "\(answer.text)")
+    }
+
+    /// The user as the backend reads them (the secret key).
+    func read(_ user: String, headers: [String: String] = [:]) async throws -> HTTP.Answer {
+        try await HTTP.send(
+            "GET", baseURL.appendingPathComponent("v1/users/\(user)"), headers: headers.merging(["Authorization": "Bearer \(secretKey)"]) { $1 })
     }
 
     /// Posts an Xcode-signed App Store notification of a one-time charge whose appAccountToken names `user`.

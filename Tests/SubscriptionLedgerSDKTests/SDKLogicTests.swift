@@ -134,11 +134,11 @@ import Testing
     /// `known` (false: the ledger holds no purchase of the user) is read when the ledger sends it, and an answer
     /// without it (an older ledger) or with members the SDK does not know still decodes.
     @Test func theUserStateCarriesKnownAndToleratesItsAbsence() throws {
-        func state(_ members: String) throws -> UserState {
+        func state(_ members: String) throws -> Wire.UserState {
             let text =
                 #"{"app_user_id":"u",\#(members)"subscriptions":[],"entitlements":[],"one_time_purchases":[],"unconsumed":[],"#
                 + #""products_status":[],"intro_offer_eligibility":[]}"#
-            return try JSONDecoder().decode(UserState.self, from: Data(text.utf8))
+            return try JSONDecoder().decode(Wire.UserState.self, from: Data(text.utf8))
         }
         #expect(try state(#""known":false,"#).known == false)
         #expect(try state(#""known":true,"#).known == true)
