@@ -17,14 +17,34 @@ public struct LedgerCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// Logs go to standard error (standard output carries command results); `LEDGER_LOG_LEVEL` sets the level.
+/// Logs go to standard error (standard output carries command results); `LEDGER_LOG_LEVEL` sets the level,
+/// `LEDGER_LOG_FORMAT` the format: `text` (the default, swift-log's lines) or `json` (`JSONLogHandler`).
 enum CommandLogging {
+    enum Format: String { case text, json }
+
     static let bootstrap: Void = {
-        let level = ProcessInfo.processInfo.environment["LEDGER_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let environment = ProcessInfo.processInfo.environment
+        let level = environment["LEDGER_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let format: Format
+        switch environment["LEDGER_LOG_FORMAT"].map({ $0.lowercased() }) {
+        case nil, "", "text": format = .text
+        case "json": format = .json
+        case let other?:
+            // Before any logger exists, so the mistake is said once and plainly rather than logged in a format.
+            note("error: LEDGER_LOG_FORMAT=\(other) is not a log format; use `text` (the default) or `json`")
+            exit(2)
+        }
         LoggingSystem.bootstrap { label in
-            var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
     }()
 

@@ -177,21 +177,30 @@ public struct SubscriptionOffer: Sendable, Equatable {
 
 /// An auto-renewable subscription of the user.
 public struct SubscriptionInfo: Sendable, Equatable {
+    /// The App Store's id of the subscription (its first transaction), stable across renewals.
     public var originalTransactionID: String
+    /// The product of the current period (nil before the ledger saw a transaction of it).
     public var productID: String?
+    /// The App Store subscription group.
     public var subscriptionGroup: String?
+    /// Judged by the ledger at the snapshot's instant (offline snapshots keep it; `isEntitled` is judged again).
     public var status: SubscriptionStatus
     /// Why it expired, when `status == .expired`.
     public var expirationReason: ExpirationReason?
     /// Whether it entitles the user now (active, or in a grace period).
     public var isEntitled: Bool
+    /// The end of the current period.
     public var expiresAt: Date?
+    /// The end of Apple's billing grace period, while in one.
     public var gracePeriodExpiresAt: Date?
+    /// Whether it renews at `expiresAt` (nil: not reported yet).
     public var willAutoRenew: Bool?
     /// The product of the next period, when a downgrade or crossgrade is pending.
     public var nextProductID: String?
+    /// The offer of the latest transaction (an introductory price, a promotional offer…).
     public var offer: SubscriptionOffer?
     public var environment: StoreEnvironment
+    /// Shared by a family member's purchase (Family Sharing).
     public var isFamilyShared: Bool
     /// The newest transaction of the subscription (a renewal's, an upgrade's).
     public var latestTransactionID: String?
@@ -204,9 +213,13 @@ public struct OneTimePurchase: Sendable, Equatable {
     public var productID: String
     public var type: ProductType
     public var purchasedAt: Date
+    /// The end of a non-renewing subscription; nil for the others.
     public var expiresAt: Date?
+    /// Whether it gives access now: not refunded or revoked, not consumed, not past its expiry.
     public var isActive: Bool
+    /// When a consumable was marked delivered (`PurchaseManager.consume(transactionID:)`).
     public var consumedAt: Date?
+    /// Refunded or revoked by Apple.
     public var isRefunded: Bool
     public var environment: StoreEnvironment
 }
@@ -214,10 +227,13 @@ public struct OneTimePurchase: Sendable, Equatable {
 /// A consumable bought and not consumed yet.
 public struct UnconsumedPurchase: Sendable, Equatable {
     public var originalTransactionID: String
+    /// What `PurchaseManager.consume(transactionID:)` takes.
     public var transactionID: String
     public var productID: String
     public var purchasedAt: Date
+    /// How many units the transaction bought.
     public var quantity: Int
+    /// What the app's backend attached to the purchase, if anything.
     public var developerPayload: String?
 }
 
@@ -226,6 +242,7 @@ public struct ProductStatus: Sendable, Equatable, Hashable {
     public enum State: String, Sendable, Equatable, Hashable, CaseIterable {
         case active, inactive
     }
+    /// The App Store product id.
     public var id: String
     public var status: State
     public var isActive: Bool { status == .active }
