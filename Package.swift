@@ -209,7 +209,10 @@ let package = Package(
         // purchase) is one call here, with domain errors; the HTTP and CLI edges only translate them.
         .target(
             name: "LedgerRecording",
-            dependencies: ["UTCTime", "LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerPrivacy", "LedgerStore"],
+            dependencies: [
+                "UTCTime", "LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerPrivacy", "LedgerStore",
+                .product(name: "Metrics", package: "swift-metrics")
+            ],
             swiftSettings: strict
         ),
 
@@ -247,6 +250,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio")
             ],

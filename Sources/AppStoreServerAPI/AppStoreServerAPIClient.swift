@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import UTCTime
 import Logging
+import Metrics
 import NIOCore
 import NIOHTTP1
 
@@ -144,6 +145,7 @@ package final class AppStoreServerAPIClient: Sendable {
             switch outcome {
             case .success(let answer): return answer
             case .failure(let failure):
+                Self.count(failure.error)
                 switch retryPolicy.decision(attempt: attempt, error: failure.error, retryAfter: failure.retryAfter, random: random()) {
                 case .giveUp: throw failure.error
                 case .retry(let wait):
@@ -161,6 +163,19 @@ package final class AppStoreServerAPIClient: Sendable {
                 }
             }
         }
+    }
+
+    /// Every failed call (retried or not), by Apple's error code, HTTP status or `transport` / `malformed`; a 429
+    /// counts in its own counter too, so on-call sees Apple slowing the ledger down.
+    static func count(_ error: AppStoreServerAPIError) {
+        let code: String =
+            switch error {
+            case .rejected(let status, let errorCode, _): String(errorCode ?? status)
+            case .transport: "transport"
+            case .malformedResponse: "malformed"
+            }
+        Counter(label: "ledger_appstore_api_errors_total", dimensions: [("code", code)]).increment()
+        if case .rejected(429, _, _) = error { Counter(label: "ledger_appstore_api_rate_limited_total").increment() }
     }
 
     struct Failure: Error {

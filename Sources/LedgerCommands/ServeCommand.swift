@@ -117,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
             let api = try await LedgerAPI.make(
                 pool: service, replica: replica, configuration: apiConfiguration, progress: progress,
                 logger: logger)
+            services.append(OperationsProbe(pool: service, logger: logger))
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(ErasureNotices(api: api, logger: logger))
             services.append(LiveService(hub: api.live))

@@ -6,6 +6,7 @@ import LedgerPrivacy
 import LedgerStore
 import LedgerTenancy
 import UTCTime
+import Metrics
 
 /// Every write into the ledger, one method each (see `About.swift`).
 ///
@@ -361,6 +362,7 @@ package struct LedgerRecorder: Sendable {
         do {
             return try await body()
         } catch {
+            Counter(label: "ledger_verification_failures_total", dimensions: [("reason", error.code.rawValue)]).increment()
             throw .unverifiable(error, path: path)
         }
     }

@@ -1,8 +1,10 @@
 import Crypto
+import Foundation
 import LedgerJobs
 import LedgerOperators
 import LedgerStore
 import Logging
+import Metrics
 import PostgresClient
 import ServiceLifecycle
 
@@ -28,10 +30,21 @@ package struct DigestService: Service {
     }
 
     package func run() async throws {
+        // Every instance says when the newest digest was signed, whoever signed it (the alert takes the newest of all).
+        if let newest = try? await pool.query("SELECT extract(epoch FROM max(created_at))::bigint FROM ledger.chain_digests")
+            .first?.decode(Int64?.self, at: 0)
+        {
+            Self.signed(at: Double(newest))
+        }
         // Graceful shutdown cancels the wait; that is the normal end, not an error.
         await cancelWhenGracefulShutdown {
             await job.run(every: interval) { await digestOnce() }
         }
+    }
+
+    /// `ledger_digest_last_signed_timestamp_seconds`: on-call's "are digests still being signed?".
+    static func signed(at seconds: Double) {
+        Gauge(label: "ledger_digest_last_signed_timestamp_seconds").record(seconds)
     }
 
     func digestOnce() async {
@@ -43,6 +56,7 @@ package struct DigestService: Service {
                 return digests
             }
             logger.info("signed log digests", metadata: ["apps": "\(digests.count)"])
+            Self.signed(at: Date().timeIntervalSince1970)
         } catch {
             // A missed digest only delays the next; the service keeps serving.
             logger.error("signing log digests failed", metadata: ["error": "\(error)"])

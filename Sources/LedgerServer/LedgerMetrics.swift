@@ -1,8 +1,11 @@
+import AppStoreVerification
 import Metrics
 import Prometheus
 
 /// The process's metrics, exposed on `GET /metrics` in Prometheus' text format: request counts and latency by
-/// route, method and status (Hummingbird's `MetricsMiddleware`), events appended, projection lag.
+/// route, method and status (Hummingbird's `MetricsMiddleware`), events appended, projection lag, and what on-call
+/// reads (`OperationsProbe`, the group commits, verification failures, App Store API errors, digests); the alert rules
+/// and the dashboard over them are in `Deploy/observability/`.
 package enum LedgerMetrics {
     /// The registry, bootstrapped into swift-metrics on first use (once per process, as swift-metrics requires).
     package static let registry: PrometheusCollectorRegistry = {
@@ -16,8 +19,23 @@ package enum LedgerMetrics {
         // requests that came close to it (or answered 504) apart from the merely slow.
         factory.defaultDurationHistogramBuckets += [.seconds(30), .seconds(60)]
         MetricsSystem.bootstrap(factory)
+        declareSeries()
         return registry
     }()
+
+    /// Series that count rare things start at zero, so an alert's `increase()` sees their first occurrence and the
+    /// dashboard lists them before anything happened (Prometheus' advice for known label values).
+    static func declareSeries() {
+        for code in AppStoreVerificationError.Code.allCases {
+            Counter(label: "ledger_verification_failures_total", dimensions: [("reason", code.rawValue)]).increment(by: 0)
+        }
+        Counter(label: "ledger_appstore_api_errors_total", dimensions: [("code", "transport")]).increment(by: 0)
+        Counter(label: "ledger_appstore_api_rate_limited_total").increment(by: 0)
+        _ = Recorder(label: "ledger_group_commit_size", aggregate: true)  // made, not recorded: no false 0-sized group
+        Gauge(label: "ledger_webhook_endpoints_disabled").record(0)
+        Gauge(label: "ledger_live_streams").record(0)
+        Counter(label: "ledger_events_appended_total").increment(by: 0)
+    }
 
     /// Makes sure the backend is in place before anything records a metric.
     package static func bootstrap() { _ = registry }

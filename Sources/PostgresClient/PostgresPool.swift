@@ -63,6 +63,11 @@ public final class PostgresPool: Sendable {
     }
 
     /// Closes idle connections, fails waiters, and stops the thread pool. Leased connections close when returned.
+    /// Connections lent out now, and callers waiting for one (the service's pool gauges).
+    public var usage: (inUse: Int, waiting: Int) {
+        state.withLock { ($0.openCount - $0.idle.count, $0.waiters.count) }
+    }
+
     public func shutdown() async {
         let (idle, waiters) = state.withLock { $0.shutdown() }
         waiters.forEach { $0.resume(throwing: PostgresError.poolClosed) }

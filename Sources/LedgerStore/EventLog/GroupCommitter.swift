@@ -1,6 +1,7 @@
 import Foundation
 import PostgresClient
 import Synchronization
+import Metrics
 
 /// Commits concurrent appends together: appends that arrive while the database is busy with earlier ones wait and
 /// then go in one statement, one transaction and one WAL flush. Runs `GroupCommitQueue` to form the groups and
@@ -66,6 +67,7 @@ package final class GroupCommitter: Sendable {
         var group = queue.withLock { $0.next(after: nil) }
         while let current = group {
             let results = commit(current.items)
+            Recorder(label: "ledger_group_commit_size", aggregate: true).record(Self.requests(current.items).count)
             // Decided before the answers go out, so that the writers answered find this committer lingering.
             let wanted = queue.withLock { $0.beginLinger(after: current) }
             Self.answer(current.items, results)
