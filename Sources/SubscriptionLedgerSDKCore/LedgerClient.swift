@@ -199,18 +199,30 @@ public struct LedgerClient: Sendable {
             request.httpBody = json
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw LedgerError.transport("\(method) \(path): \(error.localizedDescription)")
-        }
+        let (data, response) = try await Self.load(request, on: session, describing: "\(method) \(path)")
         guard let http = response as? HTTPURLResponse else { throw LedgerError.invalidResponse("not an HTTP answer") }
         guard (200..<300).contains(http.statusCode) else {
             throw LedgerError.fromAnswer(status: http.statusCode, body: data, requestID: http.value(forHTTPHeaderField: "X-Request-Id"))
         }
         return (data, http)
+    }
+
+    /// One request, answered by its completion handler. Not `URLSession.data(for:)`: on Linux, FoundationNetworking
+    /// cancels that call's task from inside the Swift task's cancellation (holding the task's status lock) with a
+    /// synchronous hop to the session's queue, while the session's queue, finishing the same request, waits for that
+    /// lock to resume the caller: cancelling the SDK's live stream or a caller mid-request deadlocked the process. A
+    /// cancelled caller here simply gets the answer when it comes (within `requestTimeout`).
+    static func load(_ request: URLRequest, on session: URLSession, describing what: String) async throws -> (Data, URLResponse) {
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let data, let response {
+                    continuation.resume(returning: (data, response))
+                } else {
+                    let why = error?.localizedDescription ?? "no answer"
+                    continuation.resume(throwing: LedgerError.transport("\(what): \(why)"))
+                }
+            }.resume()
+        }
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {

@@ -91,7 +91,8 @@ actor LedgerEngine {
         }
         startSender()
         startUpdatesListener()
-        defer { startLive(for: user) }
+        // Started already when this configure's upload identified the user (`identified`): kept, not restarted.
+        defer { if live == nil { startLive(for: user) } }
         return try await customerInfo()
     }
 

@@ -42,8 +42,12 @@ enum StreamingRequest {
         let session = URLSession(configuration: configuration, delegate: StreamingDelegate(continuation: continuation), delegateQueue: nil)
         let task = session.dataTask(with: request)
         continuation.onTermination = { _ in
-            task.cancel()
-            session.invalidateAndCancel()  // the session holds its delegate until invalidated
+            // Not here and now: a cancelled reader runs this inside its task's cancellation, and URLSession's cancel
+            // waits for the session's queue, which may be waiting to hand that task a chunk (LedgerClient.load).
+            DispatchQueue.global().async {
+                task.cancel()
+                session.invalidateAndCancel()  // the session holds its delegate until invalidated
+            }
         }
         task.resume()
         return stream
