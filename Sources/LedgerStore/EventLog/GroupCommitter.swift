@@ -67,7 +67,8 @@ package final class GroupCommitter: Sendable {
         var group = queue.withLock { $0.next(after: nil) }
         while let current = group {
             let results = commit(current.items)
-            Recorder(label: "ledger_group_commit_size", aggregate: true).record(Self.requests(current.items).count)
+            // The appends in the group, counted without building the request list again.
+            Recorder(label: "ledger_group_commit_size", aggregate: true).record(current.items.reduce(0) { $0 + $1.appends.count })
             // Decided before the answers go out, so that the writers answered find this committer lingering.
             let wanted = queue.withLock { $0.beginLinger(after: current) }
             Self.answer(current.items, results)
