@@ -20,6 +20,7 @@ let package = Package(
         // For the Benchmarks package (a separate package, so this one never depends on a benchmark tool).
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
         .library(name: "UTCTime", targets: ["UTCTime"]),
+        .library(name: "LedgerTracing", targets: ["LedgerTracing"]),
         .library(name: "LedgerTenancy", targets: ["LedgerTenancy"]),
         .library(name: "LedgerWebhooks", targets: ["LedgerWebhooks"]),
         .library(name: "LedgerCommands", targets: ["LedgerCommands"]),
@@ -56,7 +57,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0")
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // Traces: the API in every module that makes spans; the OTLP exporter (HTTP only: no gRPC stack to build) in
+        // LedgerCommands alone, bootstrapped when the standard OTEL_* variables ask for it (`LedgerTracing`).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"])
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -73,13 +78,21 @@ let package = Package(
         // The pure domain: ledger events, projection reducers, rules. No I/O, so it replays and tests exhaustively.
         .target(name: "LedgerDomain", dependencies: ["UTCTime"], swiftSettings: strict),
 
+        // A trace's context as W3C header text (event metadata, webhook and App Store API requests); the Tracing API only.
+        .target(
+            name: "LedgerTracing",
+            dependencies: [.product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: strict
+        ),
+
         // A small PostgreSQL client over libpq: connections, binary parameters, rows, COPY, LISTEN, a pool.
         .target(
             name: "PostgresClient",
             dependencies: [
                 "CLibPQ",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio")
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -106,7 +119,8 @@ let package = Package(
                 "PostgresClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics")
+                .product(name: "Metrics", package: "swift-metrics"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -172,7 +186,8 @@ let package = Package(
                 "LedgerDomain",
                 "LedgerStore",
                 "PostgresClient",
-                .product(name: "Crypto", package: "swift-crypto")
+                .product(name: "Crypto", package: "swift-crypto"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -197,7 +212,8 @@ let package = Package(
                 "ExactJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1")
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -211,7 +227,8 @@ let package = Package(
             name: "LedgerRecording",
             dependencies: [
                 "UTCTime", "LedgerTenancy", "AppStoreIngest", "AppStoreVerification", "LedgerDomain", "LedgerPrivacy", "LedgerStore",
-                .product(name: "Metrics", package: "swift-metrics")
+                .product(name: "Metrics", package: "swift-metrics"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -235,7 +252,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -252,7 +270,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio")
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -322,7 +341,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus")
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             // openapi.json is compiled in at build time (the EmbedOpenAPI plugin): no resource bundle, so no
             // `Bundle.module` that traps in an installed binary.
@@ -355,7 +375,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel")
             ],
             swiftSettings: strict
         ),
@@ -477,13 +499,22 @@ let package = Package(
         ),
         .testTarget(name: "UTCTimeTests", dependencies: ["UTCTime"], swiftSettings: strict),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PostgresClientTests",
+            dependencies: [
+                "PostgresClient", "PostgresTestSupport", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing")
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "LedgerStoreTests",
             dependencies: [
                 "UTCTime",
                 "LedgerStoreTestSupport", "LedgerRecording", "LedgerStore", "LedgerDomain", "LedgerConcurrency",
-                "PostgresClient", "PostgresTestSupport", .product(name: "Crypto", package: "swift-crypto")
+                "PostgresClient", "PostgresTestSupport", "LedgerTracing", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -542,7 +573,9 @@ let package = Package(
                 "AppStoreSamples",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1")
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),

@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .executableTarget(
@@ -33,6 +34,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "LedgerTracing", package: "subscription-ledger"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         ),

@@ -42,7 +42,9 @@ SELECT create_distributed_table('ledger.webhook_deliveries', 'app_id', colocate_
 SELECT create_distributed_table('ledger.webhook_attempts', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.appstore_reconcile_runs', 'app_id', colocate_with => 'ledger.events');
 
--- Coordinator-only bookkeeping: one row per projection, one cursor of the webhook fan-out, the schema's own history.
+-- Coordinator-only bookkeeping: one row per projection, one cursor of the webhook fan-out, the latest rebuild's
+-- progress, the schema's own history.
 SELECT citus_add_local_table_to_metadata('ledger.projection_checkpoints');
 SELECT citus_add_local_table_to_metadata('ledger.webhook_fanout');
+SELECT citus_add_local_table_to_metadata('ledger.rebuild_progress');
 SELECT citus_add_local_table_to_metadata('ledger.schema_migrations');

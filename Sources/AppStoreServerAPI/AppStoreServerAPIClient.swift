@@ -5,6 +5,8 @@ import Logging
 import Metrics
 import NIOCore
 import NIOHTTP1
+import LedgerTracing
+import Tracing
 
 /// A client of the App Store Server API for one app (its In-App Purchase key and one environment's base URL).
 ///
@@ -37,7 +39,7 @@ package final class AppStoreServerAPIClient: Sendable {
 
     /// `baseURL` must be https, or http on a loopback address (a local fake server in tests).
     package init(
-        key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
+        key: AppStoreAPIKey, baseURL: String, httpClient: HTTPClient = .appStore, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(),
         maximumConcurrentRequests: Int = 4, logger: Logger = Logger(label: "ledger.appstore-api"),
         now: @escaping @Sendable () -> Instant = { Instant(Date()) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -183,9 +185,36 @@ package final class AppStoreServerAPIClient: Sendable {
         var retryAfter: String?
     }
 
+    /// One HTTP request, as a client span of the current trace (or a trace of its own) that it carries to Apple in
+    /// `traceparent`. The span names the route with ids replaced (`/inApps/v1/history/{id}`): transaction ids stay out.
     private func once(_ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?) async
         -> Result<(status: Int, data: Data), Failure>
     {
+        await withSpan("appstore.api \(method.rawValue) \(Self.template(path))", ofKind: .client) { span in
+            let result = await request(method, path, query: query, body: body, trace: span.context)
+            switch result {
+            case .success(let answer): span.attributes["http.response.status_code"] = answer.status
+            case .failure(let failure):
+                if case .rejected(let status, _, _) = failure.error { span.attributes["http.response.status_code"] = status }
+                span.setStatus(SpanStatus(code: .error, message: "\(failure.error)"))
+            }
+            return result
+        }
+    }
+
+    /// A path with every segment that holds a digit (an id), other than a version (`v1`), written `{id}`.
+    static func template(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { segment in
+                let isVersion = segment.first == "v" && segment.count > 1 && segment.dropFirst().allSatisfy(\.isNumber)
+                return segment.contains(where: \.isNumber) && !isVersion ? "{id}" : String(segment)
+            }
+            .joined(separator: "/")
+    }
+
+    private func request(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)], body: Data?, trace: InstrumentationContext
+    ) async -> Result<(status: Int, data: Data), Failure> {
         let token: String
         do {
             token = try AppStoreJWT.token(for: key, issuedAt: now())
@@ -197,6 +226,7 @@ package final class AppStoreServerAPIClient: Sendable {
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "subscription-ledger")
+        for (name, value) in TraceContext.headers(of: trace) { request.headers.add(name: name, value: value) }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
@@ -234,4 +264,15 @@ package final class AppStoreServerAPIClient: Sendable {
         guard !query.isEmpty else { return "" }
         return "?" + query.map { "\(segment($0.0))=\(segment($0.1))" }.joined(separator: "&")
     }
+}
+
+extension HTTPClient {
+    /// The App Store Server API's client: `HTTPClient.shared`'s settings without the client's own request spans, which
+    /// record the full URL (transaction ids in its path and query); `AppStoreServerAPIClient` makes its own span per
+    /// request instead, with the ids replaced. Process-wide like `.shared`, so never shut down.
+    package static let appStore: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.tracing.tracer = nil
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 }

@@ -173,33 +173,13 @@ package final class FakeAppStoreServer: Sendable {
             state.withLock { $0.consumption.append((id, String(buffer: body))) }
             return Response(status: .accepted)
         }
-        let quiet = Logger(label: "test.fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
-        let (ready, readyContinuation) = AsyncStream<Int>.makeStream()
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in readyContinuation.yield(channel.localAddress?.port ?? 0) }, logger: quiet)
-        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: quiet))
-        let running = Task {
-            defer { readyContinuation.finish() }
-            try await group.run()
-        }
+        let server = try await TestServer.start(router, label: "test.fake-appstore")
         state.withLock {
-            $0.running = running
-            $0.group = group
+            $0.running = server.running
+            $0.group = server.group
         }
-        var bound: Int?
-        for await port in ready {
-            bound = port
-            break
-        }
-        guard let bound, bound > 0 else {
-            _ = try await running.value
-            throw FakeServerError.didNotStart
-        }
-        portValue.withLock { $0 = bound }
+        portValue.withLock { $0 = server.port }
     }
-
-    package enum FakeServerError: Error { case didNotStart }
 
     package func stop() async {
         let (group, running) = state.withLock { ($0.group, $0.running) }

@@ -19,7 +19,7 @@ package final class AppStoreClients: Sendable {
 
     package init(
         settings: AppStoreAPISettings, environment: [String: String] = ProcessInfo.processInfo.environment,
-        httpClient: HTTPClient = .shared, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(), logger: Logger
+        httpClient: HTTPClient = .appStore, retryPolicy: AppStoreRetryPolicy = AppStoreRetryPolicy(), logger: Logger
     ) {
         self.settings = settings
         self.environment = environment

@@ -27,7 +27,7 @@ public struct AppStoreVerifier: Sendable {
     }
 
     func verifyTransaction(_ signed: CompactJWS, now: Instant) async throws(AppStoreVerificationError) -> TransactionPayload {
-        let json = try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
+        let json = try await jws.verify(signed, kind: "transaction", allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let transaction = try TransactionPayload(json: json)
         try checkBundle(transaction.bundleId)
         try checkEnvironment(transaction.environment)
@@ -40,7 +40,7 @@ public struct AppStoreVerifier: Sendable {
     }
 
     func verifyRenewalInfo(_ signed: CompactJWS, now: Instant) async throws(AppStoreVerificationError) -> RenewalInfoPayload {
-        let json = try await jws.verify(signed, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
+        let json = try await jws.verify(signed, kind: "renewal_info", allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let renewalInfo = try RenewalInfoPayload(json: json)
         try checkEnvironment(renewalInfo.environment)
         return renewalInfo
@@ -55,7 +55,7 @@ public struct AppStoreVerifier: Sendable {
     }
 
     func verifyNotification(_ signedPayload: CompactJWS, now: Instant) async throws(AppStoreVerificationError) -> VerifiedNotification {
-        let json = try await jws.verify(signedPayload, allowLocallySigned: configuration.allowsLocallySignedData, now: now)
+        let json = try await jws.verify(signedPayload, kind: "notification", allowLocallySigned: configuration.allowsLocallySignedData, now: now)
         let payload = try NotificationPayload(json: json)
         let identity = payload.appIdentity
         try checkBundle(identity.bundleId)
@@ -84,7 +84,8 @@ public struct AppStoreVerifier: Sendable {
         -> AppTransactionPayload
     {
         let json = try await jws.verify(
-            signed, allowLocallySigned: configuration.allowsLocallySignedData, signingDateKey: "receiptCreationDate", now: now
+            signed, kind: "app_transaction", allowLocallySigned: configuration.allowsLocallySignedData, signingDateKey: "receiptCreationDate",
+            now: now
         )
         let appTransaction = try AppTransactionPayload(json: json)
         try checkBundle(appTransaction.bundleId)

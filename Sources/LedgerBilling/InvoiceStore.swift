@@ -3,6 +3,7 @@ import LedgerDomain
 import LedgerStore
 import PostgresClient
 import UTCTime
+import Tracing
 
 /// Monthly invoices: drafts computed on demand, finalization (numbered, hashed, immutable), voiding with a
 /// replacement, and reproduction from the log (`schema/005_invoices.sql`).
@@ -89,9 +90,14 @@ public struct InvoiceStore: Sendable {
     /// Finalizes the account's invoice for `month`, or returns the one already finalized (`created` false):
     /// running it twice, or from two processes at once, makes one invoice.
     public func finalize(account: String, month: CalendarMonth) async throws -> (invoice: Invoice, created: Bool) {
-        try requireEnded(month)
-        try await catchUp()
-        return try await finalizeCaughtUp(account: account, month: month)
+        try await withSpan("ledger.invoice.finalize") { span in
+            span.attributes["ledger.invoice.month"] = month.description
+            try requireEnded(month)
+            try await catchUp()
+            let finalized = try await finalizeCaughtUp(account: account, month: month)
+            span.attributes["ledger.invoice.created"] = finalized.created
+            return finalized
+        }
     }
 
     /// Finalizes `month` for every account; idempotent. `progress` hears (accounts done, accounts) as it goes.
@@ -101,6 +107,18 @@ public struct InvoiceStore: Sendable {
     public func finalizeAll(
         month: CalendarMonth, chunkSize: Int = 100,
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) async throws -> [(invoice: Invoice, created: Bool)] {
+        try await withSpan("ledger.invoice.finalize_all") { span in
+            span.attributes["ledger.invoice.month"] = month.description
+            let results = try await finalizeEvery(month: month, chunkSize: chunkSize, progress: progress)
+            span.attributes["ledger.invoice.accounts"] = results.count
+            span.attributes["ledger.invoice.created"] = results.filter(\.created).count
+            return results
+        }
+    }
+
+    private func finalizeEvery(
+        month: CalendarMonth, chunkSize: Int, progress: (_ done: Int, _ total: Int) -> Void
     ) async throws -> [(invoice: Invoice, created: Bool)] {
         try requireEnded(month)
         let accounts = try await pool.query("SELECT id FROM ledger.accounts ORDER BY id").map { try $0.decode(String.self, at: 0) }

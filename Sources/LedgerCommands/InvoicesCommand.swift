@@ -76,11 +76,14 @@ struct InvoicesCommand: AsyncParsableCommand {
             guard all != (selection.account != nil) else { throw ValidationError("give either --account ID or --all") }
             let account = selection.account
             let results = try await withInvoices(database) { store in
-                if let account { return [try await store.finalize(account: account, month: month)] }
-                let progress = ProgressReporter(label: "finalize", unit: "accounts")
-                let results = try await store.finalizeAll(month: month) { progress.update(done: $0, total: $1) }
-                progress.finish(done: results.count)
-                return results
+                // A finalization is a trace of its own when traces are exported (`Observability`).
+                try await Observability.traced(logger: CommandLogging.logger("ledger.invoices")) {
+                    if let account { return [try await store.finalize(account: account, month: month)] }
+                    let progress = ProgressReporter(label: "finalize", unit: "accounts")
+                    let results = try await store.finalizeAll(month: month) { progress.update(done: $0, total: $1) }
+                    progress.finish(done: results.count)
+                    return results
+                }
             }
             for (invoice, created) in results {
                 print(

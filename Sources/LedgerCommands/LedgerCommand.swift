@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import OTel
 
 /// `ledger`: the service and every operator task, one subcommand each.
 public struct LedgerCommand: AsyncParsableCommand {
@@ -34,15 +35,19 @@ enum CommandLogging {
             note("error: LEDGER_LOG_FORMAT=\(other) is not a log format; use `text` (the default) or `json`")
             exit(2)
         }
+        // While traces are exported, each line carries the current span's `trace_id` and `span_id`.
+        let provider = Observability.tracesRequested(environment) ? OTel.makeLoggingMetadataProvider() : nil
         LoggingSystem.bootstrap { label in
             switch format {
             case .text:
                 var handler = DeferredMetadataLogHandler(StreamLogHandler.standardError(label: label))
                 handler.logLevel = level
+                handler.metadataProvider = provider
                 return handler
             case .json:
                 var handler = JSONLogHandler(label: label)
                 handler.logLevel = level
+                handler.metadataProvider = provider
                 return handler
             }
         }

@@ -79,7 +79,10 @@ struct ReplayCommand: AsyncParsableCommand {
                 for difference in differences { print("  \(difference)") }
                 throw ExitCode(1)
             }
-            let folded = try await ProjectionReplay.rebuild(selected, pool: service, progress: progress)
+            // A rebuild is a trace of its own when traces are exported (`Observability`).
+            let folded = try await Observability.traced(logger: CommandLogging.logger("ledger.replay")) {
+                try await ProjectionReplay.rebuild(selected, pool: service, progress: progress)
+            }
             reporter.finish(done: folded)
             // After the progress has ended, so that on a terminal no result shares the bar's line.
             print("rebuilt \(selected.joined(separator: ", ")) from \(folded) events")

@@ -65,6 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.serve")
+        // Before the router is made: it installs the request span only when a tracer is bootstrapped.
+        let tracing = try Observability.tracing(logger: logger)
         let environment = ProcessInfo.processInfo.environment
         let host = host ?? environment["LEDGER_HOST"] ?? "127.0.0.1"
         guard let port = port ?? Int(environment["LEDGER_PORT"] ?? "8080"), (0...65535).contains(port) else {
@@ -102,12 +104,13 @@ struct ServeCommand: AsyncParsableCommand {
             apiConfiguration.digestKey = key
             // The worker tells the API of each batch it commits: read-your-writes waits wake on it.
             let progress = ProjectionProgress()
-            var services: [any Service] = [
+            // The exporter first: a group stops its services in reverse order, so it flushes after the others end.
+            var services: [any Service] = tracing.map { [$0] } ?? []
+            services.append(
                 ProjectionService(
                     worker: ProjectionWorker(
                         pool: service,
-                        runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger))
-            ]
+                        runners: ProjectionCatalog.runners(batchSize: batchSize), progress: progress, logger: logger)))
             if let key { services.append(DigestService(pool: service, key: key, interval: .seconds(interval), jobs: jobs, logger: logger)) }
             // Status reads on a streaming replica of the database, when one is given (README, "Several instances").
             let replica = environment["LEDGER_READ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }.map {

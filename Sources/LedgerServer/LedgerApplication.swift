@@ -4,6 +4,7 @@ import LedgerBilling
 import LedgerConsole
 import LedgerOperators
 import LedgerStore
+import LedgerTracing
 import Logging
 import PostgresClient
 import ServiceLifecycle
@@ -27,7 +28,9 @@ package enum LedgerApplication {
         LedgerMetrics.bootstrap()
         let router = Router(context: LedgerRequestContext.self)
         let routes = RouteTable(router: router, timeout: api?.configuration.requestTimeout ?? .seconds(30))
-        // Outermost first: every response (errors included) gets a request id, is counted, and is JSON.
+        // Outermost first: every request is traced (when a tracer is bootstrapped), every response (errors included)
+        // gets a request id, is counted, and is JSON.
+        if TraceContext.isEnabled { router.add(middleware: RequestTracingMiddleware()) }
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(routes: routes.known))

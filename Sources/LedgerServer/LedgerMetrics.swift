@@ -34,6 +34,7 @@ package enum LedgerMetrics {
         _ = Recorder(label: "ledger_group_commit_size", aggregate: true)  // made, not recorded: no false 0-sized group
         Gauge(label: "ledger_webhook_endpoints_disabled").record(0)
         Gauge(label: "ledger_live_streams").record(0)
+        for name in ["ledger_rebuild_running", "ledger_rebuild_events_done", "ledger_rebuild_events_estimated"] { Gauge(label: name).record(0) }
         Counter(label: "ledger_events_appended_total").increment(by: 0)
     }
 

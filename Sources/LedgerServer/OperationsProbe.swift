@@ -8,8 +8,9 @@ import ServiceLifecycle
 /// `SELECT 1` every `interval`, given up after `timeout`), the connection pool's use
 /// (`ledger_db_pool_connections_in_use`, `ledger_db_pool_waiting_requests`), and the webhooks' backlog
 /// (`ledger_webhook_queue_depth` and `ledger_webhook_oldest_undelivered_age_seconds` by endpoint id,
-/// `ledger_webhook_endpoints_disabled`), read every `webhookEvery`-th probe with one statement. Alert rules and the
-/// dashboard are in `Deploy/observability/` (docs/runbook.md).
+/// `ledger_webhook_endpoints_disabled`), read every `webhookEvery`-th probe with one statement, and, as often, the
+/// latest projection rebuild's progress (`ledger_rebuild_*`). Alert rules and the dashboard are in
+/// `Deploy/observability/` (docs/runbook.md).
 package struct OperationsProbe: Service {
     let pool: PostgresPool
     var interval: Duration = .seconds(5)
@@ -35,7 +36,10 @@ package struct OperationsProbe: Service {
                 let usage = pool.usage
                 Gauge(label: "ledger_db_pool_connections_in_use").record(usage.inUse)
                 Gauge(label: "ledger_db_pool_waiting_requests").record(usage.waiting)
-                if up, round % webhookEvery == 0 { endpoints = await webhookBacklog(previous: endpoints) }
+                if up, round % webhookEvery == 0 {
+                    endpoints = await webhookBacklog(previous: endpoints)
+                    await rebuildProgress()
+                }
                 round += 1
                 try? await Task.sleep(for: interval)
             }
@@ -103,6 +107,24 @@ package struct OperationsProbe: Service {
         } catch {
             logger.warning("reading the webhook backlog for the metrics failed", metadata: ["error": "\(error)"])
             return previous
+        }
+    }
+
+    /// The latest projection rebuild, from `ledger.rebuild_progress` (written by whichever process rebuilds): running
+    /// (1) while its report is younger than a minute (a killed rebuild stops counting as running), and its events.
+    func rebuildProgress() async {
+        do {
+            let row = try await pool.query(
+                """
+                SELECT status = 'running' AND updated_at > now() - interval '1 minute', events_done, events_estimated
+                FROM ledger.rebuild_progress
+                """
+            ).first
+            Gauge(label: "ledger_rebuild_running").record(try row?.decode(Bool.self, at: 0) == true ? 1 : 0)
+            Gauge(label: "ledger_rebuild_events_done").record(try row?.decode(Int64.self, at: 1) ?? 0)
+            Gauge(label: "ledger_rebuild_events_estimated").record(try row?.decode(Int64.self, at: 2) ?? 0)
+        } catch {
+            logger.warning("reading the rebuild's progress for the metrics failed", metadata: ["error": "\(error)"])
         }
     }
 }

@@ -16,6 +16,8 @@ package final class WebhookReceiver: Sendable {
         package var timestamp: String
         package var signature: String
         package var body: String
+        /// The W3C trace context the delivery carried, if any.
+        package var traceparent: String?
         package var arrivedAt = ContinuousClock.now
         package var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:] }
         package var data: [String: Any] { json["data"] as? [String: Any] ?? [:] }
@@ -118,7 +120,7 @@ package final class WebhookReceiver: Sendable {
                 id: request.headers[HTTPField.Name("webhook-id")!] ?? "",
                 timestamp: request.headers[HTTPField.Name("webhook-timestamp")!] ?? "",
                 signature: request.headers[HTTPField.Name("webhook-signature")!] ?? "",
-                body: String(buffer: body))
+                body: String(buffer: body), traceparent: request.headers[HTTPField.Name("traceparent")!])
             let fail = state.withLock { state -> Bool in
                 if state.refusingNext > 0 || Double.random(in: 0..<1) < state.failureRate {
                     state.refusingNext = max(0, state.refusingNext - 1)

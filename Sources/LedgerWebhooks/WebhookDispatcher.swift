@@ -3,6 +3,8 @@ import LedgerConcurrency
 import LedgerDomain
 import LedgerPrivacy
 import LedgerStore
+import Tracing
+import LedgerTracing
 import Logging
 import PostgresClient
 import Synchronization
@@ -227,7 +229,23 @@ package final class WebhookDispatcher: Sendable {
     }
 
     /// One attempt of one delivery, recorded with its outcome; whether the record was written.
+    ///
+    /// Each attempt is a client span in the trace of the request that recorded the event (`traceparent`, kept with
+    /// the delivery), or a trace of its own; the request carries the span's `traceparent` to the receiver.
     func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> Bool {
+        await withSpan("webhook.deliver", context: TraceContext.context(traceparent: delivery.traceparent), ofKind: .client) { span in
+            if span.isRecording {
+                span.attributes["ledger.app_id"] = delivery.appID
+                span.attributes["ledger.webhook.endpoint_id"] = delivery.endpointID
+                span.attributes["ledger.webhook.delivery_id"] = delivery.deliveryID
+                span.attributes["ledger.webhook.event_type"] = delivery.eventType
+                span.attributes["ledger.webhook.attempt"] = delivery.attempts + 1
+            }
+            return await attempt(delivery, to: endpoint, span: span)
+        }
+    }
+
+    private func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, span: any Span) async -> Bool {
         let now = clock.now()
         let body = Array(delivery.payload.utf8)
         let timestamp = now.epochMilliseconds / 1000
@@ -241,10 +259,12 @@ package final class WebhookDispatcher: Sendable {
                 url: endpoint.url,
                 headers: [
                     ("webhook-id", delivery.deliveryID), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature)
-                ], body: body)
+                ] + TraceContext.headers(of: span.context), body: body)
         } catch {
             result = WebhookSender.Result(statusCode: nil, error: "the endpoint's secret is malformed; rotate it")
         }
+        if let code = result.statusCode { span.attributes["http.response.status_code"] = code }
+        if !(200..<300).contains(result.statusCode ?? 0) { span.setStatus(SpanStatus(code: .error, message: result.error)) }
         let elapsed = (ContinuousClock.now - started).components
         let attempt = WebhookAttempt(
             attempt: delivery.attempts + 1, attemptedAt: now, statusCode: result.statusCode,

@@ -140,6 +140,7 @@ package struct WebhookFanOut: Sendable {
         var sequence: Int64
         var previousSequence: Int64?
         var payload: String
+        var traceparent: String?
     }
 
     private func deliveries(for events: [RecordedEvent], on connection: PostgresConnection) throws -> [Row] {
@@ -227,7 +228,8 @@ package struct WebhookFanOut: Sendable {
                         appID: recorded.appID, endpointID: endpoint.endpointID, deliveryID: envelope.deliveryID,
                         position: recorded.position, eventType: recorded.type, appUserID: pseudonym, orderKey: orderKey,
                         sequence: sequence, previousSequence: previous,
-                        payload: try sealedFor.map { try identities.sealed(body, app: recorded.appID, pseudonym: $0, on: connection) } ?? body))
+                        payload: try sealedFor.map { try identities.sealed(body, app: recorded.appID, pseudonym: $0, on: connection) } ?? body,
+                        traceparent: recorded.traceparent))
             }
         }
         return rows
@@ -328,13 +330,14 @@ package struct WebhookFanOut: Sendable {
         try connection.query(
             prepared: """
                 INSERT INTO ledger.webhook_deliveries (app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key,
-                    sequence, previous_sequence, payload)
-                SELECT a, e, d, p, t, NULLIF(u, ''), k, s, ps, body
+                    sequence, previous_sequence, payload, traceparent)
+                SELECT a, e, d, p, t, NULLIF(u, ''), k, s, ps, body, NULLIF(tp, '')
                 FROM unnest(\(TextArray(rows.map(\.appID))), \(TextArray(rows.map(\.endpointID))), \(TextArray(rows.map(\.deliveryID))),
                             \(Int64Array(rows.map(\.position))), \(TextArray(rows.map(\.eventType))), \(TextArray(rows.map { $0.appUserID ?? "" })),
                             \(TextArray(rows.map(\.orderKey))), \(Int64Array(rows.map(\.sequence))),
-                            \(NullableInt64Array(rows.map(\.previousSequence))), \(TextArray(rows.map(\.payload))))
-                    AS r(a, e, d, p, t, u, k, s, ps, body)
+                            \(NullableInt64Array(rows.map(\.previousSequence))), \(TextArray(rows.map(\.payload))),
+                            \(TextArray(rows.map { $0.traceparent ?? "" })))
+                    AS r(a, e, d, p, t, u, k, s, ps, body, tp)
                 ON CONFLICT DO NOTHING
                 """)
     }

@@ -83,6 +83,8 @@ public struct WebhookDelivery: Sendable, Equatable {
     public var createdAt: Instant
     public var firstAttemptAt: Instant?
     public var finishedAt: Instant?
+    /// The sampled trace of the request that recorded the event (`EventMetadata.traceparent`); nil: not traced.
+    public var traceparent: String? = nil
 }
 
 /// One try of a delivery (`ledger.webhook_attempts`).

@@ -40,6 +40,9 @@ package struct WebhookSender: Sendable {
         // One attempt is one try: a refused connection fails it at once, and the retry schedule decides when to try
         // again (the client's own retries would hold the endpoint's slot for the whole connect timeout).
         configuration.connectionPool.retryConnectionEstablishment = false
+        // No request span of the client's own (it records the full URL): `WebhookDispatcher.deliver` makes the span
+        // and sends its `traceparent`.
+        configuration.tracing.tracer = nil
         self.client = LazyHTTPClient(configuration: configuration)
         self.policy = policy
         self.limits = limits

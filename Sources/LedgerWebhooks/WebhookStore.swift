@@ -363,7 +363,7 @@ public struct WebhookStore: Sendable {
 
     static let deliveryColumns = """
         app_id, endpoint_id, delivery_id, position, event_type, app_user_id, order_key, sequence, previous_sequence, payload,
-        status, attempts, next_attempt_at, created_at, first_attempt_at, finished_at
+        status, attempts, next_attempt_at, created_at, first_attempt_at, finished_at, traceparent
         """
 
     static func delivery(_ row: PostgresRow) throws -> WebhookDelivery {
@@ -376,7 +376,7 @@ public struct WebhookStore: Sendable {
             status: WebhookDelivery.Status(rawValue: try cells.next(String.self)) ?? .pending,
             attempts: Int(try cells.next(Int32.self)), nextAttemptAt: try cells.next(Instant.self),
             createdAt: try cells.next(Instant.self), firstAttemptAt: try cells.next(Instant?.self),
-            finishedAt: try cells.next(Instant?.self))
+            finishedAt: try cells.next(Instant?.self), traceparent: try cells.next(String?.self))
     }
 }
 

@@ -6,23 +6,25 @@ extension PostgresConnection {
     /// If producing a chunk throws, the COPY is aborted server-side and the error rethrown.
     @discardableResult
     public func copyIn(_ sql: String, chunks: some Sequence<[UInt8]>) throws -> Int {
-        try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
-            let connection = handle.pointer
-            try Self.startCopy(connection, sql, expecting: PGRES_COPY_IN)
-            var failure: (any Error)?
-            for chunk in chunks where !chunk.isEmpty {
-                let sent = chunk.withUnsafeBufferPointer { buffer in
-                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                        PQputCopyData(connection, $0, Int32(buffer.count))
+        try StatementSpan.run(sql, peer: peer, textIsSafe: true) { () throws -> Int in
+            try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
+                let connection = handle.pointer
+                try Self.startCopy(connection, sql, expecting: PGRES_COPY_IN)
+                var failure: (any Error)?
+                for chunk in chunks where !chunk.isEmpty {
+                    let sent = chunk.withUnsafeBufferPointer { buffer in
+                        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                            PQputCopyData(connection, $0, Int32(buffer.count))
+                        }
+                    }
+                    if sent != 1 {
+                        failure = PostgresError.copyFailed(message: String(cString: PQerrorMessage(connection)))
+                        break
                     }
                 }
-                if sent != 1 {
-                    failure = PostgresError.copyFailed(message: String(cString: PQerrorMessage(connection)))
-                    break
-                }
+                _ = failure == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
+                return try Self.drainResults(connection, priorFailure: failure)
             }
-            _ = failure == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
-            return try Self.drainResults(connection, priorFailure: failure)
         }
     }
 
@@ -31,39 +33,43 @@ extension PostgresConnection {
     /// throws, the COPY is aborted server-side and the error rethrown.
     @discardableResult
     public func copyIn(_ sql: String, writing body: (CopyInWriter) throws -> Void) throws -> Int {
-        try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
-            let connection = handle.pointer
-            try Self.startCopy(connection, sql, expecting: PGRES_COPY_IN)
-            var failure: (any Error)?
-            do { try body(CopyInWriter(connection: connection)) } catch { failure = error }
-            _ = failure == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
-            return try Self.drainResults(connection, priorFailure: failure)
+        try StatementSpan.run(sql, peer: peer, textIsSafe: true) { () throws -> Int in
+            try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
+                let connection = handle.pointer
+                try Self.startCopy(connection, sql, expecting: PGRES_COPY_IN)
+                var failure: (any Error)?
+                do { try body(CopyInWriter(connection: connection)) } catch { failure = error }
+                _ = failure == nil ? PQputCopyEnd(connection, nil) : PQputCopyEnd(connection, "aborted by the client")
+                return try Self.drainResults(connection, priorFailure: failure)
+            }
         }
     }
 
     /// `COPY ... TO STDOUT`: hands each row's bytes to `receive`; returns the number of rows.
     @discardableResult
     public func copyOut(_ sql: String, _ receive: ([UInt8]) throws -> Void) throws -> Int {
-        try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
-            let connection = handle.pointer
-            try Self.startCopy(connection, sql, expecting: PGRES_COPY_OUT)
-            var failure: (any Error)?
-            while true {
-                var buffer: UnsafeMutablePointer<CChar>?
-                let length = PQgetCopyData(connection, &buffer, 0)
-                if length > 0, let buffer {
-                    let bytes = buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
-                        Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+        try StatementSpan.run(sql, peer: peer, textIsSafe: true) { () throws -> Int in
+            try handle.withLock { (handle: inout ConnectionHandle) throws -> Int in
+                let connection = handle.pointer
+                try Self.startCopy(connection, sql, expecting: PGRES_COPY_OUT)
+                var failure: (any Error)?
+                while true {
+                    var buffer: UnsafeMutablePointer<CChar>?
+                    let length = PQgetCopyData(connection, &buffer, 0)
+                    if length > 0, let buffer {
+                        let bytes = buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+                            Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+                        }
+                        PQfreemem(buffer)
+                        if failure == nil {
+                            do { try receive(bytes) } catch { failure = error }
+                        }
+                        continue
                     }
-                    PQfreemem(buffer)
-                    if failure == nil {
-                        do { try receive(bytes) } catch { failure = error }
-                    }
-                    continue
+                    break  // -1: done, -2: error; either way the final result says which
                 }
-                break  // -1: done, -2: error; either way the final result says which
+                return try Self.drainResults(connection, priorFailure: failure)
             }
-            return try Self.drainResults(connection, priorFailure: failure)
         }
     }
 

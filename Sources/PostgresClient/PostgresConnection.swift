@@ -28,8 +28,11 @@ struct ConnectionHandle: ~Copyable {
 /// The `PGconn` sits in a `Mutex`, so even a misuse from two threads cannot run two libpq calls on it at once.
 public final class PostgresConnection: Sendable {
     let handle: Mutex<ConnectionHandle>
+    /// Where it goes, for statement spans.
+    let peer: StatementSpan.Peer
 
     init(pointer: sending OpaquePointer) {
+        self.peer = StatementSpan.Peer(pointer)
         self.handle = Mutex(ConnectionHandle(pointer: pointer))
     }
 
@@ -70,9 +73,11 @@ public final class PostgresConnection: Sendable {
     /// Runs one parameterised statement: parameters in binary with explicit type OIDs, results in binary.
     @discardableResult
     public func query(_ query: PostgresQuery) throws(PostgresError) -> PostgresRows {
-        try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) -> PostgresRows in
-            let result = Self.execParams(handle.pointer, query)
-            return try Self.consume(result, connection: handle.pointer)
+        try StatementSpan.run(query.sql, peer: peer, textIsSafe: true) { () throws(PostgresError) -> PostgresRows in
+            try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) -> PostgresRows in
+                let result = Self.execParams(handle.pointer, query)
+                return try Self.consume(result, connection: handle.pointer)
+            }
         }
     }
 
@@ -84,13 +89,15 @@ public final class PostgresConnection: Sendable {
     /// whose result columns changed under it (a migration) is prepared again, once.
     @discardableResult
     public func query(prepared query: PostgresQuery) throws(PostgresError) -> PostgresRows {
-        try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) -> PostgresRows in
-            do throws(PostgresError) {
-                return try Self.executePrepared(&handle, query)
-            } catch {
-                guard Self.isStalePreparedStatement(error) else { throw error }
-                handle.prepared[PreparedKey(query)] = nil
-                return try Self.executePrepared(&handle, query)
+        try StatementSpan.run(query.sql, peer: peer, textIsSafe: true) { () throws(PostgresError) -> PostgresRows in
+            try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) -> PostgresRows in
+                do throws(PostgresError) {
+                    return try Self.executePrepared(&handle, query)
+                } catch {
+                    guard Self.isStalePreparedStatement(error) else { throw error }
+                    handle.prepared[PreparedKey(query)] = nil
+                    return try Self.executePrepared(&handle, query)
+                }
             }
         }
     }
@@ -99,8 +106,10 @@ public final class PostgresConnection: Sendable {
 
     /// Runs SQL text with no parameters through the simple protocol (several statements allowed, e.g. a migration).
     public func execute(_ sql: String) throws(PostgresError) {
-        try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) in
-            _ = try Self.consume(PQexec(handle.pointer, sql), connection: handle.pointer)
+        try StatementSpan.run(sql, peer: peer, textIsSafe: false) { () throws(PostgresError) in
+            try handle.withLock { (handle: inout ConnectionHandle) throws(PostgresError) in
+                _ = try Self.consume(PQexec(handle.pointer, sql), connection: handle.pointer)
+            }
         }
     }
 

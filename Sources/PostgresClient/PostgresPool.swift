@@ -1,6 +1,7 @@
 import Logging
 import NIOPosix
 import Synchronization
+import Tracing
 
 /// A bounded pool of libpq connections with a thread pool of its own, one thread per connection, so blocking
 /// libpq calls never run on an event loop nor on NIO's shared singleton pool (Hummingbird's file I/O uses it).
@@ -32,8 +33,15 @@ public final class PostgresPool: Sendable {
     /// Runs `body` with exclusive use of one connection, on a thread of the pool's own thread pool.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         let connection = try await lease()
+        // The caller's trace (and a tracer it scoped with `withTracer`) follows the body onto the pool thread, where
+        // its statements' spans join it. Outside a trace nothing is carried.
+        let context = InstrumentationContext.current
+        let tracer = context == nil ? nil : InstrumentationSystem.tracer
         do {
-            let value = try await threadPool.runIfActive { try body(connection) }
+            let value = try await threadPool.runIfActive {
+                guard let context, let tracer else { return try body(connection) }
+                return try withTracer(tracer) { try InstrumentationContext.withValue(context) { try body(connection) } }
+            }
             release(connection)
             return value
         } catch {

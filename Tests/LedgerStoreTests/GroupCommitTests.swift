@@ -4,6 +4,7 @@ import LedgerStore
 import LedgerStoreTestSupport
 import PostgresClient
 import Testing
+import Tracing
 
 /// Group commit through `EventStore`: appends that wait while the database is busy commit in one transaction, and
 /// each keeps its own idempotency, expected version and error.
@@ -21,8 +22,10 @@ import Testing
         }
 
         /// Runs `appends` concurrently while the only connection is held, releases it once all of them wait, and
-        /// answers their results in the order given.
-        func appendTogether(_ appends: [(app: String, append: EventStore.StreamAppend)]) async throws -> [Result<AppendResult, any Error>] {
+        /// answers their results in the order given. `traced`: each append inside a span of its own (`request N`).
+        func appendTogether(
+            _ appends: [(app: String, append: EventStore.StreamAppend)], traced: Bool = false
+        ) async throws -> [Result<AppendResult, any Error>] {
             let (held, holding) = AsyncStream<Void>.makeStream()
             let holder = Task { [pool, gate] in
                 try await pool.withConnection { _ in
@@ -34,7 +37,10 @@ import Testing
             let results = try await withThrowingTaskGroup(of: (Int, Result<AppendResult, any Error>).self) { group in
                 for (index, request) in appends.enumerated() {
                     group.addTask { [store] in
-                        (index, try await store.appendEach(app: request.app, [request.append])[0])
+                        guard traced else { return (index, try await store.appendEach(app: request.app, [request.append])[0]) }
+                        return try await withSpan("request \(index)") { _ in
+                            (index, try await store.appendEach(app: request.app, [request.append])[0])
+                        }
                     }
                 }
                 while store.committer.waitingCount < appends.count { await Task.yield() }

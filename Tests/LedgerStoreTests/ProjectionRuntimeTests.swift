@@ -174,6 +174,15 @@ import UTCTime
         // A rebuild repairs the live tables.
         #expect(try await ProjectionReplay.rebuild(pool: fixture.store.pool) == 3 * 5)
         #expect(try await ProjectionReplay.check(pool: fixture.store.pool).isEmpty)
+        // And leaves its progress for the services' metrics (`ledger_rebuild_*`): finished, every event counted.
+        let progress = try #require(
+            try await fixture.superuser.query(
+                "SELECT status, events_done, events_estimated, projections FROM ledger.rebuild_progress"
+            ).first)
+        #expect(try progress.decode(String.self, at: 0) == "finished")
+        #expect(try progress.decode(Int64.self, at: 1) == 3 * 5)
+        #expect(try progress.decode(Int64.self, at: 2) > 0)
+        #expect(try progress.decode(String.self, at: 3).split(separator: ",").count == ProjectionCatalog.names.count)
         await fixture.close()
     }
 }

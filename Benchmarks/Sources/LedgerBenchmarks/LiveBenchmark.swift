@@ -255,7 +255,8 @@ final class Streams: Sendable {
     }
 }
 
-/// A webhook receiver on loopback that acknowledges everything and counts it.
+/// A receiver on loopback that acknowledges every POST to `path` and counts it: webhooks (`/hooks`), or an OTLP
+/// trace export (`/v1/traces`, answered 204 as OTLP/HTTP allows).
 final class Receiver: Sendable {
     let port: Int
     private let received = Atomic<Int>(0)
@@ -265,12 +266,12 @@ final class Receiver: Sendable {
 
     private init(port: Int) { self.port = port }
 
-    static func start() async throws -> Receiver {
+    static func start(path: String = "/hooks") async throws -> Receiver {
         let port = try EmbeddedCluster.freeLoopbackPort()
         let receiver = Receiver(port: port)
         let router = Router()
-        router.post("/hooks") { request, _ -> Response in
-            _ = try await request.body.collect(upTo: 1 << 20)
+        router.post(RouterPath(path)) { request, _ -> Response in
+            _ = try await request.body.collect(upTo: 64 << 20)
             receiver.received.add(1, ordering: .relaxed)
             return Response(status: .noContent)
         }

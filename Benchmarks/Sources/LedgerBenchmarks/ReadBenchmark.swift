@@ -40,7 +40,8 @@ struct ReadBenchmark {
         return figures
     }
 
-    private func wrk(_ mode: String) async throws -> WrkResult {
+    /// One wrk run of `mode` (`health`, `products`, `user`).
+    func wrk(_ mode: String) async throws -> WrkResult {
         try await WrkResult.run(baseURL: server.baseURL, seconds: seconds, connections: connections, environment: [
             "BENCH_MODE": mode, "BENCH_APPS": dataset.appsFile, "BENCH_USERS": "\(dataset.usersPerApp)",
         ])

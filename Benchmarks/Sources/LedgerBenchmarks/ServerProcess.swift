@@ -15,7 +15,8 @@ final class ServerProcess: Sendable {
         self.port = port
     }
 
-    static func start(cluster: BenchCluster, appleRoot: String, log: String) async throws -> ServerProcess {
+    /// `environment` is added to the server's (the tracing figures set `OTEL_*` there).
+    static func start(cluster: BenchCluster, appleRoot: String, log: String, environment extra: [String: String] = [:]) async throws -> ServerProcess {
         let port = try EmbeddedCluster.freeLoopbackPort()
         let arguments = ["/proc/self/exe", "ledger", "serve", "--port", "\(port)", "--apple-root", appleRoot, "--pool-size", "8"]
         var environment = ProcessInfo.processInfo.environment
@@ -24,6 +25,7 @@ final class ServerProcess: Sendable {
         environment["LEDGER_LOG_LEVEL"] = "warning"
         // The live and webhook phase delivers to a receiver on loopback.
         environment["LEDGER_WEBHOOK_ALLOW_PRIVATE_ADDRESSES"] = "1"
+        environment.merge(extra) { $1 }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -25,7 +25,7 @@ struct Suite {
 
         if options.liveOnly {
             let signer = try AppStoreTestSigner()
-            let server = try await startServer(cluster: cluster, signer: signer)
+            let server = try await Self.startServer(cluster: cluster, signer: signer)
             defer { server.stop() }
             for figure in try await LiveBenchmark(cluster: cluster, server: server, signer: signer, users: options.liveStreams,
                                                   renewals: options.liveRenewals, seconds: options.ingestSeconds).run() { log(figure) }
@@ -34,7 +34,7 @@ struct Suite {
         }
 
         if options.consoleOnly {
-            let server = try await startServer(cluster: cluster, signer: try AppStoreTestSigner())
+            let server = try await Self.startServer(cluster: cluster, signer: try AppStoreTestSigner())
             defer { server.stop() }
             log(try await ConsoleBenchmark(cluster: cluster, server: server).run())
             return report
@@ -42,7 +42,7 @@ struct Suite {
 
         if options.ingestOnly {
             let signer = try AppStoreTestSigner()
-            let server = try await startServer(cluster: cluster, signer: signer)
+            let server = try await Self.startServer(cluster: cluster, signer: signer)
             defer { server.stop() }
             log(try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
                                           seconds: options.ingestSeconds).run(singleAppendPerSecond: 0))
@@ -52,7 +52,7 @@ struct Suite {
 
         if options.readsOnly {
             let (dataset, _) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
-            let server = try await startServer(cluster: cluster, signer: try AppStoreTestSigner())
+            let server = try await Self.startServer(cluster: cluster, signer: try AppStoreTestSigner())
             defer { server.stop() }
             for figure in try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run() { log(figure) }
             return report
@@ -81,13 +81,21 @@ struct Suite {
         for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(data set)") { log(figure) }
 
         let signer = try AppStoreTestSigner()
-        let server = try await startServer(cluster: cluster, signer: signer)
+        let server = try await Self.startServer(cluster: cluster, signer: signer)
         defer { server.stop() }
         report.figures.append(Figure(name: "server memory at rest", workload: "after start", value: server.peakRSSMiB(), unit: "MiB",
                                      target: "< 150 MB under load"))
-        for figure in try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run() { log(figure) }
-        log(try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
-                                      seconds: options.ingestSeconds).run(singleAppendPerSecond: single.value))
+        let reads = try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run()
+        reads.forEach(log)
+        let ingest = try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
+                                               seconds: options.ingestSeconds).run(singleAppendPerSecond: single.value)
+        log(ingest)
+        // Tracing on: a second server beside this one (idle meanwhile), stopped before the next figures.
+        let tracing = TracingBenchmark(
+            cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
+            notifications: options.notifications,
+            start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
+        for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
         log(try await InvoiceBenchmark(cluster: cluster, dataset: dataset).run())
         log(try await ConsoleBenchmark(cluster: cluster, server: server).run())
         // After the invoices: its users pay in the invoiced month too.
@@ -105,11 +113,12 @@ struct Suite {
     }
 
     /// `ledger serve` on the cluster, trusting the test signer's root.
-    private func startServer(cluster: BenchCluster, signer: AppStoreTestSigner) async throws -> ServerProcess {
+    private static func startServer(cluster: BenchCluster, signer: AppStoreTestSigner, environment: [String: String] = [:]) async throws -> ServerProcess {
         let root = NSTemporaryDirectory() + "ledger-bench-root.der"
         try Data(try TestPKI_der(signer)).write(to: URL(fileURLWithPath: root))
-        return try await ServerProcess.start(cluster: cluster, appleRoot: root, log: NSTemporaryDirectory() + "ledger-bench-server.log")
+        return try await ServerProcess.start(
+            cluster: cluster, appleRoot: root, log: NSTemporaryDirectory() + "ledger-bench-server.log", environment: environment)
     }
 
-    private func TestPKI_der(_ signer: AppStoreTestSigner) throws -> [UInt8] { try TestPKI.der(signer.jws.root) }
+    private static func TestPKI_der(_ signer: AppStoreTestSigner) throws -> [UInt8] { try TestPKI.der(signer.jws.root) }
 }

@@ -17,7 +17,9 @@ struct ChainVerifier: Sendable {
     /// else throws `untrusted_chain` or `missing_apple_oid`. Run before the signature check so that a changed
     /// certificate is reported as such (the JWS header, x5c included, is covered by the signature too); the result is
     /// cached, so the later check at the signing date is usually free.
-    func verifyTrust(leaf: Certificate, intermediate: Certificate) async throws(AppStoreVerificationError) {
+    /// True when the answer came from the cache.
+    @discardableResult
+    func verifyTrust(leaf: Certificate, intermediate: Certificate) async throws(AppStoreVerificationError) -> Bool {
         try await verify(leaf: leaf, intermediate: intermediate, at: probeTime(leaf: leaf, intermediate: intermediate))
     }
 
@@ -29,15 +31,17 @@ struct ChainVerifier: Sendable {
 
     /// Succeeds when the chain is valid at `validationTime`; otherwise throws `untrusted_chain`, `missing_apple_oid`
     /// or `certificate_expired`, in that order of precedence (a forged certificate is untrusted even if also expired).
-    func verify(leaf: Certificate, intermediate: Certificate, at validationTime: Date) async throws(AppStoreVerificationError) {
+    /// True when the answer came from the cache.
+    @discardableResult
+    func verify(leaf: Certificate, intermediate: Certificate, at validationTime: Date) async throws(AppStoreVerificationError) -> Bool {
         let key = ChainCache.Key(leaf: leaf, intermediate: intermediate)
-        if cache.contains(key, validAt: validationTime) { return }
+        if cache.contains(key, validAt: validationTime) { return true }
         let result = await validate(leaf: leaf, intermediate: intermediate, at: validationTime, requireAppleOIDs: true)
         if case .validCertificate(let chain) = result {
             let validFrom = chain.map(\.notValidBefore).max() ?? validationTime
             let validUntil = chain.map(\.notValidAfter).min() ?? validationTime
             cache.insert(key, validFrom: validFrom, validUntil: validUntil)
-            return
+            return false
         }
         throw await diagnose(leaf: leaf, intermediate: intermediate, at: validationTime)
     }

@@ -2,6 +2,7 @@ import Crypto
 import ExactJSON
 import Foundation
 import SwiftASN1
+import Tracing
 import UTCTime
 import X509
 
@@ -23,15 +24,39 @@ struct JWSVerifier: Sendable {
     ///   - signingDateKey: the payload member holding the signing date (`signedDate`; app transactions have none and
     ///     use `receiptCreationDate`, as Apple's library does). Without it the chain is checked at the current time.
     func verify(
-        _ text: String, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Instant = Instant(Date())
+        _ text: String, kind: String = "signed_data", allowLocallySigned: Bool, signingDateKey: String = "signedDate",
+        now: Instant = Instant(Date())
     ) async throws(AppStoreVerificationError) -> JSONValue {
-        try await verify(CompactJWS(text), allowLocallySigned: allowLocallySigned, signingDateKey: signingDateKey, now: now)
+        try await verify(CompactJWS(text), kind: kind, allowLocallySigned: allowLocallySigned, signingDateKey: signingDateKey, now: now)
     }
 
     /// `verify` of a JWS already split and decoded (`AppStoreVerifierSet` reads the claimed environment from it first).
+    /// Inside a trace, a span per signed payload (`kind`: notification, transaction, renewal_info, app_transaction)
+    /// says whether its certificate chain was already known (`appstore.chain_cache`: hit, miss or self_signed).
     func verify(
-        _ jws: CompactJWS, allowLocallySigned: Bool, signingDateKey: String = "signedDate", now: Instant = Instant(Date())
+        _ jws: CompactJWS, kind: String = "signed_data", allowLocallySigned: Bool, signingDateKey: String = "signedDate",
+        now: Instant = Instant(Date())
     ) async throws(AppStoreVerificationError) -> JSONValue {
+        guard InstrumentationContext.current != nil else {
+            return try await verifyChecked(jws, allowLocallySigned: allowLocallySigned, signingDateKey: signingDateKey, now: now).payload
+        }
+        let span = startSpan("appstore.verify \(kind)")
+        defer { span.end() }
+        do {
+            let verified = try await verifyChecked(jws, allowLocallySigned: allowLocallySigned, signingDateKey: signingDateKey, now: now)
+            span.attributes["appstore.chain_cache"] = verified.chainCache
+            return verified.payload
+        } catch {
+            span.attributes["appstore.verification.failure"] = error.code.rawValue
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
+    /// The payload, and whether the chain was known (`hit`), verified now (`miss`) or self-signed (`self_signed`).
+    private func verifyChecked(
+        _ jws: CompactJWS, allowLocallySigned: Bool, signingDateKey: String, now: Instant
+    ) async throws(AppStoreVerificationError) -> (payload: JSONValue, chainCache: String) {
         guard jws.algorithm == "ES256" else {
             throw AppStoreVerificationError(
                 .unsupportedAlgorithm,
@@ -44,9 +69,10 @@ struct JWSVerifier: Sendable {
         let certificates = try parseCertificates(x5c.prefix(2))
         let leaf = certificates[0]
         let selfSigned = x5c.count == 1 && allowLocallySigned
+        var chainCache = "self_signed"
         switch x5c.count {
         case 3:
-            try await chainVerifier.verifyTrust(leaf: leaf, intermediate: certificates[1])
+            chainCache = try await chainVerifier.verifyTrust(leaf: leaf, intermediate: certificates[1]) ? "hit" : "miss"
         case 1 where allowLocallySigned:
             try SelfSignedCertificate.checkIntact(leaf, what: "the x5c certificate")
         case 1:
@@ -69,7 +95,7 @@ struct JWSVerifier: Sendable {
         } else {
             try await chainVerifier.verify(leaf: leaf, intermediate: certificates[1], at: validationTime)
         }
-        return payload
+        return (payload, chainCache)
     }
 
     private func parseCertificates(_ entries: ArraySlice<String>) throws(AppStoreVerificationError) -> [Certificate] {

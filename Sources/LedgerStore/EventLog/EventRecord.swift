@@ -1,3 +1,4 @@
+import Foundation
 import ExactJSON
 import LedgerDomain
 import PostgresClient
@@ -41,15 +42,19 @@ public struct EventMetadata: Sendable, Equatable, Codable {
     public var source: String?
     public var requestID: String?
     public var actor: String?
+    /// The W3C `traceparent` of the sampled trace that recorded the event (none while tracing is off or the trace was
+    /// not sampled): the webhook sent for the event carries it, so the delivery joins the request's trace.
+    public var traceparent: String?
 
-    public init(source: String? = nil, requestID: String? = nil, actor: String? = nil) {
+    public init(source: String? = nil, requestID: String? = nil, actor: String? = nil, traceparent: String? = nil) {
         self.source = source
         self.requestID = requestID
         self.actor = actor
+        self.traceparent = traceparent
     }
 
     enum CodingKeys: String, CodingKey {
-        case source, actor
+        case source, actor, traceparent
         case requestID = "request_id"
     }
 
@@ -58,6 +63,7 @@ public struct EventMetadata: Sendable, Equatable, Codable {
         if let source { fields.append("\"source\":\(JSONWriter.quoted(source))") }
         if let requestID { fields.append("\"request_id\":\(JSONWriter.quoted(requestID))") }
         if let actor { fields.append("\"actor\":\(JSONWriter.quoted(actor))") }
+        if let traceparent { fields.append("\"traceparent\":\(JSONWriter.quoted(traceparent))") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 }
@@ -106,6 +112,12 @@ public struct RecordedEvent: Sendable, Equatable {
     public var hash: [UInt8]
 
     public var checkpoint: LogCheckpoint { LogCheckpoint(transactionID: transactionID, position: position) }
+
+    /// The trace that recorded it (`EventMetadata.traceparent`), decoded only when the metadata names one.
+    public var traceparent: String? {
+        guard metadata.contains("\"traceparent\"") else { return nil }
+        return (try? JSONDecoder().decode(EventMetadata.self, from: Data(metadata.utf8)))?.traceparent
+    }
 }
 
 /// Where a reader of the whole log stands: the last event it consumed, in (transaction id, position) order.

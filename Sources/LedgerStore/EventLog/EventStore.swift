@@ -2,6 +2,7 @@ import LedgerDomain
 import Logging
 import Metrics
 import PostgresClient
+import Tracing
 
 /// The append-only event log in `ledger.events` (SPEC §3).
 ///
@@ -52,7 +53,7 @@ public struct EventStore: Sendable {
     /// in order and in one transaction when they all succeed. Answers each append's result.
     public func appendEach(app appID: String, _ appends: [StreamAppend]) async throws -> [Result<AppendResult, any Error>] {
         for append in appends { try EventValidation.check(appID: appID, streamID: append.streamID, events: append.events) }
-        let results = await committer.append(app: appID, appends)
+        let results = await Self.traced("ledger.append", app: appID, appends) { await committer.append(app: appID, appends) }
         announce(app: appID, appended: results.reduce(0) { $0 + ((try? $1.get().appendedCount) ?? 0) })
         return results
     }
@@ -84,7 +85,13 @@ public struct EventStore: Sendable {
     /// purchases). A conflict on any stream fails the whole append with `versionConflict`.
     public func appendAtomically(app appID: String, _ appends: [StreamAppend]) async throws -> [AppendResult] {
         for append in appends { try EventValidation.check(appID: appID, streamID: append.streamID, events: append.events) }
-        let results = try await pool.withConnection { connection in
+        let results = try await Self.traced("ledger.append_atomically", app: appID, appends) { try await appendAtomicallyOnce(app: appID, appends) }
+        announce(app: appID, appended: results.reduce(0) { $0 + $1.appendedCount })
+        return results
+    }
+
+    private func appendAtomicallyOnce(app appID: String, _ appends: [StreamAppend]) async throws -> [AppendResult] {
+        try await pool.withConnection { connection in
             for _ in 0..<AppendStatements.maximumAttempts {
                 do {
                     return try connection.transaction { connection in
@@ -100,8 +107,22 @@ public struct EventStore: Sendable {
             }
             throw EventStoreError.contention(appID: appID, streamID: appends.map(\.streamID).joined(separator: ","))
         }
-        announce(app: appID, appended: results.reduce(0) { $0 + $1.appendedCount })
-        return results
+    }
+
+    /// A span for an append when a trace is current (none otherwise: an untraced append pays nothing). The app id
+    /// is the tenant's, never a user's; stream ids may name users, so only their count is recorded.
+    static func traced<T>(
+        _ name: String, app appID: String, _ appends: [StreamAppend], _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard InstrumentationContext.current != nil else { return try await body() }
+        return try await withSpan(name) { span in
+            if span.isRecording {
+                span.attributes["ledger.app_id"] = appID
+                span.attributes["ledger.append.streams"] = appends.count
+                span.attributes["ledger.append.events"] = appends.reduce(0) { $0 + $1.events.count }
+            }
+            return try await body()
+        }
     }
 
     /// The synchronous append, for callers that already hold a connection (import, tests).

@@ -2,6 +2,7 @@ import Foundation
 import PostgresClient
 import Synchronization
 import Metrics
+import Tracing
 
 /// Commits concurrent appends together: appends that arrive while the database is busy with earlier ones wait and
 /// then go in one statement, one transaction and one WAL flush. Runs `GroupCommitQueue` to form the groups and
@@ -14,6 +15,8 @@ package final class GroupCommitter: Sendable {
         var appID: String
         var appends: [EventStore.StreamAppend]
         var continuation: CheckedContinuation<[Result<AppendResult, any Error>], Never>
+        /// The caller's trace: a group's span is a child of its first traced append and links the others.
+        var context: InstrumentationContext?
     }
 
     private let pool: PostgresPool
@@ -36,7 +39,7 @@ package final class GroupCommitter: Sendable {
     /// Appends each of `appends` to its stream, in order, and answers each one's result.
     package func append(app appID: String, _ appends: [EventStore.StreamAppend]) async -> [Result<AppendResult, any Error>] {
         await withCheckedContinuation { continuation in
-            let submission = Submission(appID: appID, appends: appends, continuation: continuation)
+            let submission = Submission(appID: appID, appends: appends, continuation: continuation, context: .current)
             let streams = appends.map { (app: appID, stream: $0.streamID) }
             let events = appends.reduce(0) { $0 + $1.events.count }
             let (start, wake) = queue.withLock { ($0.submit(submission, streams: streams, events: events), $0.lingeringCount > 0) }
@@ -66,7 +69,7 @@ package final class GroupCommitter: Sendable {
     private func drain(_ commit: ([Submission]) -> [Result<AppendResult, any Error>]) {
         var group = queue.withLock { $0.next(after: nil) }
         while let current = group {
-            let results = commit(current.items)
+            let results = Self.traced(current.items) { commit(current.items) }
             // The appends in the group, counted without building the request list again.
             Recorder(label: "ledger_group_commit_size", aggregate: true).record(current.items.reduce(0) { $0 + $1.appends.count })
             // Decided before the answers go out, so that the writers answered find this committer lingering.
@@ -85,6 +88,27 @@ package final class GroupCommitter: Sendable {
         while queue.withLock({ $0.waitingCount }) < wanted, arrivals.wait(until: deadline) {}
         arrivals.unlock()
         queue.withLock { $0.endLinger() }
+    }
+
+    /// Runs `commit` inside a span for the group when any of its appends is traced: the child of the first traced
+    /// one, linking the others (a group serves several requests, and each request's trace finds the group it joined),
+    /// with the statement's span beneath it.
+    private static func traced(
+        _ submissions: [Submission], _ commit: () -> [Result<AppendResult, any Error>]
+    ) -> [Result<AppendResult, any Error>] {
+        let contexts = submissions.compactMap(\.context)
+        guard let parent = contexts.first else { return commit() }
+        let span = startSpan("ledger.group_commit", context: parent)
+        defer { span.end() }
+        if span.isRecording {
+            for other in contexts.dropFirst() { span.addLink(SpanLink(context: other, attributes: [:])) }
+            span.attributes["ledger.group_commit.appends"] = submissions.reduce(0) { $0 + $1.appends.count }
+            span.attributes["ledger.group_commit.callers"] = submissions.count
+        }
+        let results = InstrumentationContext.withValue(span.context) { commit() }
+        let failed = results.reduce(0) { count, result in if case .failure = result { count + 1 } else { count } }
+        if failed > 0 { span.attributes["ledger.group_commit.refused"] = failed }
+        return results
     }
 
     private static func requests(_ submissions: [Submission]) -> [(appID: String, append: EventStore.StreamAppend)] {

@@ -4,6 +4,7 @@ import Logging
 import PostgresClient
 import Synchronization
 import UTCTime
+import Tracing
 
 /// `ledger replay`: rebuild read models from the log by fold-and-COPY, compare the live ones with a rebuild, or
 /// compute a state as of an instant.
@@ -45,31 +46,52 @@ public enum ProjectionReplay {
     ) async throws -> Int {
         let models = ProjectionCatalog.models(names)
         let configuration = ownerConfiguration(pool)
-        return try await onOwnThread {
+        return try await withSpan("ledger.rebuild") { span in
+            span.attributes["ledger.projections"] = models.map { $0.name }.joined(separator: ",")
+            let events = try await swapIn(models, configuration: configuration, progress: progress)
+            span.attributes["ledger.rebuild.events"] = events
+            return events
+        }
+    }
+
+    private static func swapIn(
+        _ models: [any ReadModel.Type], configuration: PostgresConfiguration, progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> Int {
+        try await onOwnThread {
             let control = try PostgresConnection.connect(configuration)
             try lockRebuild(on: control)
             // Released here, not when the connection closes: a backend lets go of its locks some time after its client left.
             defer { _ = try? control.query("SELECT pg_advisory_unlock_all()") }
-            let (events, cut) = try build(
-                models, schema: rebuildSchema, cut: nil, foldStates: false, configuration: configuration, control: control,
-                progress: progress)
-            try control.transaction { connection in
-                for model in models {
-                    try ProjectionCheckpoints.lock(model.name, on: connection)
-                    for table in model.tables {
-                        try connection.execute(
-                            """
-                            LOCK TABLE \(table.qualified("ledger")) IN ACCESS EXCLUSIVE MODE;
-                            DROP TABLE \(table.qualified("ledger"));
-                            ALTER TABLE \(table.qualified(rebuildSchema)) SET SCHEMA ledger;
-                            """)
+            var report = RebuildProgressReport(configuration: configuration, projections: models.map { $0.name })
+            do {
+                let (events, cut) = try build(
+                    models, schema: rebuildSchema, cut: nil, foldStates: false, configuration: configuration, control: control,
+                    progress: { done in
+                        progress(done)
+                        report.advance(done)
+                    })
+                try control.transaction { connection in
+                    for model in models {
+                        try ProjectionCheckpoints.lock(model.name, on: connection)
+                        for table in model.tables {
+                            try connection.execute(
+                                """
+                                LOCK TABLE \(table.qualified("ledger")) IN ACCESS EXCLUSIVE MODE;
+                                DROP TABLE \(table.qualified("ledger"));
+                                ALTER TABLE \(table.qualified(rebuildSchema)) SET SCHEMA ledger;
+                                """)
+                        }
+                        try ProjectionCheckpoints.set(model.name, ProjectionCheckpoints.through(cut: cut), on: connection)
                     }
-                    try ProjectionCheckpoints.set(model.name, ProjectionCheckpoints.through(cut: cut), on: connection)
+                    try grantService(models, on: connection)
                 }
-                try grantService(models, on: connection)
+                try control.execute("DROP SCHEMA IF EXISTS \(rebuildSchema) CASCADE")
+                report.finish(events)
+                return events
+            } catch {
+                report.fail()
+                throw error
             }
-            try control.execute("DROP SCHEMA IF EXISTS \(rebuildSchema) CASCADE")
-            return events
         }
     }
 
@@ -267,9 +289,11 @@ public enum ProjectionReplay {
 
     /// A rebuild blocks for as long as the log takes to fold: on a thread of its own, never an event loop or one of
     /// the pool's threads that requests need.
+    /// Runs `body` on a thread of its own, inside the caller's trace (its statements' spans join it).
     private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
+        let context = InstrumentationContext.current
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try InstrumentationContext.withValue(context) { try body() } }) }.start()
         }
     }
 

@@ -1,0 +1,53 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import Tracing
+
+/// The server span of every request, parent of the spans of its steps (verification, appends, the group commit, the
+/// wait for projections, each statement). An incoming W3C `traceparent` makes it a child of the caller's span.
+///
+/// Hummingbird's `TracingMiddleware` records the path, query and user agent; ours records the route template
+/// (`/v1/users/{id}`), never the path, since paths and queries name app users (personal data stays out of traces).
+/// The span ends when the answer is handed to the server, so a live stream's span covers its opening, not its life.
+/// Installed only when a tracer is bootstrapped (`TraceContext.isEnabled`): with tracing off a request pays nothing.
+struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var parent = InstrumentationContext.current ?? .topLevel
+        InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HeaderExtractor())
+        let method = request.method.rawValue
+        let span = startSpan(method, context: parent, ofKind: .server)
+        defer { span.end() }
+        span.attributes["http.request.method"] = method
+        do {
+            return try await InstrumentationContext.withValue(span.context) {
+                let response = try await next(request, context)
+                finish(
+                    span, context: context, status: Int(response.status.code), requestID: response.headers[RequestIDMiddleware<Context>.headerName])
+                // An access line at debug level, inside the span: its `trace_id` and `span_id` tie the logs to the trace.
+                context.logger.debug(
+                    "answered", metadata: ["route": .string(context.endpointPath ?? "(none)"), "status": .stringConvertible(response.status.code)])
+                return response
+            }
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            finish(span, context: context, status: Int(status), requestID: nil)
+            span.recordError(error)
+            throw error
+        }
+    }
+
+    private func finish(_ span: any Span, context: Context, status: Int, requestID: String?) {
+        let route = context.endpointPath
+        span.operationName = route.map { "\(span.operationName) \($0)" } ?? "\(span.operationName) (no route)"
+        span.attributes["http.route"] = route
+        span.attributes["http.response.status_code"] = status
+        span.attributes["ledger.request_id"] = requestID
+        if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+    }
+}
+
+private struct HeaderExtractor: Extractor {
+    func extract(key: String, from headers: HTTPFields) -> String? {
+        HTTPField.Name(key).flatMap { headers[$0] }
+    }
+}
