@@ -28,6 +28,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Flag(help: "Only the two append figures (to profile appends; their figures are not kept).") var appendOnly = false
     @Flag(help: "Only the data set and the status reads (to profile reads; their figures are not kept).") var readsOnly = false
     @Flag(help: "Only the notification ingest, on an empty log (to profile it; its figures are not kept).") var ingestOnly = false
+    @Flag(help: "Only the data set, the status reads and the ingest, tracing off and on (to profile tracing; its figures are not kept).")
+    var tracingOnly = false
     @Flag(help: "Only the data set and its replay, then the large replay unless --large-replay-events 0 (to profile rebuilds; its figures are not kept).")
     var replayOnly = false
 
@@ -63,6 +65,7 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         if appendOnly { output = NSTemporaryDirectory() + "ledger-bench-append" }
         if readsOnly { output = NSTemporaryDirectory() + "ledger-bench-reads" }
         if ingestOnly { output = NSTemporaryDirectory() + "ledger-bench-ingest" }
+        if tracingOnly { output = NSTemporaryDirectory() + "ledger-bench-tracing" }
         if replayOnly { output = NSTemporaryDirectory() + "ledger-bench-replay" }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

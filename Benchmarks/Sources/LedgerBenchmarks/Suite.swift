@@ -58,6 +58,24 @@ struct Suite {
             return report
         }
 
+        if options.tracingOnly {
+            let (dataset, _) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
+            let signer = try AppStoreTestSigner()
+            let server = try await Self.startServer(cluster: cluster, signer: signer)
+            defer { server.stop() }
+            let reads = try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run()
+            reads.forEach(log)
+            let ingest = try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
+                                                   seconds: options.ingestSeconds).run(singleAppendPerSecond: 0)
+            log(ingest)
+            let tracing = TracingBenchmark(
+                cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
+                notifications: options.notifications, off: server,
+                start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
+            for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
+            return report
+        }
+
         if options.replayOnly {
             let (dataset, _) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
             FileHandle.standardError.write(Data("bench: data set of \(dataset.payingUsers) paying users loaded\n".utf8))
@@ -93,7 +111,7 @@ struct Suite {
         // Tracing on: a second server beside this one (idle meanwhile), stopped before the next figures.
         let tracing = TracingBenchmark(
             cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
-            notifications: options.notifications,
+            notifications: options.notifications, off: server,
             start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
         for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
         log(try await InvoiceBenchmark(cluster: cluster, dataset: dataset).run())
