@@ -26,10 +26,9 @@ enum Observability {
     /// The exporter's service, when traces were requested: bootstrapped once per process, run beside the work (its
     /// graceful shutdown flushes the spans still batched). A configuration swift-otel refuses stops the command.
     static func tracing(logger: Logger) throws -> (any Service)? {
-        try bootstrap.get().map { $0 as any Service }.map { service in
-            logger.info("exporting traces by OTLP", metadata: ["otel.endpoint": .string(endpointDescription)])
-            return service
-        }
+        let service = try bootstrap.get()
+        if service != nil { logger.info("exporting traces by OTLP", metadata: ["otel.endpoint": .string(endpointDescription)]) }
+        return service
     }
 
     /// Runs `body` with traces exported while it runs and flushed before it returns (one-shot commands).
@@ -54,7 +53,7 @@ enum Observability {
         }
     }
 
-    private static let bootstrap: Result<OTelService?, any Error> = Result {
+    private static let bootstrap: Result<(any Service)?, any Error> = Result {
         let environment = ProcessInfo.processInfo.environment
         guard tracesRequested(environment) else { return nil }
         var configuration = OTel.Configuration.default
@@ -66,18 +65,11 @@ enum Observability {
         configuration.diagnosticLogger = .custom(CommandLogging.logger("ledger.otel"))
         let backend = try OTel.makeTracingBackend(configuration: configuration)
         InstrumentationSystem.bootstrap(backend.factory)
-        return OTelService(backend.service)
+        return backend.service
     }
 
     private static var endpointDescription: String {
         let environment = ProcessInfo.processInfo.environment
         return environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "the default"
     }
-}
-
-/// swift-otel's exporter service, named for the service group's logs.
-struct OTelService: Service {
-    let wrapped: any Service
-    init(_ wrapped: some Service) { self.wrapped = wrapped }
-    func run() async throws { try await wrapped.run() }
 }

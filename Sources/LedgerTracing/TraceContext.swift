@@ -10,18 +10,26 @@ public enum TraceContext {
 
     /// `traceparent` and `tracestate` of `context`, as the instrument writes them; empty without a context or a tracer.
     public static func headers(of context: InstrumentationContext? = .current) -> [(String, String)] {
-        guard let context else { return [] }
-        var carrier: [String: String] = [:]
-        InstrumentationSystem.instrument.inject(context, into: &carrier, using: DictionaryCarrier())
-        return carrier.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        injected(context).map { ($0.key, $0.value) }
     }
 
     /// The `traceparent` of `context` when its trace is sampled, else nil: an id nobody records is not worth keeping.
     public static func sampledTraceparent(of context: InstrumentationContext? = .current) -> String? {
-        guard let traceparent = headers(of: context).first(where: { $0.0 == "traceparent" })?.1, isSampled(traceparent) else {
-            return nil
-        }
+        guard let traceparent = injected(context)["traceparent"], isSampled(traceparent) else { return nil }
         return traceparent
+    }
+
+    /// Runs `body` inside a span named `name` when a trace is current, and with no span (nil) outside one, so an
+    /// untraced step (tracing off, or a request not sampled) pays one task-local read.
+    public static func inSpan<T>(_ name: String, _ body: ((any Span)?) async throws -> T) async rethrows -> T {
+        guard InstrumentationContext.current != nil else { return try await body(nil) }
+        return try await withSpan(name) { span in try await body(span) }
+    }
+
+    private static func injected(_ context: InstrumentationContext?) -> [String: String] {
+        var carrier: [String: String] = [:]
+        if let context { InstrumentationSystem.instrument.inject(context, into: &carrier, using: DictionaryCarrier()) }
+        return carrier
     }
 
     /// A context whose parent is the span that `traceparent` names; without one (or with a malformed one), a new trace.

@@ -63,16 +63,7 @@ struct Suite {
             let signer = try AppStoreTestSigner()
             let server = try await Self.startServer(cluster: cluster, signer: signer)
             defer { server.stop() }
-            let reads = try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run()
-            reads.forEach(log)
-            let ingest = try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
-                                                   seconds: options.ingestSeconds).run(singleAppendPerSecond: 0)
-            log(ingest)
-            let tracing = TracingBenchmark(
-                cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
-                notifications: options.notifications, off: server,
-                start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
-            for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
+            try await readsIngestAndTracing(cluster: cluster, dataset: dataset, server: server, signer: signer, singleAppend: 0, log: log)
             return report
         }
 
@@ -103,17 +94,7 @@ struct Suite {
         defer { server.stop() }
         report.figures.append(Figure(name: "server memory at rest", workload: "after start", value: server.peakRSSMiB(), unit: "MiB",
                                      target: "< 150 MB under load"))
-        let reads = try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run()
-        reads.forEach(log)
-        let ingest = try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
-                                               seconds: options.ingestSeconds).run(singleAppendPerSecond: single.value)
-        log(ingest)
-        // Tracing on: a second server beside this one (idle meanwhile), stopped before the next figures.
-        let tracing = TracingBenchmark(
-            cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
-            notifications: options.notifications, off: server,
-            start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
-        for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
+        try await readsIngestAndTracing(cluster: cluster, dataset: dataset, server: server, signer: signer, singleAppend: single.value, log: log)
         log(try await InvoiceBenchmark(cluster: cluster, dataset: dataset).run())
         log(try await ConsoleBenchmark(cluster: cluster, server: server).run())
         // After the invoices: its users pay in the invoiced month too.
@@ -128,6 +109,24 @@ struct Suite {
             for figure in try await ReplayBenchmark(cluster: cluster).run(label: "(large)") { log(figure) }
         }
         return report
+    }
+
+    /// The status reads and the ingest on `server` (tracing off), then the same with tracing on (`TracingBenchmark`: a
+    /// second server beside this one, stopped before the next figures).
+    private func readsIngestAndTracing(
+        cluster: BenchCluster, dataset: Dataset, server: ServerProcess, signer: AppStoreTestSigner, singleAppend: Double,
+        log: (Figure) -> Void
+    ) async throws {
+        let reads = try await ReadBenchmark(cluster: cluster, server: server, dataset: dataset, seconds: options.readSeconds).run()
+        reads.forEach(log)
+        let ingest = try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: options.notifications,
+                                               seconds: options.ingestSeconds).run(singleAppendPerSecond: singleAppend)
+        log(ingest)
+        let tracing = TracingBenchmark(
+            cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
+            notifications: options.notifications, off: server,
+            start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
+        for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
     }
 
     /// `ledger serve` on the cluster, trusting the test signer's root.

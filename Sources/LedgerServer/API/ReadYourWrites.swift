@@ -1,4 +1,5 @@
 import LedgerStore
+import LedgerTracing
 import Tracing
 
 /// Read-your-writes for the app and its backend: a write waits (briefly) until the projections include its events,
@@ -12,13 +13,9 @@ struct ReadYourWrites: Sendable {
     /// time (`ledger.projections.caught_up`): a write answered before them is the usual cause of "I paid and the app
     /// still shows the paywall".
     func wait(app appID: String, positions: [Int64]) async throws {
-        guard InstrumentationContext.current != nil else {
-            _ = try await visibility.wait(app: appID, positions: positions, timeout: timeout)
-            return
-        }
-        try await withSpan("ledger.projection_wait") { span in
+        try await TraceContext.inSpan("ledger.projection_wait") { span in
             let caughtUp = try await visibility.wait(app: appID, positions: positions, timeout: timeout)
-            span.attributes["ledger.projections.caught_up"] = caughtUp
+            span?.attributes["ledger.projections.caught_up"] = caughtUp
         }
     }
 }

@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerTracing
 import Logging
 import Metrics
 import PostgresClient
@@ -114,9 +115,8 @@ public struct EventStore: Sendable {
     static func traced<T>(
         _ name: String, app appID: String, _ appends: [StreamAppend], _ body: () async throws -> T
     ) async rethrows -> T {
-        guard InstrumentationContext.current != nil else { return try await body() }
-        return try await withSpan(name) { span in
-            if span.isRecording {
+        try await TraceContext.inSpan(name) { span in
+            if let span, span.isRecording {
                 span.attributes["ledger.app_id"] = appID
                 span.attributes["ledger.append.streams"] = appends.count
                 span.attributes["ledger.append.events"] = appends.reduce(0) { $0 + $1.events.count }
