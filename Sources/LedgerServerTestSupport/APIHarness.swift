@@ -42,10 +42,12 @@ package struct APIHarness: Sendable {
     package var identities: IdentityStore { api.identities }
 
     /// `readYourWrites` is off by default: most tests apply projections themselves (`project()`), deterministically.
+    /// `requestTimeout` is only a hang bound here: on a loaded two-core run a request that waits for the commit horizon
+    /// (invoices catch their read model up first, for up to a minute) took over 30 s; tests of the timeout set their own.
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
     /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
     package static func make(
-        maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(30),
+        maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(300),
         extraRoots: [Certificate] = [], database: String? = nil, now: Instant? = nil,
         webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing
     ) async throws -> APIHarness {

@@ -78,13 +78,13 @@ enum RawHTTP {
         var description: String
     }
 
-    static func exchange(port: Int, request: String, timeoutSeconds: Int = 60) async throws -> String {
+    static func exchange(port: Int, request: String, timeoutSeconds: Int = 300) async throws -> String {
         try await exchange(port: port, bytes: Array(request.utf8), timeoutSeconds: timeoutSeconds).answer
     }
 
     /// The same with the request as raw bytes (not necessarily UTF-8); also whether the server closed the connection
     /// (rather than the read timing out after an answer).
-    static func exchange(port: Int, bytes: [UInt8], timeoutSeconds: Int = 60) async throws -> (answer: String, closed: Bool) {
+    static func exchange(port: Int, bytes: [UInt8], timeoutSeconds: Int = 300) async throws -> (answer: String, closed: Bool) {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(answer: String, closed: Bool), any Error>) in
             let thread = Thread {
                 continuation.resume(with: Result { try blockingExchange(port: port, bytes: bytes, timeoutSeconds: timeoutSeconds) })
