@@ -67,16 +67,19 @@ package struct APIHarness: Sendable {
     }
 
     /// The application as `ledger serve` builds it (HTTP/1.1 with the WebSocket upgrade), on the harness's API.
-    package var application: some ApplicationProtocol {
+    package var application: some ApplicationProtocol { application(logger: nil) }
+
+    /// The same, logging to `logger` (a test that reads what the server logs); nil: Hummingbird's default.
+    package func application(logger: Logger?) -> some ApplicationProtocol {
         let router = LedgerApplication.makeRouter(
             readiness: ReadinessCheck(pool: pool, migrations: (try? SchemaLocation.migrations()) ?? []), api: api)
-        return Application(router: router, server: LedgerApplication.server(router: router))
+        return Application(router: router, server: LedgerApplication.server(router: router), logger: logger)
     }
 
-    /// Runs `body` against the router in-process, then closes the pool.
-    package func test(_ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
+    /// Runs `body` against the router in-process, then closes the pool. `logger`: as `application(logger:)`.
+    package func test(logger: Logger? = nil, _ body: @escaping @Sendable (APIClient) async throws -> Void) async throws {
         let harness = self
-        try await application.test(.router) { client in try await body(APIClient(client: client, harness: harness)) }
+        try await application(logger: logger).test(.router) { client in try await body(APIClient(client: client, harness: harness)) }
         await pool.shutdown()
     }
 

@@ -1,7 +1,9 @@
 import AppStoreSamples
 import Foundation
 import HTTPTypes
+import InMemoryLogging
 import LedgerServerTestSupport
+import Logging
 import PostgresClient
 import Testing
 
@@ -10,19 +12,24 @@ import Testing
     /// the client gets a 504 in time, and the write itself is not lost. The timeout leaves the append seconds to
     /// finish even on a loaded CI machine (300 ms once timed out before the append, and nothing was written; 5 s once
     /// timed out the tenant's creation while the whole suite ran on two cores).
+    /// Its log line names the route, never the path: the path names the app's user (personal data stays out of logs).
     @Test func aSlowRequestIsA504AndItsWriteIsKept() async throws {
         let harness = try await APIHarness.make(readYourWrites: .seconds(600), requestTimeout: .seconds(20))
-        try await harness.test { api in
+        let logs = InMemoryLogHandler()
+        try await harness.test(logger: Logger(label: "test.server", factory: { _ in logs })) { api in
             let tenant = try await api.tenant()
             let body =
                 #"{"payment_id":"slow-1","provider":"x","product_id":"pro","product_type":"non_consumable","price":{"amount_milliunits":1,"#
                 + #""currency":"USD"},"purchased_at":"2026-01-02T00:00:00Z"}"#
-            let response = try await api.send(.post, "/v1/users/u/external-purchases", headers: tenant.secret, json: body)
+            let response = try await api.send(.post, "/v1/users/sam.named.user/external-purchases", headers: tenant.secret, json: body)
             #expect(response.status == .gatewayTimeout)
             #expect(response.errorCode == "timeout")
             let stored = try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE idempotency_key LIKE 'external:%slow-1'")
             #expect(try stored.first?.decode(Int64.self, at: 0) == 1)
         }
+        let timedOut = try #require(logs.entries.first { $0.message.description == "request timed out" }, "\(logs.entries)")
+        #expect(timedOut.metadata["route"]?.description == "/v1/users/{user_id}/external-purchases")
+        #expect(!logs.entries.contains { "\($0.message) \($0.metadata)".contains("sam.named.user") }, "\(logs.entries)")
     }
 
     @Test func metricsCountRequestsByRouteAndStatusAndReportAppendsAndLag() async throws {

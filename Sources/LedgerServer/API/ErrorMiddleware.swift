@@ -11,7 +11,8 @@ import PostgresClient
 
 /// Turns every failure into a JSON error: the API's own `APIError`s as they are, the framework's HTTP errors (no
 /// such route, body too large) with a code, a database that does not answer as 503 (retry later; nothing was
-/// lost), anything else as a logged 500 that reveals no internals.
+/// lost), anything else as a logged 500 that reveals no internals. Its log lines name the route template, never the
+/// path: paths name app users (`/v1/users/{id}`), and personal data stays out of the logs.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Known routes, to tell "no such path" (404) from "not this method" (405).
     let routes: KnownRoutes?
@@ -31,7 +32,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         switch error {
         case let error as APIError:
             if error.status == .gatewayTimeout {
-                context.logger.warning("request timed out", metadata: ["path": "\(request.uri.path)"])
+                context.logger.warning("request timed out", metadata: ["route": "\(context.endpointPath ?? "(none)")"])
             }
             return error
         case let error as RecordingError:
@@ -93,7 +94,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 .serviceUnavailable, "service_unavailable", "the server is shutting down; retry the request",
                 headers: [.retryAfter: "1"])
         default:
-            context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            context.logger.error("request failed", metadata: ["error": "\(error)", "route": "\(context.endpointPath ?? "(none)")"])
             return APIError(
                 .internalServerError, "internal_error",
                 "the server failed to handle the request; it was logged under this response's X-Request-Id")
