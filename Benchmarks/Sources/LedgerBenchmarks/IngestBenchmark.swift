@@ -14,6 +14,8 @@ struct IngestBenchmark {
     let signer: AppStoreTestSigner
     let notifications: Int
     let seconds: Int
+    /// A file of bodies already signed (`writeBodies`), posted instead of `notifications` new ones.
+    var bodies: String? = nil
 
     func run(singleAppendPerSecond: Double) async throws -> Figure {
         let pool = cluster.pool(size: 1)
@@ -21,9 +23,8 @@ struct IngestBenchmark {
         let tenancy = TenancyStore(pool: pool)
         let account = try await tenancy.createAccount(name: "bench ingest")
         let app = try await tenancy.createApp(.init(accountID: account.id, name: "ingest", bundleID: "com.example.app", appleAppID: 1234))
-        let bodies = NSTemporaryDirectory() + "ledger-bench-notifications.jsonl"
-        try writeBodies(to: bodies)
-        defer { try? FileManager.default.removeItem(atPath: bodies) }
+        let bodies = try self.bodies ?? Self.writeBodies(signer: signer, count: notifications)
+        defer { if self.bodies == nil { try? FileManager.default.removeItem(atPath: bodies) } }
         let before = try await eventCount(pool)
         server.resetPeak()
         let result = try await WrkResult.run(baseURL: server.baseURL, seconds: seconds, connections: 32, environment: [
@@ -50,10 +51,11 @@ struct IngestBenchmark {
         try await pool.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0) ?? 0
     }
 
-    /// One `{"signedPayload": …}` per line, each a new subscription of its own user.
-    private func writeBodies(to path: String) throws {
+    /// One `{"signedPayload": …}` per line, each a new subscription of its own user, in a new file; returns its path.
+    static func writeBodies(signer: AppStoreTestSigner, count: Int) throws -> String {
+        let path = NSTemporaryDirectory() + "ledger-bench-notifications-\(UUID().uuidString).jsonl"
         var text = ""
-        for index in 0..<notifications {
+        for index in 0..<count {
             let id = "\(3_000_000_000 + index)"
             let transaction = AppStorePayloads.transaction(id: id, original: id, token: nil, environment: "Production")
             let payload = try signer.notification(type: "SUBSCRIBED", subtype: "INITIAL_BUY", signed: AppStorePayloads.jan1,
@@ -61,5 +63,6 @@ struct IngestBenchmark {
             text += #"{"signedPayload":""# + payload + "\"}\n"
         }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
     }
 }

@@ -30,6 +30,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     @Flag(help: "Only the notification ingest, on an empty log (to profile it; its figures are not kept).") var ingestOnly = false
     @Flag(help: "Only the data set, the status reads and the ingest, tracing off and on (to profile tracing; its figures are not kept).")
     var tracingOnly = false
+    @Flag(help: "With --tracing-only: the traced server runs with tracing off too (a control: what the comparison reads with no difference).")
+    var tracingControl = false
     @Flag(help: "Only the data set and its replay, then the large replay unless --large-replay-events 0 (to profile rebuilds; its figures are not kept).")
     var replayOnly = false
 

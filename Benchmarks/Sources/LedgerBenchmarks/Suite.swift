@@ -111,8 +111,8 @@ struct Suite {
         return report
     }
 
-    /// The status reads and the ingest on `server` (tracing off), then the same with tracing on (`TracingBenchmark`: a
-    /// second server beside this one, stopped before the next figures).
+    /// The status reads and the ingest on `server` (tracing off), then what tracing costs (`TracingBenchmark`: two more
+    /// servers, tracing off and on, loaded at the same time, stopped before the next figures).
     private func readsIngestAndTracing(
         cluster: BenchCluster, dataset: Dataset, server: ServerProcess, signer: AppStoreTestSigner, singleAppend: Double,
         log: (Figure) -> Void
@@ -124,9 +124,9 @@ struct Suite {
         log(ingest)
         let tracing = TracingBenchmark(
             cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
-            notifications: options.notifications, off: server,
+            notifications: options.notifications, control: options.tracingControl,
             start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
-        for figure in try await tracing.run(reads: reads, ingest: ingest) { log(figure) }
+        for figure in try await tracing.run(ingest: ingest) { log(figure) }
     }
 
     /// `ledger serve` on the cluster, trusting the test signer's root.
