@@ -55,21 +55,13 @@ struct TracingBenchmark {
             guard pairs.allSatisfy({ $0.on.failures + $0.on.socketErrors + $0.off.failures + $0.off.socketErrors == 0 }) else {
                 throw ExternalTool.Failed(command: "wrk \(mode) (tracing comparison)", output: "answers that were not 200")
             }
-            var detail: [String: Double] = [
-                "p99 ms": pairs.map(\.on.p99Ms).max() ?? 0, "p99 ms off": pairs.map(\.off.p99Ms).max() ?? 0,
-                "server peak RSS MiB": on.peakRSSMiB(), "OTLP exports": Double(sink.count)
-            ]
-            for (index, pair) in pairs.enumerated() {
-                detail["round \(index + 1) on requests/s"] = pair.on.perSecond
-                detail["round \(index + 1) off requests/s"] = pair.off.perSecond
-            }
-            figures.append(Figure(
-                name: "\(label): \(name)",
-                workload: "\(Self.rounds) rounds of \(readSeconds) s, each loading both servers at once (16 connections each); "
-                    + "OTLP export to a sink on loopback",
-                value: pairs.map(\.on.perSecond).reduce(0, +) / Double(pairs.count), unit: "requests/s",
-                reference: "the same reads on the server with tracing off, at the same time",
-                referenceValue: pairs.map(\.off.perSecond).reduce(0, +) / Double(pairs.count), target: "≥ 90% of off", detail: detail))
+            figures.append(comparison(
+                name: name, rates: pairs.map { ($0.on.perSecond, $0.off.perSecond) }, unit: "requests/s", compared: "reads",
+                workload: "\(Self.rounds) rounds of \(readSeconds) s, each loading both servers at once (16 connections each)",
+                detail: [
+                    "p99 ms": pairs.map(\.on.p99Ms).max() ?? 0, "p99 ms off": pairs.map(\.off.p99Ms).max() ?? 0,
+                    "server peak RSS MiB": on.peakRSSMiB(), "OTLP exports": Double(sink.count)
+                ]))
         }
         figures.append(try await ingestComparison(on: on, off: off, sink: sink, singleAppend: ingest.value))
         return figures
@@ -78,7 +70,7 @@ struct TracingBenchmark {
     /// Rounds of each comparison; each round loads both servers at the same time.
     static let rounds = 3
 
-    /// The ingest, both servers at once for `ingestComparisonSeconds` per round, each posting a new app's
+    /// The ingest, both servers at once for up to 20 s per round, each posting a new app's
     /// notifications (more than it can post in that time, signed once and posted to both), so both run for the whole
     /// window and the rate of each is its own notifications over its own first-to-last span in the log.
     private func ingestComparison(on: ServerProcess, off: ServerProcess, sink: Receiver, singleAppend: Double) async throws -> Figure {
@@ -93,22 +85,31 @@ struct TracingBenchmark {
                 .run(singleAppendPerSecond: singleAppend)
             pairs.append(try await (onRun, offRun))
         }
-        var detail: [String: Double] = [
-            "p99 ms": pairs.compactMap { $0.on.detail["p99 ms"] }.max() ?? 0, "p99 ms off": pairs.compactMap { $0.off.detail["p99 ms"] }.max() ?? 0,
-            "non-200": pairs.flatMap { [$0.on, $0.off] }.compactMap { $0.detail["non-200"] }.reduce(0, +),
-            "server peak RSS MiB": pairs.compactMap { $0.on.detail["server peak RSS MiB"] }.max() ?? 0, "OTLP exports": Double(sink.count)
-        ]
-        for (index, pair) in pairs.enumerated() {
-            detail["round \(index + 1) on notifications/s"] = pair.on.value
-            detail["round \(index + 1) off notifications/s"] = pair.off.value
+        return comparison(
+            name: "notification ingest", rates: pairs.map { ($0.on.value, $0.off.value) }, unit: "notifications/s", compared: "ingest",
+            workload: "\(Self.rounds) rounds of \(seconds) s, each loading both servers at once (wrk, 32 connections each, a new app each)",
+            detail: [
+                "p99 ms": pairs.compactMap { $0.on.detail["p99 ms"] }.max() ?? 0,
+                "p99 ms off": pairs.compactMap { $0.off.detail["p99 ms"] }.max() ?? 0,
+                "non-200": pairs.flatMap { [$0.on, $0.off] }.compactMap { $0.detail["non-200"] }.reduce(0, +),
+                "server peak RSS MiB": pairs.compactMap { $0.on.detail["server peak RSS MiB"] }.max() ?? 0, "OTLP exports": Double(sink.count)
+            ])
+    }
+
+    /// One comparison's figure: each side's rate the mean of its rounds, every round's pair in the detail.
+    private func comparison(
+        name: String, rates: [(on: Double, off: Double)], unit: String, compared: String, workload: String, detail: [String: Double]
+    ) -> Figure {
+        var detail = detail
+        for (index, pair) in rates.enumerated() {
+            detail["round \(index + 1) on \(unit)"] = pair.on
+            detail["round \(index + 1) off \(unit)"] = pair.off
         }
         return Figure(
-            name: "\(label): notification ingest",
-            workload: "\(Self.rounds) rounds of \(seconds) s, each loading both servers at once (wrk, 32 connections each, a new app "
-                + "each); OTLP export to a sink on loopback",
-            value: pairs.map(\.on.value).reduce(0, +) / Double(pairs.count), unit: "notifications/s",
-            reference: "the same ingest on the server with tracing off, at the same time",
-            referenceValue: pairs.map(\.off.value).reduce(0, +) / Double(pairs.count), target: "≥ 90% of off", detail: detail)
+            name: "\(label): \(name)", workload: workload + "; OTLP export to a sink on loopback",
+            value: rates.map(\.on).reduce(0, +) / Double(rates.count), unit: unit,
+            reference: "the same \(compared) on the server with tracing off, at the same time",
+            referenceValue: rates.map(\.off).reduce(0, +) / Double(rates.count), target: "≥ 90% of off", detail: detail)
     }
 
     /// With no tracer, each step and statement of a request checks the task-local trace context once (about 20 in a
