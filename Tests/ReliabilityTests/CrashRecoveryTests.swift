@@ -23,16 +23,20 @@ import Testing
         let lanes = (0..<8).map { lane in stride(from: lane, to: histories.deliveries.count, by: 8).flatMap { histories.deliveries[$0] } }
 
         let load = Task { try await sender.sendAll(lanes) }
-        // Kill points spread over the run, each at a random count of answers, each one killing requests in flight:
-        // a kill that cut off none (on a loaded machine the server can be idle while this process is slow to send)
-        // is not a kill point, and is tried again a few answers later, at most 4 more times.
+        // Kill points spread over the run, each at a random count of answers, each one killing requests in flight: the
+        // kill waits for attempts sent and not answered (after a restart the senders come back from their pauses one by
+        // one, and on a loaded machine this process can see the answers it waits for before any next attempt is sent).
+        // A kill that still cut off none (every attempt in flight was answered just before it) is not a kill point, and
+        // is tried again a few answers later, at most 4 more times.
         let step = deliveries.count / (killPoints + 1)
         var kills = 0
         for point in 1...killPoints {
             var target = point * step - Int.random(in: 0..<max(1, step / 2))
             for _ in 1...5 {
                 let deadline = ContinuousClock.now + .seconds(300)
-                while counters.snapshot.acknowledged < target, ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline {
+                    let seen = counters.snapshot
+                    if seen.acknowledged >= target, seen.inFlight >= 2 || seen.acknowledged == deliveries.count { break }
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 counters.announceKill()

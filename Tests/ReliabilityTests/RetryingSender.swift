@@ -6,6 +6,8 @@ import UTCTime
 final class LoadCounters: Sendable {
     struct Counts: Sendable {
         var requests = 0
+        /// Attempts sent and not yet answered or failed.
+        var inFlight = 0
         var acknowledged = 0
         var retries = 0
         var transportErrors = 0
@@ -62,12 +64,16 @@ struct RetryingSender: Sendable {
             let started = ContinuousClock.now
             let answer: HTTPAnswer
             let killsBefore = counters.update {
-                $0.requests += 1; return $0.kills
+                $0.requests += 1
+                $0.inFlight += 1
+                return $0.kills
             }
             do {
                 answer = try await client.send("POST", path, headers: headers, body: delivery.body)
+                counters.update { $0.inFlight -= 1 }
             } catch {
                 counters.update {
+                    $0.inFlight -= 1
                     $0.transportErrors += 1
                     if $0.kills > killsBefore { $0.cutOffByKill[killsBefore + 1, default: 0] += 1 }
                 }
