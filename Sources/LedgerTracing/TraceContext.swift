@@ -41,6 +41,33 @@ public enum TraceContext {
         return context
     }
 
+    /// The context an incoming request's `traceparent` and `tracestate` headers name, or nil when they name none a
+    /// caller could mean: W3C Trace Context says a receiver ignores a malformed `traceparent` and starts a new trace.
+    /// Only well-formed values reach the instrument, which logs whatever carrier it fails to read (for a request, its
+    /// headers, with their credentials).
+    public static func incoming(traceparent: String?, tracestate: String?) -> InstrumentationContext? {
+        guard let traceparent, isWellFormed(traceparent) else { return nil }
+        var carrier = ["traceparent": traceparent]
+        if let tracestate, tracestate.utf8.count <= 512, tracestate.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            carrier["tracestate"] = tracestate
+        }
+        var context = InstrumentationContext.topLevel
+        InstrumentationSystem.instrument.extract(carrier, into: &context, using: DictionaryCarrier())
+        return context
+    }
+
+    /// `version-traceid-parentid-flags` in lower-case hex (2-32-16-2); a version other than 00 may carry more fields
+    /// after these; the all-zero ids and version ff are invalid.
+    static func isWellFormed(_ traceparent: String) -> Bool {
+        let parts = traceparent.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].count == 2, parts[1].count == 32, parts[2].count == 16, parts[3].count == 2,
+            parts.prefix(4).allSatisfy({ $0.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } })
+        else { return false }
+        let version = String(decoding: parts[0], as: UTF8.self)
+        guard version != "ff", version != "00" || parts.count == 4 else { return false }
+        return !parts[1].allSatisfy { $0 == 0x30 } && !parts[2].allSatisfy { $0 == 0x30 }
+    }
+
     /// W3C `version-traceid-parentid-flags`: sampled when the flags' lowest bit is set.
     static func isSampled(_ traceparent: String) -> Bool {
         guard let flags = traceparent.split(separator: "-").last, flags.count == 2, let value = UInt8(flags, radix: 16) else {

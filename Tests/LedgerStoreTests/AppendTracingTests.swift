@@ -52,6 +52,22 @@ import Tracing
         #expect(TraceContext.isSampled(traceparent) == sampled)
     }
 
+    /// W3C Trace Context's `traceparent`: what a receiver takes, and what it must ignore (then starting a new trace).
+    @Test(arguments: [
+        ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", true),
+        ("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-what-comes-later", true),
+        ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra", false),
+        ("ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", false),
+        ("00-00000000000000000000000000000000-b7ad6b7169203331-01", false),
+        ("00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01", false),
+        ("00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01", false),
+        ("00-0af7651916cd43dd8448eb211c80319-b7ad6b7169203331-01", false),
+        ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331", false), ("", false), ("--", false), ("00-é-b-01", false)
+    ])
+    func onlyAWellFormedTraceparentIsRead(traceparent: String, wellFormed: Bool) {
+        #expect(TraceContext.isWellFormed(traceparent) == wellFormed)
+    }
+
     /// Without a tracer (tracing off) an event's metadata names no trace, and nothing is injected anywhere.
     @Test func withoutATracerNothingIsInjectedOrKept() {
         #expect(TraceContext.headers(of: .topLevel).isEmpty)

@@ -39,6 +39,10 @@ import Testing
         #expect(recorded.status == 200, "\(recorded.text)")
         let read = try await client.send("GET", "/v1/users/\(user)", headers: tenant.secret)
         #expect(read.status == 200, "\(read.text)")
+        // A malformed traceparent is ignored (a new trace), and never makes the tracer log the request's headers.
+        let malformed = try await client.send(
+            "GET", "/v1/users/\(user)", headers: tenant.secret.merging(["traceparent": "00-not-a-trace-01"]) { $1 })
+        #expect(malformed.status == 200, "\(malformed.text)")
 
         // Polled, bounded: the webhook goes out behind the projections, spans leave in batches every 100 ms.
         let deadline = ContinuousClock.now + .seconds(60)
@@ -108,5 +112,8 @@ import Testing
         let log = (try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? ""
         let tail = await server.logTail()
         #expect(log.contains("trace_id=\(callerTrace)") || log.contains(#""trace_id":"\#(callerTrace)""#), "\(tail)")
+        let (secretLogged, headerLogged) = (log.contains(tenant.secretKey), log.contains("not-a-trace"))
+        #expect(!secretLogged, "the log holds the tenant's secret key")
+        #expect(!headerLogged, "the tracer logged the malformed header")
     }
 }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LedgerTracing
 import Logging
 import Tracing
 
@@ -8,6 +9,8 @@ import Tracing
 ///
 /// Hummingbird's `TracingMiddleware` records the path, query and user agent; ours records the route template
 /// (`/v1/users/{id}`), never the path, since paths and queries name app users (personal data stays out of traces).
+/// Only the `traceparent` and `tracestate` headers reach the instrument, and only when well formed
+/// (`TraceContext.incoming`): OTel logs the whole carrier it fails to read, which would put credentials in the log.
 /// The span ends when the answer is handed to the server, so a live stream's span covers its opening, not its life.
 /// Installed only when a tracer is bootstrapped (`TraceContext.isEnabled`): with tracing off a request pays nothing.
 ///
@@ -16,8 +19,9 @@ import Tracing
 /// little more than with tracing off (`Benchmarks/README.md`). Its logs then carry no trace id (no trace exists).
 struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var parent = InstrumentationContext.current ?? .topLevel
-        InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HeaderExtractor())
+        let parent =
+            TraceContext.incoming(traceparent: request.headers[Self.traceparent], tracestate: request.headers[Self.tracestate])
+            ?? InstrumentationContext.current ?? .topLevel
         let method = request.method.rawValue
         let span = startSpan(method, context: parent, ofKind: .server)
         defer { span.end() }
@@ -51,8 +55,7 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-private struct HeaderExtractor: Extractor {
-    func extract(key: String, from headers: HTTPFields) -> String? {
-        HTTPField.Name(key).flatMap { headers[$0] }
-    }
+extension RequestTracingMiddleware {
+    private static var traceparent: HTTPField.Name { HTTPField.Name("traceparent")! }  // a valid token
+    private static var tracestate: HTTPField.Name { HTTPField.Name("tracestate")! }  // a valid token
 }
