@@ -44,7 +44,7 @@ struct IngestBenchmark {
                       value: perSecond, unit: "notifications/s", reference: "the ledger's single-event append above",
                       referenceValue: singleAppendPerSecond, target: "≥ 1,500 notifications/s, p99 ≤ 50 ms",
                       detail: ["p50 ms": result.p50Ms, "p99 ms": result.p99Ms, "non-200": Double(result.failures + result.socketErrors),
-                               "events appended": Double(appended), "server peak RSS MiB": server.peakRSSMiB()])
+                               "events appended": Double(appended), "notifications recorded": Double(recorded), "server peak RSS MiB": server.peakRSSMiB()])
     }
 
     private func eventCount(_ pool: PostgresPool) async throws -> Int64 {

@@ -32,6 +32,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     var tracingOnly = false
     @Flag(help: "With --tracing-only: the traced server runs with tracing off too (a control: what the comparison reads with no difference).")
     var tracingControl = false
+    @Option(help: "The traced server's sampling ratio in the tracing comparison (the figures' target is for 0.1; 0 and 1 show what an unsampled and a sampled request each cost).")
+    var tracingRatio = "0.1"
     @Flag(help: "Only the data set and its replay, then the large replay unless --large-replay-events 0 (to profile rebuilds; its figures are not kept).")
     var replayOnly = false
 

@@ -68,6 +68,16 @@ final class ServerProcess: Sendable {
         return kilobytes / 1024
     }
 
+    /// CPU time the server has used so far (user and system, all its threads), in seconds (`/proc/PID/stat`).
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return 0 }
+        // Fields after the command name start at field 3 (state); utime and stime are fields 14 and 15.
+        let fields = stat[afterName.upperBound...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Starts a new peak-memory window (writing 5 to clear_refs resets VmHWM to the current RSS).
     func resetPeak() { try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8) }
 

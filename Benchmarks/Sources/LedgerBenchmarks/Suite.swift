@@ -124,7 +124,7 @@ struct Suite {
         log(ingest)
         let tracing = TracingBenchmark(
             cluster: cluster, signer: signer, dataset: dataset, readSeconds: options.readSeconds, ingestSeconds: options.ingestSeconds,
-            notifications: options.notifications, control: options.tracingControl,
+            notifications: options.notifications, control: options.tracingControl, ratio: options.tracingRatio,
             start: { environment in try await Self.startServer(cluster: cluster, signer: signer, environment: environment) })
         for figure in try await tracing.run(ingest: ingest) { log(figure) }
     }

@@ -9,8 +9,11 @@ import Tracing
 ///
 /// The two are loaded at the same time, each with the load of its figure, for a few rounds: whatever the machine and
 /// the database do meanwhile (other tenants of a shared host, a checkpoint, a log that grows) falls on both alike. Run
-/// one after the other instead, even alternating, identical servers differed by up to 18% (`--tracing-control` runs
-/// the traced server with tracing off too, to show the method's own error; Benchmarks/README.md).
+/// one after the other instead, even alternating, identical servers differed by up to 18%. Each round starts a new pair
+/// and swaps which of the two starts first and is loaded first: with one pair for every round, the server started
+/// first (it holds the exclusive jobs, and its load began a moment earlier) read 7-12% slower than an identical twin.
+/// `--tracing-control` runs the traced server with tracing off too, to show the method's own error
+/// (Benchmarks/README.md).
 struct TracingBenchmark {
     let cluster: BenchCluster
     let signer: AppStoreTestSigner
@@ -21,79 +24,149 @@ struct TracingBenchmark {
     /// A control run (`--tracing-control`): the traced server has tracing off too, so its ratios show the method's
     /// own error (two identical servers measured in the same arrangement).
     let control: Bool
+    /// The traced server's sampling ratio (`OTEL_TRACES_SAMPLER_ARG`; `--tracing-ratio`, 0.1 unless profiling).
+    let ratio: String
     /// The figures' name: what the traced server runs with.
-    private var label: String { control ? "control, both servers tracing off" : "tracing on (10% sampled)" }
+    private var label: String { control ? "control, both servers tracing off" : "tracing on (\(Double(ratio).map { "\(Int(($0 * 100).rounded()))%" } ?? ratio) sampled)" }
     let start: @Sendable ([String: String]) async throws -> ServerProcess
+
+    /// Rounds of each comparison, an even number so that each server is first in half of them.
+    static let rounds = 4
+
+    /// One load of both servers at once: each side's result and the CPU time its server used meanwhile.
+    private struct Pair<T: Sendable>: Sendable {
+        var on: T
+        var off: T
+        var cpuSeconds: (on: Double, off: Double)
+    }
+
+    /// One round's results: each figure's (traced, off) pair.
+    private struct Round {
+        var products: Pair<WrkResult>
+        var users: Pair<WrkResult>
+        var ingest: Pair<Figure>
+        var peakRSSMiB: Double
+    }
 
     /// `ingest`: the same run's ingest figure with tracing off (its p50 and the single append it is compared with).
     func run(ingest: Figure) async throws -> [Figure] {
-        var figures = [offPath(ingest: ingest)]
         let sink = try await Receiver.start(path: "/v1/traces")
         defer { Task { await sink.stop() } }
-        let on = try await start(
+        // The ingest posts for up to 20 s per round, each server a new app's notifications (more than it can post in
+        // that time, signed once for every round), so both run for the whole window and the rate of each is its own
+        // notifications over its own first-to-last span in the log.
+        let ingestWindow = min(ingestSeconds, 20)
+        let bodies = try IngestBenchmark.writeBodies(signer: signer, count: max(2_000, min(notifications, 800 * ingestWindow)))
+        defer { try? FileManager.default.removeItem(atPath: bodies) }
+        let tracedEnvironment =
             control
-                ? [:]
-                : [
-                    "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(sink.port)", "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
-                    "OTEL_TRACES_SAMPLER_ARG": "0.1"
-                ])
-        defer { on.stop() }
-        // The reference is a server started with it, not the suite's server: a server that has served the whole run
-        // read 10% faster than a new one beside it in a control run (same code, tracing off on both).
-        let off = try await start([:])
-        defer { off.stop() }
-        let traced = ReadBenchmark(cluster: cluster, server: on, dataset: dataset, seconds: readSeconds)
-        let untraced = ReadBenchmark(cluster: cluster, server: off, dataset: dataset, seconds: readSeconds)
-        for (mode, name) in [("products", "GET /productsStatus"), ("user", "GET /v1/users/{id}")] {
+            ? [:]
+            : [
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(sink.port)", "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+                "OTEL_TRACES_SAMPLER_ARG": ratio
+            ]
+        var rounds: [Round] = []
+        for index in 0..<Self.rounds {
+            let tracedFirst = index % 2 == 0
+            let first = try await start(tracedFirst ? tracedEnvironment : [:])
+            defer { first.stop() }
+            let second = try await start(tracedFirst ? [:] : tracedEnvironment)
+            defer { second.stop() }
+            let (on, off) = tracedFirst ? (first, second) : (second, first)
+            let reads = (
+                on: ReadBenchmark(cluster: cluster, server: on, dataset: dataset, seconds: readSeconds),
+                off: ReadBenchmark(cluster: cluster, server: off, dataset: dataset, seconds: readSeconds)
+            )
             on.resetPeak()
-            var pairs: [(on: WrkResult, off: WrkResult)] = []
-            for _ in 0..<Self.rounds {
-                async let onRun = traced.wrk(mode)
-                async let offRun = untraced.wrk(mode)
-                pairs.append(try await (onRun, offRun))
+            let products = try await Self.atOnce(
+                on, off, tracedFirst: tracedFirst, on: { try await reads.on.wrk("products") }, off: { try await reads.off.wrk("products") })
+            let users = try await Self.atOnce(
+                on, off, tracedFirst: tracedFirst, on: { try await reads.on.wrk("user") }, off: { try await reads.off.wrk("user") })
+            for pair in [products, users] where pair.on.failures + pair.on.socketErrors + pair.off.failures + pair.off.socketErrors > 0 {
+                throw ExternalTool.Failed(command: "wrk (tracing comparison, round \(index + 1))", output: "answers that were not 200")
             }
-            guard pairs.allSatisfy({ $0.on.failures + $0.on.socketErrors + $0.off.failures + $0.off.socketErrors == 0 }) else {
-                throw ExternalTool.Failed(command: "wrk \(mode) (tracing comparison)", output: "answers that were not 200")
-            }
-            figures.append(comparison(
-                name: name, rates: pairs.map { ($0.on.perSecond, $0.off.perSecond) }, unit: "requests/s", compared: "reads",
-                workload: "\(Self.rounds) rounds of \(readSeconds) s, each loading both servers at once (16 connections each)",
-                detail: [
-                    "p99 ms": pairs.map(\.on.p99Ms).max() ?? 0, "p99 ms off": pairs.map(\.off.p99Ms).max() ?? 0,
-                    "server peak RSS MiB": on.peakRSSMiB(), "OTLP exports": Double(sink.count)
-                ]))
+            let (cluster, signer, singleAppend) = (cluster, signer, ingest.value)
+            let ingests = try await Self.atOnce(
+                on, off, tracedFirst: tracedFirst,
+                on: {
+                    try await IngestBenchmark(cluster: cluster, server: on, signer: signer, notifications: 0, seconds: ingestWindow, bodies: bodies)
+                        .run(singleAppendPerSecond: singleAppend)
+                },
+                off: {
+                    try await IngestBenchmark(cluster: cluster, server: off, signer: signer, notifications: 0, seconds: ingestWindow, bodies: bodies)
+                        .run(singleAppendPerSecond: singleAppend)
+                })
+            rounds.append(Round(products: products, users: users, ingest: ingests, peakRSSMiB: on.peakRSSMiB()))
         }
-        figures.append(try await ingestComparison(on: on, off: off, sink: sink, singleAppend: ingest.value))
+        let order = "a new pair of servers each round, the traced one started and loaded first in rounds 1 and 3, second in 2 and 4"
+        var figures = [offPath(ingest: ingest)]
+        for (name, pairs) in [("GET /productsStatus", rounds.map(\.products)), ("GET /v1/users/{id}", rounds.map(\.users))] {
+            let requests = (on: Double(pairs.map(\.on.requests).reduce(0, +)), off: Double(pairs.map(\.off.requests).reduce(0, +)))
+            let cpu = (on: pairs.map(\.cpuSeconds.on).reduce(0, +), off: pairs.map(\.cpuSeconds.off).reduce(0, +))
+            figures.append(
+                Figure(
+                    name: "\(label): server CPU per read, \(name)",
+                    workload: "the same rounds: the server's own CPU time (user and system, /proc) over the requests it answered",
+                    value: cpu.on / requests.on * 1e6, unit: "µs per request",
+                    reference: "the same on the server with tracing off, at the same time", referenceValue: cpu.off / requests.off * 1e6,
+                    target: "≥ 90% of off (requests per CPU-second)",
+                    detail: Dictionary(
+                        uniqueKeysWithValues: pairs.enumerated().flatMap { index, pair in
+                            [
+                                ("round \(index + 1) on µs", pair.cpuSeconds.on / Double(pair.on.requests) * 1e6),
+                                ("round \(index + 1) off µs", pair.cpuSeconds.off / Double(pair.off.requests) * 1e6)
+                            ]
+                        }),
+                    lowerIsBetter: true))
+            figures.append(
+                comparison(
+                    name: name, rates: pairs.map { ($0.on.perSecond, $0.off.perSecond) }, unit: "requests/s", compared: "reads",
+                    workload: "\(Self.rounds) rounds of \(readSeconds) s, each loading both servers at once (16 connections each); \(order)",
+                    detail: [
+                        "p99 ms": pairs.map(\.on.p99Ms).max() ?? 0, "p99 ms off": pairs.map(\.off.p99Ms).max() ?? 0,
+                        "server peak RSS MiB": rounds.map(\.peakRSSMiB).max() ?? 0, "OTLP exports": Double(sink.count)
+                    ]))
+        }
+        let ingests = rounds.map(\.ingest)
+        figures.append(
+            comparison(
+                name: "notification ingest", rates: ingests.map { ($0.on.value, $0.off.value) }, unit: "notifications/s", compared: "ingest",
+                workload:
+                    "\(Self.rounds) rounds of \(ingestWindow) s, each loading both servers at once (wrk, 32 connections each, a new app each); \(order)",
+                detail: [
+                    "p99 ms": ingests.compactMap { $0.on.detail["p99 ms"] }.max() ?? 0,
+                    "p99 ms off": ingests.compactMap { $0.off.detail["p99 ms"] }.max() ?? 0,
+                    "non-200": ingests.flatMap { [$0.on, $0.off] }.compactMap { $0.detail["non-200"] }.reduce(0, +),
+                    "server peak RSS MiB": ingests.compactMap { $0.on.detail["server peak RSS MiB"] }.max() ?? 0,
+                    // Blurred: each server's projection worker and exclusive jobs also work for the other's events.
+                    "server CPU µs per notification": ingests.map(\.cpuSeconds.on).reduce(0, +)
+                        / max(1, ingests.compactMap { $0.on.detail["notifications recorded"] }.reduce(0, +)) * 1e6,
+                    "server CPU µs per notification off": ingests.map(\.cpuSeconds.off).reduce(0, +)
+                        / max(1, ingests.compactMap { $0.off.detail["notifications recorded"] }.reduce(0, +)) * 1e6,
+                    "OTLP exports": Double(sink.count)
+                ]))
         return figures
     }
 
-    /// Rounds of each comparison; each round loads both servers at the same time.
-    static let rounds = 3
-
-    /// The ingest, both servers at once for up to 20 s per round, each posting a new app's
-    /// notifications (more than it can post in that time, signed once and posted to both), so both run for the whole
-    /// window and the rate of each is its own notifications over its own first-to-last span in the log.
-    private func ingestComparison(on: ServerProcess, off: ServerProcess, sink: Receiver, singleAppend: Double) async throws -> Figure {
-        let seconds = min(ingestSeconds, 20)
-        let bodies = try IngestBenchmark.writeBodies(signer: signer, count: max(2_000, min(notifications, 800 * seconds)))
-        defer { try? FileManager.default.removeItem(atPath: bodies) }
-        var pairs: [(on: Figure, off: Figure)] = []
-        for _ in 0..<Self.rounds {
-            async let onRun = IngestBenchmark(cluster: cluster, server: on, signer: signer, notifications: 0, seconds: seconds, bodies: bodies)
-                .run(singleAppendPerSecond: singleAppend)
-            async let offRun = IngestBenchmark(cluster: cluster, server: off, signer: signer, notifications: 0, seconds: seconds, bodies: bodies)
-                .run(singleAppendPerSecond: singleAppend)
-            pairs.append(try await (onRun, offRun))
+    /// Runs both loads at once, the traced server's started first when `tracedFirst`, the other's otherwise, and
+    /// the CPU time each server used meanwhile.
+    private static func atOnce<T: Sendable>(
+        _ onServer: ServerProcess, _ offServer: ServerProcess, tracedFirst: Bool, on: @escaping @Sendable () async throws -> T,
+        off: @escaping @Sendable () async throws -> T
+    ) async throws -> Pair<T> {
+        let before = (on: onServer.cpuSeconds(), off: offServer.cpuSeconds())
+        let results: (on: T, off: T)
+        if tracedFirst {
+            async let onRun = on()
+            async let offRun = off()
+            results = try await (onRun, offRun)
+        } else {
+            async let offRun = off()
+            async let onRun = on()
+            results = try await (onRun, offRun)
         }
-        return comparison(
-            name: "notification ingest", rates: pairs.map { ($0.on.value, $0.off.value) }, unit: "notifications/s", compared: "ingest",
-            workload: "\(Self.rounds) rounds of \(seconds) s, each loading both servers at once (wrk, 32 connections each, a new app each)",
-            detail: [
-                "p99 ms": pairs.compactMap { $0.on.detail["p99 ms"] }.max() ?? 0,
-                "p99 ms off": pairs.compactMap { $0.off.detail["p99 ms"] }.max() ?? 0,
-                "non-200": pairs.flatMap { [$0.on, $0.off] }.compactMap { $0.detail["non-200"] }.reduce(0, +),
-                "server peak RSS MiB": pairs.compactMap { $0.on.detail["server peak RSS MiB"] }.max() ?? 0, "OTLP exports": Double(sink.count)
-            ])
+        return Pair(
+            on: results.on, off: results.off, cpuSeconds: (onServer.cpuSeconds() - before.on, offServer.cpuSeconds() - before.off))
     }
 
     /// One comparison's figure: each side's rate the mean of its rounds, every round's pair in the detail.
