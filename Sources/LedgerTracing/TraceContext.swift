@@ -34,11 +34,7 @@ public enum TraceContext {
 
     /// A context whose parent is the span that `traceparent` names; without one (or with a malformed one), a new trace.
     public static func context(traceparent: String?) -> InstrumentationContext {
-        var context = InstrumentationContext.topLevel
-        if let traceparent {
-            InstrumentationSystem.instrument.extract(["traceparent": traceparent], into: &context, using: DictionaryCarrier())
-        }
-        return context
+        incoming(traceparent: traceparent, tracestate: nil) ?? .topLevel
     }
 
     /// The context an incoming request's `traceparent` and `tracestate` headers name, or nil when they name none a

@@ -86,16 +86,11 @@ struct TracingBenchmark {
                 throw ExternalTool.Failed(command: "wrk (tracing comparison, round \(index + 1))", output: "answers that were not 200")
             }
             let (cluster, signer, singleAppend) = (cluster, signer, ingest.value)
-            let ingests = try await Self.atOnce(
-                on, off, tracedFirst: tracedFirst,
-                on: {
-                    try await IngestBenchmark(cluster: cluster, server: on, signer: signer, notifications: 0, seconds: ingestWindow, bodies: bodies)
-                        .run(singleAppendPerSecond: singleAppend)
-                },
-                off: {
-                    try await IngestBenchmark(cluster: cluster, server: off, signer: signer, notifications: 0, seconds: ingestWindow, bodies: bodies)
-                        .run(singleAppendPerSecond: singleAppend)
-                })
+            let posting = { @Sendable (server: ServerProcess) in
+                try await IngestBenchmark(cluster: cluster, server: server, signer: signer, notifications: 0, seconds: ingestWindow, bodies: bodies)
+                    .run(singleAppendPerSecond: singleAppend)
+            }
+            let ingests = try await Self.atOnce(on, off, tracedFirst: tracedFirst, on: { try await posting(on) }, off: { try await posting(off) })
             rounds.append(Round(products: products, users: users, ingest: ingests, peakRSSMiB: on.peakRSSMiB()))
         }
         let order = "a new pair of servers each round, the traced one started and loaded first in rounds 1 and 3, second in 2 and 4"
@@ -139,13 +134,16 @@ struct TracingBenchmark {
                     "non-200": ingests.flatMap { [$0.on, $0.off] }.compactMap { $0.detail["non-200"] }.reduce(0, +),
                     "server peak RSS MiB": ingests.compactMap { $0.on.detail["server peak RSS MiB"] }.max() ?? 0,
                     // Blurred: each server's projection worker and exclusive jobs also work for the other's events.
-                    "server CPU µs per notification": ingests.map(\.cpuSeconds.on).reduce(0, +)
-                        / max(1, ingests.compactMap { $0.on.detail["notifications recorded"] }.reduce(0, +)) * 1e6,
-                    "server CPU µs per notification off": ingests.map(\.cpuSeconds.off).reduce(0, +)
-                        / max(1, ingests.compactMap { $0.off.detail["notifications recorded"] }.reduce(0, +)) * 1e6,
+                    "server CPU µs per notification": Self.cpuPerNotification(ingests.map { ($0.cpuSeconds.on, $0.on) }),
+                    "server CPU µs per notification off": Self.cpuPerNotification(ingests.map { ($0.cpuSeconds.off, $0.off) }),
                     "OTLP exports": Double(sink.count)
                 ]))
         return figures
+    }
+
+    /// One side's server CPU over the notifications it recorded, in µs, across the rounds.
+    private static func cpuPerNotification(_ rounds: [(cpuSeconds: Double, figure: Figure)]) -> Double {
+        rounds.map(\.cpuSeconds).reduce(0, +) / max(1, rounds.compactMap { $0.figure.detail["notifications recorded"] }.reduce(0, +)) * 1e6
     }
 
     /// Runs both loads at once, the traced server's started first when `tracedFirst`, the other's otherwise, and

@@ -20,7 +20,7 @@ import Tracing
 struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let parent =
-            TraceContext.incoming(traceparent: request.headers[Self.traceparent], tracestate: request.headers[Self.tracestate])
+            TraceContext.incoming(traceparent: request.headers[traceparentField], tracestate: request.headers[tracestateField])
             ?? InstrumentationContext.current ?? .topLevel
         let method = request.method.rawValue
         let span = startSpan(method, context: parent, ofKind: .server)
@@ -55,7 +55,6 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-extension RequestTracingMiddleware {
-    private static var traceparent: HTTPField.Name { HTTPField.Name("traceparent")! }  // a valid token
-    private static var tracestate: HTTPField.Name { HTTPField.Name("tracestate")! }  // a valid token
-}
+// Made once (a generic type cannot hold static stored properties); both names are valid header tokens.
+private let traceparentField = HTTPField.Name("traceparent")!
+private let tracestateField = HTTPField.Name("tracestate")!
