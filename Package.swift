@@ -58,10 +58,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
-        // Traces: the API in every module that makes spans; the OTLP exporter (HTTP only: no gRPC stack to build) in
-        // LedgerCommands alone, bootstrapped when the standard OTEL_* variables ask for it (`LedgerTracing`).
-        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
-        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"])
+        // Traces: the API in every module that makes spans; the tracer and its OTLP/HTTP exporter are the ledger's own
+        // (`LedgerTraceExport`), bootstrapped by LedgerCommands when the standard OTEL_* variables ask for it.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3")
     ],
     targets: [
         // C interop: libpq through pkg-config (Debian: libpq-dev + pkgconf).
@@ -82,6 +81,21 @@ let package = Package(
         .target(
             name: "LedgerTracing",
             dependencies: [.product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: strict
+        ),
+
+        // The ledger's tracer and its OTLP/HTTP exporter: sampled spans recorded under a lock and posted in batches.
+        .target(
+            name: "LedgerTraceExport",
+            dependencies: [
+                "LedgerTracing",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ],
             swiftSettings: strict
         ),
 
@@ -376,8 +390,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                "LedgerTracing", .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "OTel", package: "swift-otel")
+                "LedgerTracing", "LedgerTraceExport", .product(name: "Tracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
         ),
@@ -494,6 +507,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LedgerTraceExportTests",
+            dependencies: [
+                "LedgerTraceExport", "LedgerTracing", "LedgerServerTestSupport",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strict
         ),

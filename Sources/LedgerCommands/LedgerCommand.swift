@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import OTel
 
 /// `ledger`: the service and every operator task, one subcommand each.
 public struct LedgerCommand: AsyncParsableCommand {
@@ -36,7 +35,7 @@ enum CommandLogging {
             exit(2)
         }
         // While traces are exported, each line carries the current span's `trace_id` and `span_id`.
-        let provider = Observability.tracesRequested(environment) ? OTel.makeLoggingMetadataProvider() : nil
+        let provider = Observability.loggingMetadataProvider(environment)
         LoggingSystem.bootstrap { label in
             switch format {
             case .text:

@@ -1,18 +1,19 @@
 import Foundation
 import Logging
-import OTel
+import LedgerTraceExport
 import ServiceLifecycle
 import Tracing
 
-/// Traces by OTLP (swift-otel) when the standard `OTEL_*` variables ask for them, and nothing otherwise.
+/// Traces by OTLP when the standard `OTEL_*` variables ask for them, and nothing otherwise.
 ///
-/// Tracing is on when `OTEL_TRACES_EXPORTER` names an exporter (`otlp`, `console`), or when an OTLP endpoint is set
-/// (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) and `OTEL_TRACES_EXPORTER` is not `none`;
-/// `OTEL_SDK_DISABLED=true` turns it off. Everything else is swift-otel's reading of the same variables: protocol
-/// (`OTEL_EXPORTER_OTLP_PROTOCOL`, `http/protobuf` by default, or `http/json`), sampler (`OTEL_TRACES_SAMPLER`, e.g.
-/// `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG=0.1`), batching (`OTEL_BSP_*`), `OTEL_SERVICE_NAME`
-/// (default `subscription-ledger`) and resource attributes. Only traces: metrics stay on `/metrics` (Prometheus) and
-/// logs on standard error, whose lines then carry `trace_id` and `span_id`.
+/// Tracing is on when `OTEL_TRACES_EXPORTER` is `otlp`, or when an OTLP endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT`,
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) and `OTEL_TRACES_EXPORTER` is not `none`; `OTEL_SDK_DISABLED=true` turns it
+/// off. The ledger's own tracer and OTLP/HTTP exporter (`LedgerTraceExport`) read the rest: protocol (`http/protobuf`
+/// by default, or `http/json`), sampler, `OTEL_BSP_*` batching, headers, timeout, `OTEL_SERVICE_NAME` and resource
+/// attributes. It replaced swift-otel, whose tracer hands each recorded span through two task hops: that made a
+/// sampled status read cost twice its server CPU, and 10% sampling cost reads 11% (Benchmarks/README.md, "What
+/// tracing costs"). Only traces: metrics stay on `/metrics` (Prometheus) and logs on standard error, whose lines then
+/// carry `trace_id` and `span_id`.
 ///
 /// Off, nothing is bootstrapped: the request middleware is not installed, steps outside a trace make no span, and a
 /// statement checks one task-local. `Benchmarks/run.sh` measures both.
@@ -23,12 +24,24 @@ enum Observability {
         return ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].contains { !(environment[$0] ?? "").isEmpty }
     }
 
+    /// The export the environment asks for (nil: tracing off), or what is wrong with its variables.
+    static func configuration(_ environment: [String: String]) -> Result<TraceExportConfiguration?, TraceExportConfiguration.Invalid> {
+        guard tracesRequested(environment) else { return .success(nil) }
+        return TraceExportConfiguration.configuration(from: environment).map { $0 }
+    }
+
+    /// Puts the current span's `trace_id` and `span_id` on each log line while traces are exported.
+    static func loggingMetadataProvider(_ environment: [String: String]) -> Logger.MetadataProvider? {
+        (try? configuration(environment).get()) == nil ? nil : LedgerTracer.loggingMetadata
+    }
+
     /// The exporter's service, when traces were requested: bootstrapped once per process, run beside the work (its
-    /// graceful shutdown flushes the spans still batched). A configuration swift-otel refuses stops the command.
+    /// graceful shutdown flushes the spans still queued). A configuration `TraceExportConfiguration` refuses stops
+    /// the command with its message.
     static func tracing(logger: Logger) throws -> (any Service)? {
-        let service = try bootstrap.get()
-        if service != nil { logger.info("exporting traces by OTLP", metadata: ["otel.endpoint": .string(endpointDescription)]) }
-        return service
+        let exporter = try bootstrap.get()
+        if let exporter { logger.info("exporting traces by OTLP", metadata: ["otel.endpoint": .string(exporter.configuration.endpointDescription)]) }
+        return exporter
     }
 
     /// Runs `body` with traces exported while it runs and flushed before it returns (one-shot commands).
@@ -53,23 +66,10 @@ enum Observability {
         }
     }
 
-    private static let bootstrap: Result<(any Service)?, any Error> = Result {
-        let environment = ProcessInfo.processInfo.environment
-        guard tracesRequested(environment) else { return nil }
-        var configuration = OTel.Configuration.default
-        configuration.serviceName = "subscription-ledger"
-        configuration.logs.enabled = false
-        configuration.metrics.enabled = false
-        configuration.traces.enabled = true
-        // Its own diagnostics go to our log handler (standard error), never to standard output, which carries results.
-        configuration.diagnosticLogger = .custom(CommandLogging.logger("ledger.otel"))
-        let backend = try OTel.makeTracingBackend(configuration: configuration)
-        InstrumentationSystem.bootstrap(backend.factory)
-        return backend.service
-    }
-
-    private static var endpointDescription: String {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] ?? environment["OTEL_EXPORTER_OTLP_ENDPOINT"] ?? "the default"
+    private static let bootstrap: Result<OTLPTraceExporter?, any Error> = Result {
+        guard let configuration = try configuration(ProcessInfo.processInfo.environment).get() else { return nil }
+        let queue = SpanQueue(capacity: configuration.maxQueueSize, batchSize: configuration.maxExportBatchSize)
+        InstrumentationSystem.bootstrap(LedgerTracer(sampler: configuration.sampler, queue: queue))
+        return OTLPTraceExporter(configuration: configuration, queue: queue, logger: CommandLogging.logger("ledger.otel"))
     }
 }

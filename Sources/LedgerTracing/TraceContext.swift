@@ -39,8 +39,8 @@ public enum TraceContext {
 
     /// The context an incoming request's `traceparent` and `tracestate` headers name, or nil when they name none a
     /// caller could mean: W3C Trace Context says a receiver ignores a malformed `traceparent` and starts a new trace.
-    /// Only well-formed values reach the instrument, which logs whatever carrier it fails to read (for a request, its
-    /// headers, with their credentials).
+    /// Only well-formed values reach the instrument: an instrument may log a carrier it fails to read (swift-otel did,
+    /// and for a request that was its headers, with their credentials).
     public static func incoming(traceparent: String?, tracestate: String?) -> InstrumentationContext? {
         guard let traceparent, isWellFormed(traceparent) else { return nil }
         var carrier = ["traceparent": traceparent]
@@ -54,7 +54,7 @@ public enum TraceContext {
 
     /// `version-traceid-parentid-flags` in lower-case hex (2-32-16-2); a version other than 00 may carry more fields
     /// after these; the all-zero ids and version ff are invalid.
-    static func isWellFormed(_ traceparent: String) -> Bool {
+    package static func isWellFormed(_ traceparent: String) -> Bool {
         let parts = traceparent.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].count == 2, parts[1].count == 32, parts[2].count == 16, parts[3].count == 2,
             parts.prefix(4).allSatisfy({ $0.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } })

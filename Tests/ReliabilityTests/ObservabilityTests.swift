@@ -116,7 +116,7 @@ import Testing
             .replacingOccurrences(of: #"for: *[0-9]+[smh]"#, with: "for: 0s", options: .regularExpression)
         try rules.write(toFile: directory + "/alerts.yml", atomically: true, encoding: .utf8)
         try """
-        global: {scrape_interval: 1s, evaluation_interval: 1s}
+        global: {scrape_interval: 3s, scrape_timeout: 3s, evaluation_interval: 1s}
         rule_files: [alerts.yml]
         scrape_configs:
           - job_name: ledger
@@ -150,7 +150,11 @@ import Testing
         // Scraped and healthy first (Prometheus and the probe start on their own schedules: polled, bounded).
         var deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline, await !up() { try await Task.sleep(for: .milliseconds(500)) }
-        #expect(await up(), "Prometheus never saw the service's database up")
+        // The scrape's timeout is 3 s, not the 1 s a 1 s interval would impose: under a whole test run on two cores a
+        // scrape of /metrics took longer, and Prometheus then never saw the service at all.
+        let sawUp = await up()
+        let targets = sawUp ? "" : ((try? await prometheusAPI.send("GET", "/api/v1/targets"))?.text ?? "(no answer)")
+        #expect(sawUp, "Prometheus never saw the service's database up; its targets: \(targets.prefix(800))")
         #expect(await !firing().contains("LedgerDatabaseUnreachable"))
 
         try await Blocking.run { try cluster.stop() }

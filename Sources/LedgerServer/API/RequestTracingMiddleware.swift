@@ -10,7 +10,7 @@ import Tracing
 /// Hummingbird's `TracingMiddleware` records the path, query and user agent; ours records the route template
 /// (`/v1/users/{id}`), never the path, since paths and queries name app users (personal data stays out of traces).
 /// Only the `traceparent` and `tracestate` headers reach the instrument, and only when well formed
-/// (`TraceContext.incoming`): OTel logs the whole carrier it fails to read, which would put credentials in the log.
+/// (`TraceContext.incoming`): an instrument may log a carrier it fails to read, which would put credentials in the log.
 /// The span ends when the answer is handed to the server, so a live stream's span covers its opening, not its life.
 /// Installed only when a tracer is bootstrapped (`TraceContext.isEnabled`): with tracing off a request pays nothing.
 ///
