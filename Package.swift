@@ -516,6 +516,7 @@ let package = Package(
                 "LedgerTraceExport", "LedgerTracing", "LedgerServerTestSupport",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strict

@@ -82,7 +82,7 @@ package final class OTLPReceiver: Sendable {
             return text
         }
         guard let bytes = Data(base64Encoded: text) else { return text.lowercased() }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return Array(bytes).hex
     }
 
     /// OTLP protobuf: `ExportTraceServiceRequest.resource_spans` (1) → `ResourceSpans.scope_spans` (2) →

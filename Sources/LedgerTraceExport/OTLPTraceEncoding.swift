@@ -128,9 +128,7 @@ struct ProtobufWriter {
     private(set) var bytes: [UInt8] = []
 
     mutating func varint(_ field: Int, _ value: UInt64) {
-        guard value != 0 else { return }
-        key(field, wireType: 0)
-        rawVarint(value)
+        if value != 0 { writeVarint(field, value) }
     }
 
     mutating func fixed64(_ field: Int, _ value: UInt64) {
@@ -139,28 +137,17 @@ struct ProtobufWriter {
     }
 
     mutating func string(_ field: Int, _ value: String) {
-        guard !value.isEmpty else { return }
-        key(field, wireType: 2)
-        var value = value
-        value.withUTF8 { utf8 in
-            rawVarint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
+        if !value.isEmpty { writeString(field, value) }
     }
 
     mutating func bytes(_ field: Int, _ value: [UInt8]) {
-        guard !value.isEmpty else { return }
-        key(field, wireType: 2)
-        rawVarint(UInt64(value.count))
-        bytes.append(contentsOf: value)
+        if !value.isEmpty { writeLengthDelimited(field, value) }
     }
 
     mutating func message(_ field: Int, _ body: (inout ProtobufWriter) -> Void) {
         var inner = ProtobufWriter()
         body(&inner)
-        key(field, wireType: 2)
-        rawVarint(UInt64(inner.bytes.count))
-        bytes.append(contentsOf: inner.bytes)
+        writeLengthDelimited(field, inner.bytes)
     }
 
     /// `KeyValue { string key = 1; AnyValue value = 2; }`.
@@ -171,31 +158,35 @@ struct ProtobufWriter {
         }
     }
 
-    /// `AnyValue`'s oneof: string 1, bool 2, int 3, double 4, array 5 (`ArrayValue { repeated AnyValue values = 1; }`).
+    /// `AnyValue`'s oneof: string 1, bool 2, int 3, double 4, array 5 (`ArrayValue { repeated AnyValue values = 1; }`);
+    /// written even when empty, false or zero.
     mutating func anyValue(_ value: OTLPTraceRequest.Value) {
         switch value {
-        case .string(let text):
-            key(1, wireType: 2)
-            var text = text
-            text.withUTF8 { utf8 in
-                rawVarint(UInt64(utf8.count))
-                bytes.append(contentsOf: utf8)
-            }
-        case .bool(let flag):
-            key(2, wireType: 0)
-            rawVarint(flag ? 1 : 0)
-        case .int(let number):
-            key(3, wireType: 0)
-            rawVarint(UInt64(bitPattern: number))
-        case .double(let number):
-            key(4, wireType: 1)
-            let bits = number.bitPattern
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        case .string(let text): writeString(1, text)
+        case .bool(let flag): writeVarint(2, flag ? 1 : 0)
+        case .int(let number): writeVarint(3, UInt64(bitPattern: number))
+        case .double(let number): fixed64(4, number.bitPattern)
         case .array(let values):
             message(5) { array in
                 for value in values { array.message(1) { $0.anyValue(value) } }
             }
         }
+    }
+
+    private mutating func writeVarint(_ field: Int, _ value: UInt64) {
+        key(field, wireType: 0)
+        rawVarint(value)
+    }
+
+    private mutating func writeString(_ field: Int, _ value: String) {
+        var value = value
+        value.withUTF8 { writeLengthDelimited(field, $0) }
+    }
+
+    private mutating func writeLengthDelimited(_ field: Int, _ value: some Collection<UInt8>) {
+        key(field, wireType: 2)
+        rawVarint(UInt64(value.count))
+        bytes.append(contentsOf: value)
     }
 
     private mutating func key(_ field: Int, wireType: UInt8) {

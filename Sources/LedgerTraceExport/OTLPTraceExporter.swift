@@ -77,7 +77,7 @@ package final class OTLPTraceExporter: Service {
 
     private func send(_ http: HTTPClientRequest, spans: Int) async {
         do {
-            let response = try await HTTPClient.shared.execute(http, timeout: .nanoseconds(configuration.requestTimeout.nanoseconds))
+            let response = try await HTTPClient.shared.execute(http, timeout: TimeAmount(configuration.requestTimeout))
             // The body is read to the end so that the connection is reused; the collector's words are not logged.
             _ = try? await response.body.collect(upTo: 1 << 20)
             if !(200..<300).contains(response.status.code) {
@@ -87,12 +87,5 @@ package final class OTLPTraceExporter: Service {
         } catch {
             logger.warning("could not send spans to the OTLP endpoint", metadata: ["error": "\(error)", "otel.spans": "\(spans)"])
         }
-    }
-}
-
-extension Duration {
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

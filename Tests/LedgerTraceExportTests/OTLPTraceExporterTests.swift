@@ -1,8 +1,8 @@
 import LedgerServerTestSupport
 import LedgerTraceExport
+import InMemoryLogging
 import Logging
 import ServiceLifecycle
-import Synchronization
 import Testing
 import Tracing
 
@@ -49,8 +49,8 @@ import Tracing
     }
 
     @Test func anUnreachableCollectorCostsTheSpansAndAWarningNothingMore() async throws {
-        let lines = CollectingHandler.Lines()
-        let logger = Logger(label: "test.otel") { _ in CollectingHandler(lines: lines) }
+        let logs = InMemoryLogHandler()
+        let logger = Logger(label: "test.otel") { _ in logs }
         let queue = SpanQueue(capacity: 10, batchSize: 10)
         let tracer = LedgerTracer(sampler: .alwaysOn, queue: queue)
         // Port 9 (discard) on loopback: nothing listens there, so every connection attempt is refused until the
@@ -60,29 +60,8 @@ import Tracing
         for number in 1...4 { tracer.startSpan("step \(number)", context: .topLevel).end() }
         await exporter.exportQueued()
         #expect(queue.count == 0)
-        #expect(lines.all.contains { $0.contains("could not send spans") && $0.contains("otel.spans=4") }, "\(lines.all)")
-    }
-}
-
-/// Keeps each line as `message key=value …`.
-struct CollectingHandler: LogHandler {
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-    }
-
-    let lines: Lines
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let pairs = (event.metadata ?? [:]).map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        lines.append("\(event.message) \(pairs)")
+        #expect(
+            logs.entries.contains { $0.message.description.contains("could not send spans") && $0.metadata["otel.spans"] == "4" },
+            "\(logs.entries)")
     }
 }

@@ -204,9 +204,9 @@ final class WorkerOutcomes: Sendable {
 /// One writer's COPY shared by the workers: libpq allows one thread at a time on a connection, so each send holds
 /// the lock. The connection does nothing else while its COPY is open (the rebuild dedicates it). A `Mutex` cannot
 /// hold the writer: it comes from `copyIn`'s closure, not as a `sending` value.
-// @unchecked Sendable is safe here: both stored properties are `let`; the only use of `writer` (a libpq connection
-// handle, not Sendable) is `send`, which holds `lock` for the whole call, so no two threads use the connection at once.
-package final class SharedSink: @unchecked Sendable {  // proof above: every use of `writer` is under `lock`
+// Safe to share across threads: both stored properties are `let`; the only use of `writer` (a libpq connection handle,
+// not Sendable) is `send`, which holds `lock` for the whole call, so no two threads use the connection at once.
+package final class SharedSink: @unchecked Sendable {  // safe: every use of `writer` is under `lock` (proof above)
     private let lock = NSLock()
     private let writer: CopyInWriter
 
