@@ -12,7 +12,7 @@ import Testing
 
 /// Backfill through a fake App Store Server that pages, rate-limits and fails at random: exact, and idempotent with
 /// the notifications delivered before, during and after it.
-@Suite(.timeLimit(.minutes(5))) struct BackfillTests {
+@Suite(.timeLimit(.minutes(10))) struct BackfillTests {
     @Test func aLongHistoryIsImportedExactlyOnceWhateverTheNotificationsDo() async throws {
         let world = try await SyncWorld.make(failureRate: 0.3)
         let client = try world.client()

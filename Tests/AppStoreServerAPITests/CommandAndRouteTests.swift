@@ -40,7 +40,7 @@ enum SettingsFile {
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct BackfillCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct BackfillCommandTests {
     @Test func theCommandBackfillsFromAFileAndSaysWhatIsWrongWithItsSettings() async throws {
         let world = try await SyncWorld.make()
         let config = try SettingsFile.write(world: world)
@@ -72,7 +72,7 @@ enum SettingsFile {
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct ServeSettingsTests {
+@Suite(.timeLimit(.minutes(10))) struct ServeSettingsTests {
     @Test func serveRefusesToStartWithSettingsItCannotUse() async throws {
         let world = try await SyncWorld.make()
         let unreadable = try await ledgerWithFailure(["serve", "--database-url", world.url, "--appstore-api-config", "/nonexistent.json"])
@@ -87,7 +87,7 @@ enum SettingsFile {
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct BackfillRouteTests {
+@Suite(.timeLimit(.minutes(10))) struct BackfillRouteTests {
     @Test func theAPIBackfillsForTheSecretKeyOrTheAdminAndRefusesBadRequests() async throws {
         let world = try await SyncWorld.make()
         let clients = AppStoreClients(

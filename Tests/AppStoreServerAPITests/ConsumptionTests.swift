@@ -16,7 +16,7 @@ import UTCTime
 /// Apple's `CONSUMPTION_REQUEST`s of an app that opted in, answered with Send Consumption Information v2 against the fake
 /// App Store server: only for users who consented, with the percentage the ledger recorded consumed and the preference of
 /// the app's refund policy; every decision (sent, withheld) and its inputs in the user's history.
-@Suite(.timeLimit(.minutes(5))) struct ConsumptionTests {
+@Suite(.timeLimit(.minutes(10))) struct ConsumptionTests {
     static let path = "/inApps/v2/transactions/consumption/"
 
     /// A ledger with the app opted in, and the service that answers.

@@ -15,7 +15,7 @@ import Testing
 import UTCTime
 
 /// Reconciliation against the fake's notification history: exactly the missed notifications are recorded.
-@Suite(.timeLimit(.minutes(5))) struct ReconcileTests {
+@Suite(.timeLimit(.minutes(10))) struct ReconcileTests {
     /// 30 notifications Apple sent over the last 30 hours (one an hour, each a renewal of customer A's subscription).
     static func sent(_ world: SyncWorld, now: Instant) throws -> [(uuid: String, signed: Int64, payload: String)] {
         try (1...30).map { index in

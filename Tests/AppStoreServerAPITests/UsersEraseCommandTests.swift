@@ -11,7 +11,7 @@ import PostgresTestSupport
 import Testing
 
 /// `ledger users erase`: the shell's way to erase a user, the same erasure as the API's.
-@Suite(.timeLimit(.minutes(5))) struct UsersEraseCommandTests {
+@Suite(.timeLimit(.minutes(10))) struct UsersEraseCommandTests {
     @Test func theCommandErasesOnceAndSaysWhatIsWrong() async throws {
         let world = try await SyncWorld.make()
         try await world.deliver(0...3)

@@ -54,7 +54,7 @@ func recordPayingUsers(
     }
 
     /// The seed's figures, from real events in PostgreSQL: one account per figure.
-    @Test(.timeLimit(.minutes(5))) func seedFiguresFromRealEvents() async throws {
+    @Test(.timeLimit(.minutes(10))) func seedFiguresFromRealEvents() async throws {
         let fixture = try await StoreFixture.make(on: .bulkLoads)
         let tenancy = TenancyStore(pool: fixture.store.pool)
         let invoices = InvoiceStore(pool: fixture.store.pool)

@@ -10,7 +10,7 @@ import Testing
 /// `ledger keys rotate` while a service goes on sealing secrets with the same key file: nothing is lost, the old key
 /// leaves the file, and every secret, data key and the blind-index key open under the new key alone.
 @Suite struct KeysCommandTests {
-    @Test(.timeLimit(.minutes(5))) func rotatingUnderAWriteLoadLosesNothing() async throws {
+    @Test(.timeLimit(.minutes(10))) func rotatingUnderAWriteLoadLosesNothing() async throws {
         let url = try await TestDatabase.makeDatabase(prefix: "keys_rotate")
         let path = TestScratch.path("rotate-master-key")
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())

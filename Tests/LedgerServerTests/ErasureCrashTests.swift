@@ -18,7 +18,7 @@ import Testing
         throw Ended()
     }
 
-    @Test(.timeLimit(.minutes(5)), arguments: UserErasure.Step.allCases)
+    @Test(.timeLimit(.minutes(10)), arguments: UserErasure.Step.allCases)
     func aCrashAfterAnyStepLeavesTheUserWholeOrErased(_ crashAfter: UserErasure.Step) async throws {
         let harness = try await APIHarness.make(now: SupportGrantTests.start)
         let user = "crash-\(crashAfter.rawValue)"

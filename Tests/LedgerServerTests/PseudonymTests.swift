@@ -31,7 +31,7 @@ import Testing
         return try rows.map { try $0.decode(String.self, at: 0) }.filter { $0.contains(needle) }
     }
 
-    @Test(.timeLimit(.minutes(5))) func aUserRecordedThroughEveryWriteIsNamedByPseudonymAndReadByTheirID() async throws {
+    @Test(.timeLimit(.minutes(10))) func aUserRecordedThroughEveryWriteIsNamedByPseudonymAndReadByTheirID() async throws {
         let harness = try await APIHarness.make(now: SupportGrantTests.start)
         let signed = try UserRoutesTests.signed(harness)
         try await harness.test { api in
@@ -87,7 +87,7 @@ import Testing
 
     /// A log written before pseudonyms names the user by id: the first use of the identities adopts them (their id is
     /// their pseudonym), so reads find them and new writes land in the same streams.
-    @Test(.timeLimit(.minutes(5))) func aUserNamedByIDBeforePseudonymsIsAdoptedAndKeepsTheirHistory() async throws {
+    @Test(.timeLimit(.minutes(10))) func aUserNamedByIDBeforePseudonymsIsAdoptedAndKeepsTheirHistory() async throws {
         let url = try await TestDatabase.makeDatabase(prefix: "legacy")
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let app = try await TenancyStore(pool: pool).createApp(

@@ -27,7 +27,7 @@ import Testing
         return try #require((object?["data"] as? [String: Any])?["signedTransactionInfo"] as? String)
     }
 
-    @Test(.timeLimit(.minutes(5))) func sealedFieldsAreAnsweredWhileTheUserExistsAndGoneFromADumpAfterErasure() async throws {
+    @Test(.timeLimit(.minutes(10))) func sealedFieldsAreAnsweredWhileTheUserExistsAndGoneFromADumpAfterErasure() async throws {
         let url = try await TestDatabase.makeDatabase(prefix: "sealed")
         let harness = try await APIHarness.make(database: url, now: SupportGrantTests.start)
         try await harness.test { api in

@@ -6,6 +6,7 @@ import LedgerServer
 import LedgerServerTestSupport
 import LedgerWebhooks
 import PostgresClient
+import PostgresTestSupport
 import Testing
 
 /// Webhooks to a backend, in-process: endpoints through the API, deliveries to a real receiver on loopback.
@@ -36,34 +37,25 @@ import Testing
 
     /// Waits (polling the database) until the fan-out has passed the newest event and no delivery is left unsent.
     static func allDelivered(_ pool: PostgresPool, timeout: Duration = .seconds(180)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let done =
-                try await pool.query(
-                    """
-                    SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
-                               >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
-                           AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
-                    """)[0].decode(Bool?.self, at: 0) ?? false
-            if done { return true }
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually(within: timeout) {
+            try await pool.query(
+                """
+                SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
+                           >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
+                       AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
+                """)[0].decode(Bool?.self, at: 0) ?? false
         }
-        return false
     }
 
     /// Waits until the delivery `id` succeeded; whether it did within `timeout`.
     static func delivered(_ id: String, _ pool: PostgresPool, timeout: Duration = .seconds(180)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let status = try await pool.query("SELECT status FROM ledger.webhook_deliveries WHERE delivery_id = \(id)").first?
-                .decode(String.self, at: 0)
-            if status == "succeeded" { return true }
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually(within: timeout) {
+            try await pool.query("SELECT status FROM ledger.webhook_deliveries WHERE delivery_id = \(id)").first?
+                .decode(String.self, at: 0) == "succeeded"
         }
-        return false
     }
 
-    @Test(.timeLimit(.minutes(5))) func everyChangeReachesTheReceiverInOrderPerUserSignedAsStandardWebhooks() async throws {
+    @Test(.timeLimit(.minutes(10))) func everyChangeReachesTheReceiverInOrderPerUserSignedAsStandardWebhooks() async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
         receiver.failRandomly(0.3, first: 2)
@@ -139,7 +131,7 @@ import Testing
     /// A refund, like a link or a transfer, names an original transaction id without saying whether it is a
     /// subscription: the message about a one-time purchase's refund carries the purchase, its product and its
     /// environment, so that an endpoint filtering by environment gets it or not like the purchase itself.
-    @Test(.timeLimit(.minutes(5))) func aOneTimePurchasesRefundIsAboutThePurchaseAndFilteredByItsEnvironment() async throws {
+    @Test(.timeLimit(.minutes(10))) func aOneTimePurchasesRefundIsAboutThePurchaseAndFilteredByItsEnvironment() async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
         let harness = try await APIHarness.make()
@@ -197,7 +189,7 @@ import Testing
 
     /// A fan-out that takes long (a backlog after an outage; here, its checkpoint locked) must not let the leases of
     /// the endpoints this instance sends to lapse: another instance would take them and send in parallel.
-    @Test(.timeLimit(.minutes(5))) func leasesAreRenewedWhileTheFanOutIsBusy() async throws {
+    @Test(.timeLimit(.minutes(10))) func leasesAreRenewedWhileTheFanOutIsBusy() async throws {
         let harness = try await APIHarness.make()
         try await harness.test { api in
             let tenant = try await api.tenant()
@@ -207,12 +199,11 @@ import Testing
             #expect(created.status == .created, "\(created.text)")
             let dispatcher = WebhookDispatcher(pool: harness.pool, identities: harness.identities, settings: .loopback, render: WebhookPayload.render)
             let running = Task { await dispatcher.run() }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await harness.pool.query("SELECT count(*) FROM ledger.webhook_endpoints WHERE lease_owner IS NOT NULL")[0]
-                .decode(Int64.self, at: 0) == 0 && ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(50))
+            let leased = try await eventually {
+                try await harness.pool.query("SELECT count(*) FROM ledger.webhook_endpoints WHERE lease_owner IS NOT NULL")[0]
+                    .decode(Int64.self, at: 0) > 0
             }
+            try #require(leased, "the dispatcher never leased the endpoint")
             // The fan-out's checkpoint locked on a connection held until the test is done (`release`), not for a
             // time: the lock lasts exactly as long as the test needs it.
             let (locked, lockTaken) = AsyncStream<Bool>.makeStream()
@@ -239,25 +230,15 @@ import Testing
             func value(_ sql: String) async throws -> Int64 {
                 try await probe.query(PostgresQuery(unsafeSQL: sql))[0].decode(Int64.self, at: 0)
             }
-            // Polling the database: neither a lock wait nor a lease renewal announces itself.
-            func eventually(_ sql: String, _ holds: (Int64) -> Bool) async throws -> Bool {
-                let until = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < until {
-                    if holds(try await value(sql)) { return true }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                return false
+            // Polling the database (`eventually`): neither a lock wait nor a lease renewal announces itself.
+            let fanOutWaits = try await eventually {
+                try await value("SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted") > 0
             }
-            let fanOutWaits = try await eventually(
-                """
-                SELECT count(*) FROM pg_locks WHERE relation = 'ledger.webhook_fanout'::regclass AND NOT granted
-                """
-            ) { $0 > 0 }
             #expect(fanOutWaits, "the fan-out never waited on its locked checkpoint")
             // The lease lasts 2 s (`.loopback`); renewed, it ends at least 3 s after it was first read.
             let leaseUntil = "SELECT (extract(epoch FROM lease_until) * 1000)::int8 FROM ledger.webhook_endpoints"
             let first = try await value(leaseUntil)
-            let renewed = try await eventually(leaseUntil) { $0 >= first + 3000 }
+            let renewed = try await eventually { try await value(leaseUntil) >= first + 3000 }
             #expect(
                 try await value(
                     """
@@ -402,7 +383,7 @@ import Testing
     }
 
     /// A delivery given up is kept; a redelivery (one, or a range) sends it again with the same id and payload.
-    @Test(.timeLimit(.minutes(5))) func aGivenUpDeliveryIsInspectedAndRedelivered() async throws {
+    @Test(.timeLimit(.minutes(10))) func aGivenUpDeliveryIsInspectedAndRedelivered() async throws {
         var settings = WebhookSettings.loopback
         settings.schedule = RetrySchedule(first: .milliseconds(20), cap: .milliseconds(40), window: .milliseconds(100))
         try await Self.refusingEndpoint(settings: settings, user: "u-1", original: 7000, count: 2) { run in
@@ -442,14 +423,14 @@ import Testing
     }
 
     /// An endpoint that keeps failing past `disableAfter` is disabled, with the reason, and no longer dispatched.
-    @Test(.timeLimit(.minutes(5))) func anEndpointFailingTooLongIsDisabled() async throws {
+    @Test(.timeLimit(.minutes(10))) func anEndpointFailingTooLongIsDisabled() async throws {
         var settings = WebhookSettings.loopback
         settings.schedule = RetrySchedule(first: .milliseconds(20), cap: .milliseconds(40), window: .seconds(3600))
         settings.disableAfter = .milliseconds(200)
         try await Self.refusingEndpoint(settings: settings, user: "u-2", original: 7100, count: 1) { run in
             let (api, tenant, base, id, receiver) = (run.api, run.tenant, run.base, run.endpointID, run.receiver)
             var endpoint = try await api.send(.get, "\(base)/\(id)", headers: tenant.secret)
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(90)
             while endpoint.string("status") != "disabled" && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
                 endpoint = try await api.send(.get, "\(base)/\(id)", headers: tenant.secret)
@@ -460,7 +441,7 @@ import Testing
             // Disabled: the dispatcher lets it go at its next lease round. Once that endpoint's task has ended nothing
             // more can go out to it, so what the receiver got by then is all it will ever get.
             #expect(
-                await run.dispatcher.stoppedDispatching(app: tenant.appID, endpoint: id, timeout: .seconds(30)),
+                await run.dispatcher.stoppedDispatching(app: tenant.appID, endpoint: id, timeout: .seconds(90)),
                 "the dispatcher still sends to a disabled endpoint")
             // The attempt that disabled it is the first one past `disableAfter`; any later one was sent while disabled.
             let row = try await run.harness.pool.query(

@@ -46,7 +46,9 @@ import Testing
         let down = ContinuousClock.now
         let before503 = counters.snapshot.statuses[503] ?? 0
 
-        // While it is down: a fresh notification is refused with a 503 JSON error, quickly.
+        // While it is down: a fresh notification is refused with a 503 JSON error, within the request timeout as the
+        // server measures it (below). The test process's own wait is only reported: on a loaded machine it also counts
+        // its waits for a thread (18 s seen in CI for a 5 s timeout).
         let (path, headers) = probe.request(for: tenant)
         let probeStart = ContinuousClock.now
         let refused = try await client.send("POST", path, headers: headers, body: probe.body)
@@ -54,7 +56,6 @@ import Testing
         #expect(refused.status == 503, "\(refused.status) \(refused.text)")
         #expect(refused.errorCode == "service_unavailable", "\(refused.text)")
         #expect(refused.headers["retry-after"] != nil)
-        #expect(probeTime < .seconds(requestTimeout + 5), "the probe waited \(probeTime) in the test process")
         let ready = try await client.send("GET", "/ready")
         #expect(ready.status == 503, "\(ready.text)")
         // The outage lasts its full length while the senders keep retrying.
@@ -90,7 +91,8 @@ import Testing
                 "deliveries": histories.all.count, "requests": seen.requests, "outage_seconds": Int(outage / .seconds(1)),
                 "answers_503": seen.statuses[503] ?? 0, "answers_500": seen.statuses[500] ?? 0, "retries": seen.retries,
                 "transport_errors": seen.transportErrors, "duplicates_absorbed": seen.duplicatesAbsorbed, "rejects": seen.rejects,
-                "slowest_ms": seen.slowestMilliseconds, "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1,
+                "slowest_ms": seen.slowestMilliseconds, "probe_ms": Int(probeTime / .milliseconds(1)),
+                "server_answers_over_10s": durations.answersSlowerThan(seconds: 10) ?? -1,
                 "events": try await inspection.eventCount(app: tenant.appID),
                 "seconds": Int((ContinuousClock.now - started) / .seconds(1))
             ])

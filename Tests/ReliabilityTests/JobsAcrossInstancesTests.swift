@@ -10,7 +10,7 @@ import Testing
 /// (`ledger_job_leader`), PostgreSQL's lock table, and the digests themselves (one signer: never two digests of an
 /// app within less than the interval).
 @Suite struct JobsAcrossInstancesTests {
-    @Test(.timeLimit(.minutes(5))) func aJobRunsOnOneInstanceAndMovesWhenItDies() async throws {
+    @Test(.timeLimit(.minutes(10))) func aJobRunsOnOneInstanceAndMovesWhenItDies() async throws {
         let signer = try AppStoreTestSigner()
         let databaseURL = try await TestDatabase.makeDatabase(prefix: "jobs", on: .faults)
         let keyFile = TestScratch.path("jobs-signing-key")

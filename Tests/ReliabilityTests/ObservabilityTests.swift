@@ -45,7 +45,7 @@ import Testing
 
     /// Every series the rules and the dashboard read is one a running service exports (a renamed metric would
     /// leave an alert that never fires).
-    @Test(.timeLimit(.minutes(3))) func everyMetricTheRulesAndTheDashboardNameIsExported() async throws {
+    @Test(.timeLimit(.minutes(10))) func everyMetricTheRulesAndTheDashboardNameIsExported() async throws {
         let keyFile = TestScratch.path("digest-key")
         try (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined().write(toFile: keyFile, atomically: true, encoding: .utf8)
         let (server, _) = try await ServerProcess.started(
@@ -95,7 +95,7 @@ import Testing
 
     /// A real Prometheus scraping a real service, with the shipped rules (their `for:` shortened so the test does
     /// not wait minutes): the service's PostgreSQL stops, `LedgerDatabaseUnreachable` fires.
-    @Test(.timeLimit(.minutes(4))) func prometheusFiresTheDatabaseAlertWhenPostgreSQLStops() async throws {
+    @Test(.timeLimit(.minutes(10))) func prometheusFiresTheDatabaseAlertWhenPostgreSQLStops() async throws {
         let prometheus = try Self.tool("prometheus")
         let directory = NSTemporaryDirectory() + "ledger-alerts-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -7,7 +7,7 @@ import Testing
 /// a notification sent with the caller's `traceparent`, a status read, and the webhook the notification causes.
 @Suite struct TracingTests {
     /// Both OTLP/HTTP encodings (protobuf is the default) through the ledger's exporter.
-    @Test(.timeLimit(.minutes(4)), arguments: ["http/protobuf", "http/json"])
+    @Test(.timeLimit(.minutes(10)), arguments: ["http/protobuf", "http/json"])
     func aNotificationIsOneTraceFromTheRequestToTheWebhook(otlpProtocol: String) async throws {
         let collector = OTLPReceiver()
         try await collector.start()

@@ -12,7 +12,7 @@ import UTCTime
 /// The log's own migration to pseudonyms and sealed fields (`ledger migrate --seal-history`, docs/erasure.md
 /// "Upgrading"), from the project's upgrade fixture: a database a version-6 `ledger` wrote, whose events name the
 /// users by their ids (also their `appAccountToken`s) and keep Apple's signed payloads in clear.
-@Suite(.timeLimit(.minutes(5))) struct UpgradeSealHistoryTests {
+@Suite(.timeLimit(.minutes(10))) struct UpgradeSealHistoryTests {
     static func connect(_ url: String) throws -> PostgresConnection { try PostgresConnection.connect(PostgresConfiguration(connectionString: url)) }
 
     /// Waits up to a minute for no other session to be connected to the database; what is still there then.

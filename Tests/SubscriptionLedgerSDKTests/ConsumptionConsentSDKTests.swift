@@ -7,7 +7,7 @@ import Testing
 
 /// The app records its user's consent to consumption answers through the SDK (public key, the user's cookie).
 @Suite(.serialized) struct ConsumptionConsentSDKTests {
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func theAppRecordsAndWithdrawsItsUsersConsent() async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }

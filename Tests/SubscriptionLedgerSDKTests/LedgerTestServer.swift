@@ -191,17 +191,3 @@ struct SDKTenant: Sendable {
             body: #"{"signedPayload":"\#(payload)"}"#)
     }
 }
-
-/// Waits (up to `timeout`) until `check` holds: for reads of the read models, which follow a write within a bound
-/// (2 s) on an idle server and later on a busy one. Whether it held.
-func eventually(
-    within timeout: Duration = .seconds(90), isolation: isolated (any Actor)? = #isolation,
-    _ check: () async throws -> Bool
-) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await check() { return true }
-        try await Task.sleep(for: .milliseconds(50))  // re-reading a view that catches up: no event to wait on here
-    }
-    return try await check()
-}

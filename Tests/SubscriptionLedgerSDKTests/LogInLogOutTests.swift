@@ -25,7 +25,7 @@ import Testing
         return (manager, tenant, first.userID)
     }
 
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func underTransferTheAnonymousPurchasesFollowTheUserWhoLogsIn() async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }
@@ -63,7 +63,7 @@ import Testing
         #expect(try await relaunched.configure(userID: nil).userID == out.userID)
     }
 
-    @Test(.timeLimit(.minutes(3)), arguments: ["transfer_if_no_active", "keep_and_refuse"]) @MainActor
+    @Test(.timeLimit(.minutes(10)), arguments: ["transfer_if_no_active", "keep_and_refuse"]) @MainActor
     func aPolicyThatKeepsThePurchasesRefusesTheLogInAndTheSDKStaysWithThePreviousUser(policy: String) async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }
@@ -84,7 +84,7 @@ import Testing
     }
 
     /// The purchase answers with the snapshot that includes it: no read after it, no stale paywall.
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func aPurchaseAnswersWithTheCustomerIncludingIt() async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }
@@ -111,7 +111,7 @@ import Testing
     }
 
     /// The seed's calls are conveniences over the async API: the same work, reported through the delegate.
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func theSeedCallsRunTheAsyncAPIAndReportThroughTheDelegate() async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }

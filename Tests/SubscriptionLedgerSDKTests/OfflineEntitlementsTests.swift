@@ -54,7 +54,7 @@ final class TestClock: Sendable {
         return (manager, tenant, configuration)
     }
 
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func withoutANetworkEachEntitlementLastsUntilItsOwnExpiryAndAnOldSnapshotIsRefused() async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }
@@ -83,7 +83,7 @@ final class TestClock: Sendable {
         await #expect(throws: LedgerError.self) { try await restarted.configure(userID: "offline-1") }
     }
 
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func anAlteredOrForeignSignedSnapshotIsRefused() async throws {
         let server = try await LedgerTestServer.started()
         defer { Task { await server.kill() } }
@@ -129,7 +129,7 @@ final class TestClock: Sendable {
     /// The master key rotated on the server (`ledger keys rotate` rewrites the key file; a running server reads it
     /// again): answers are signed with the new key, which the SDK fetches when it first meets its id, and the set
     /// published during the rotation holds both keys.
-    @Test(.timeLimit(.minutes(3))) @MainActor
+    @Test(.timeLimit(.minutes(10))) @MainActor
     func aRotatedSigningKeyIsFetchedAndTrustedWithoutAnUpdate() async throws {
         let keyFile = TestScratch.path("rotating-master-key")
         let first = Self.hexKey()
