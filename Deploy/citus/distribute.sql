@@ -26,6 +26,11 @@ SELECT create_reference_table('ledger.keyring');
 SELECT create_reference_table('ledger.log_rewrites');
 
 -- Tenant tables, distributed by app_id and co-located (one tenant's log, read models and webhooks on one worker).
+-- The webhook tables reference one another, and Citus distributes no table that a table not yet distributed
+-- references: their two foreign keys are dropped here and added again below, once all three are co-located (each
+-- check then stays on one worker).
+ALTER TABLE ledger.webhook_attempts DROP CONSTRAINT webhook_attempts_delivery;
+ALTER TABLE ledger.webhook_deliveries DROP CONSTRAINT webhook_deliveries_endpoint;
 SELECT create_distributed_table('ledger.events', 'app_id');
 SELECT create_distributed_table('ledger.chain_digests', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.products', 'app_id', colocate_with => 'ledger.events');
@@ -41,6 +46,10 @@ SELECT create_distributed_table('ledger.webhook_endpoints', 'app_id', colocate_w
 SELECT create_distributed_table('ledger.webhook_deliveries', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.webhook_attempts', 'app_id', colocate_with => 'ledger.events');
 SELECT create_distributed_table('ledger.appstore_reconcile_runs', 'app_id', colocate_with => 'ledger.events');
+ALTER TABLE ledger.webhook_deliveries ADD CONSTRAINT webhook_deliveries_endpoint FOREIGN KEY (app_id, endpoint_id)
+    REFERENCES ledger.webhook_endpoints (app_id, endpoint_id) ON DELETE CASCADE;
+ALTER TABLE ledger.webhook_attempts ADD CONSTRAINT webhook_attempts_delivery FOREIGN KEY (app_id, endpoint_id, delivery_id)
+    REFERENCES ledger.webhook_deliveries (app_id, endpoint_id, delivery_id) ON DELETE CASCADE;
 
 -- Coordinator-only bookkeeping: one row per projection, one cursor of the webhook fan-out, the latest rebuild's
 -- progress, the schema's own history.

@@ -16,15 +16,18 @@ public enum LedgerDatabase {
         let base = PostgresConfiguration(connectionString: connectionString)
         let admin = PostgresPool(configuration: base, size: 1, logger: logger)
         let canUseRole: Bool
+        let distributed: Bool
         do {
-            canUseRole = try await admin.withConnection { connection in
+            (canUseRole, distributed) = try await admin.withConnection { connection in
                 try SchemaMigrator(migrations: migrations, logger: logger).migrate(on: connection)
-                return try connection.query(
+                let row = try connection.query(
                     """
                     SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = \(serviceRole))
-                       AND pg_has_role(current_user, \(serviceRole), 'MEMBER')
+                           AND pg_has_role(current_user, \(serviceRole), 'MEMBER'),
+                           EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
                     """
-                ).first?.decode(Bool.self, at: 0) ?? false
+                ).first
+                return (try row?.decode(Bool.self, at: 0) ?? false, try row?.decode(Bool.self, at: 1) ?? false)
             }
             await admin.shutdown()
         } catch {
@@ -37,7 +40,9 @@ public enum LedgerDatabase {
         // call, so the generic plan never won): an eighth of the database's time under notification ingest, where
         // the rate rose from 1,480/s to 1,701/s without it (Benchmarks/README.md). Every statement of the service
         // looks rows up by tenant-first keys, which a generic plan serves as well.
-        configuration.setupStatements = ["SET plan_cache_mode = force_generic_plan"]
+        // On Citus (Deploy/SCALE-OUT.md) the planner is left to choose: Citus cannot plan a generic plan of a statement
+        // that is not routed by a parameter alone (a CTE over a reference table, a UNION) and refuses it.
+        if !distributed { configuration.setupStatements = ["SET plan_cache_mode = force_generic_plan"] }
         if canUseRole {
             configuration.setupStatements.append("SET ROLE \(serviceRole)")
         } else {

@@ -69,12 +69,14 @@ public struct TenancyStore: Sendable {
         }
     }
 
+    /// The target is aliased: Citus (13.2) writes the RETURNING list of an INSERT … SELECT into a reference table
+    /// with the table's own name, which its shard does not have, unless the statement names it.
     public func createApp(_ app: NewApp) async throws -> AppRecord {
         let id = RandomToken.identifier(prefix: "app_")
         let rows = try await pool.query(
             """
-            INSERT INTO ledger.apps (id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode,
-                                     app_account_token_policy, refund_policy)
+            INSERT INTO ledger.apps AS apps (id, account_id, name, bundle_id, apple_app_id, transfer_policy, allow_xcode,
+                                             app_account_token_policy, refund_policy)
             SELECT \(id), a.id, \(app.name), \(app.bundleID), \(app.appleAppID)::bigint, \(app.transferPolicy.apiName),
                    \(app.allowXcode), \(app.appAccountTokenPolicy.rawValue), \(app.refundPolicy.rawValue)
             FROM ledger.accounts a WHERE a.id = \(app.accountID)
@@ -117,13 +119,14 @@ public struct TenancyStore: Sendable {
 
     // MARK: Keys
 
-    /// Creates a key; the returned `key` is the only copy (the database keeps its SHA-256).
+    /// Creates a key; the returned `key` is the only copy (the database keeps its SHA-256). The target is aliased for
+    /// Citus, as in `createApp`.
     public func createKey(app appID: String, kind: APIKeyKind, name: String?) async throws -> (record: APIKeyRecord, key: String) {
         let key = kind.prefix + RandomToken.secret()
         let id = RandomToken.identifier(prefix: "key_")
         let rows = try await pool.query(
             """
-            INSERT INTO ledger.api_keys (id, app_id, kind, name, key_hash)
+            INSERT INTO ledger.api_keys AS api_keys (id, app_id, kind, name, key_hash)
             SELECT \(id), a.id, \(kind.rawValue), \(name), \(Self.hash(key)) FROM ledger.apps a WHERE a.id = \(appID)
             RETURNING \(unescaped: Self.keyColumns)
             """)

@@ -219,12 +219,14 @@ public struct WebhookStore: Sendable {
     /// Takes or renews the lease of every enabled endpoint that no other live dispatcher holds, and returns the
     /// endpoints `owner` now dispatches. A dispatcher that stops renewing (crashed, partitioned) loses its endpoints
     /// to another instance once `duration` has passed.
+    /// `now()`, not `clock_timestamp()`: the statement is its own transaction, so both are its start, and Citus runs
+    /// no volatile function in an UPDATE over all shards.
     public func leaseEndpoints(owner: String, duration: Duration) async throws -> [WebhookEndpoint] {
         try await pool.query(
             """
             UPDATE ledger.webhook_endpoints SET lease_owner = \(owner),
-                lease_until = clock_timestamp() + \(Self.milliseconds(duration)) * interval '1 millisecond'
-            WHERE status = 'enabled' AND (lease_owner = \(owner) OR lease_until IS NULL OR lease_until < clock_timestamp())
+                lease_until = now() + \(Self.milliseconds(duration)) * interval '1 millisecond'
+            WHERE status = 'enabled' AND (lease_owner = \(owner) OR lease_until IS NULL OR lease_until < now())
             RETURNING \(unescaped: Self.endpointColumns)
             """
         ).map(Self.endpoint)
