@@ -16,6 +16,7 @@ sha256=ad17afff086350db9d2a3dea78bb7a79535048357651b0244d21bdb795843c22
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 cache=${CITUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/subscription-ledger/citus-$version-pg15}
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 missing=()
 [ -f /usr/include/postgresql/15/server/postgres.h ] || missing+=(postgresql-server-dev-15 postgresql-15)
@@ -27,7 +28,6 @@ command -v make >/dev/null || missing+=(make)
 command -v gcc >/dev/null || missing+=(gcc)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "install-citus: installing ${missing[*]}"
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
@@ -41,7 +41,6 @@ if installed; then
     exit 0
 fi
 
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if [ ! -f "$cache/built" ]; then
     source=${CITUS_SOURCE:-}
     if [ -z "$source" ]; then

@@ -219,8 +219,7 @@ public struct WebhookStore: Sendable {
     /// Takes or renews the lease of every enabled endpoint that no other live dispatcher holds, and returns the
     /// endpoints `owner` now dispatches. A dispatcher that stops renewing (crashed, partitioned) loses its endpoints
     /// to another instance once `duration` has passed.
-    /// `now()`, not `clock_timestamp()`: the statement is its own transaction, so both are its start, and Citus runs
-    /// no volatile function in an UPDATE over all shards.
+    /// `now()` is the statement's start here (its own transaction); Citus allows no volatile function in this UPDATE.
     public func leaseEndpoints(owner: String, duration: Duration) async throws -> [WebhookEndpoint] {
         try await pool.query(
             """

@@ -83,7 +83,7 @@ extension EventImport {
                 ).first?.decode(Int64.self, at: 0) ?? 0
             let rows = try connection.query(
                 """
-                INSERT INTO ledger.events AS events (position, app_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
+                INSERT INTO ledger.events (position, app_id, stream_id, stream_version, event_type, schema_version, payload, metadata,
                                            idempotency_key, occurred_at, recorded_at)
                 OVERRIDING SYSTEM VALUE
                 SELECT e.position, \(first.appID), \(first.streamID), \(head) + e.n, e.type, e.schema_version::integer, e.payload::jsonb,
