@@ -2,7 +2,7 @@
 # Stops what Deploy/citus/up.sh DIR started: the ledger, then every PostgreSQL node (the data stays in DIR).
 set -uo pipefail
 dir=${1:?usage: Deploy/citus/down.sh DIR}
-as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 if [ -f "$dir/ledger.pid" ]; then
     pid=$(cat "$dir/ledger.pid")
     kill "$pid" 2>/dev/null

@@ -17,7 +17,7 @@ package struct ConsumptionRequestQueries: Sendable {
             """
             SELECT r.schema_version, r.payload::text FROM ledger.events r
             WHERE r.app_id = \(appID) AND r.event_type = 'transaction.consumption_requested' AND r.occurred_at >= \(since)
-              AND NOT EXISTS (SELECT FROM ledger.events a WHERE a.app_id = r.app_id
+              AND NOT EXISTS (SELECT 1 FROM ledger.events a WHERE a.app_id = r.app_id
                               AND a.idempotency_key = 'consumption_information:' || (r.payload->>'transactionID'))
             ORDER BY r.position LIMIT \(Int64(limit))
             """)

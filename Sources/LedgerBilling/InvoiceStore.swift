@@ -196,7 +196,7 @@ public struct InvoiceStore: Sendable {
             let replacementID = RandomToken.identifier(prefix: "inv_")
             try connection.query(
                 """
-                UPDATE ledger.invoices SET status = 'voided', voided_at = clock_timestamp(), void_reason = \(reason),
+                UPDATE ledger.invoices SET status = 'voided', voided_at = now(), void_reason = \(reason),
                     replaced_by = \(replacementID)
                 WHERE id = \(current.id)
                 """)

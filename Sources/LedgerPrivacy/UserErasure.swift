@@ -84,7 +84,7 @@ package struct UserErasure: Sendable {
                 try step(.identityCleared, connection)
                 try scrub(connection, appID, user, pseudonym)
                 try step(.scrubbed, connection)
-                let horizon = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+                let horizon = try CommitHorizon.read(on: connection)
                 let chain = try ChainDigest.measure(on: connection, app: appID, horizon: horizon)
                 let signed = try SignedErasureCertificate(
                     ErasureCertificate(

@@ -10,6 +10,7 @@ import LedgerDomain
 import LedgerPrivacy
 import LedgerServer
 import LedgerStore
+import LedgerStoreTestSupport
 import LedgerWebhooks
 import Logging
 import NIOCore
@@ -51,7 +52,14 @@ package struct APIHarness: Sendable {
         extraRoots: [Certificate] = [], database: String? = nil, now: Instant? = nil,
         webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing
     ) async throws -> APIHarness {
-        let url = if let database { database } else { try await TestDatabase.makeDatabase(prefix: "api") }
+        let url =
+            if let database {
+                database
+            } else if let citus = CitusTestCluster.directory {
+                try await CitusTestCluster.makeDistributedDatabase(prefix: "api", in: citus)
+            } else {
+                try await TestDatabase.makeDatabase(prefix: "api")
+            }
         let pool = try await LedgerDatabase.open(connectionString: url, migrations: try SchemaLocation.migrations())
         let signer = try AppStoreTestSigner()
         let clock = now.map { TestClock(now: $0) } ?? TestClock()

@@ -5,6 +5,8 @@ import UTCTime
 /// The one place an `Instant` meets PostgreSQL's `timestamptz`: both are whole microseconds, UTC, so the conversion
 /// is exact. Everything the store hands out or takes is an `Instant`.
 extension Instant: PostgresEncodable, PostgresDecodable {
+    public static var nullType: PostgresType { PostgresTimestamp.nullType }
+
     public var postgresValue: PostgresValue {
         PostgresTimestamp(microsecondsSinceEpoch: microsecondsSinceEpoch).postgresValue
     }

@@ -14,7 +14,12 @@ package struct StoreFixture: Sendable {
     /// `role`: `.bulkLoads` for a test that records tens of thousands of paying users, `.lateCommits` for one that
     /// delays commits (see `TestServer.Role`).
     package static func make(prefix: String = "test", on role: TestServer.Role = .shared) async throws -> StoreFixture {
-        let url = try await TestDatabase.makeDatabase(prefix: prefix, on: role)
+        let url =
+            if let citus = CitusTestCluster.directory {
+                try await CitusTestCluster.makeDistributedDatabase(prefix: prefix, in: citus)
+            } else {
+                try await TestDatabase.makeDatabase(prefix: prefix, on: role)
+            }
         let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 4, migrations: try SchemaLocation.migrations())
         return StoreFixture(
             connectionString: url, store: EventStore(pool: pool),

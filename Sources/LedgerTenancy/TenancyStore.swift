@@ -145,12 +145,10 @@ public struct TenancyStore: Sendable {
     /// Revokes a key of `appID` (keeping the first revocation time when revoked again); nil when the app has no
     /// such key.
     public func revokeKey(app appID: String, keyID: String) async throws -> APIKeyRecord? {
-        try await pool.query(
-            """
-            UPDATE ledger.api_keys SET revoked_at = coalesce(revoked_at, now())
-            WHERE id = \(keyID) AND app_id = \(appID) RETURNING \(unescaped: Self.keyColumns)
-            """
-        ).first.map(Self.key)
+        // Two statements: Citus evaluates no STABLE function (now()) inside an UPDATE's COALESCE.
+        try await pool.query("UPDATE ledger.api_keys SET revoked_at = now() WHERE id = \(keyID) AND app_id = \(appID) AND revoked_at IS NULL")
+        return try await pool.query("SELECT \(unescaped: Self.keyColumns) FROM ledger.api_keys WHERE id = \(keyID) AND app_id = \(appID)")
+            .first.map(Self.key)
     }
 
     /// The live (unrevoked) key record for a presented key, or nil.
@@ -191,9 +189,12 @@ public struct TenancyStore: Sendable {
             ON CONFLICT (app_id, product_id) DO UPDATE SET product_type = EXCLUDED.product_type,
                 subscription_group = EXCLUDED.subscription_group, entitlements = EXCLUDED.entitlements,
                 updated_at = EXCLUDED.updated_at
-            RETURNING \(unescaped: Self.productColumns)
+            RETURNING updated_at
             """)
-        return try Self.product(rows[0])
+        // The row is what was sent but for its time (Citus runs no function such as array_to_json in an upsert's RETURNING).
+        return ProductRecord(
+            productID: product.productID, type: product.type, subscriptionGroup: product.subscriptionGroup,
+            entitlements: product.entitlements, updatedAt: try rows[0].decode(Instant.self, at: 0))
     }
 
     public func products(app appID: String) async throws -> [ProductRecord] {

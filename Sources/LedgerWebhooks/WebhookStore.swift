@@ -98,8 +98,8 @@ public struct WebhookStore: Sendable {
                     event_types = coalesce(\(changes.eventTypes.map(TextArray.init))::text[], event_types),
                     environments = coalesce(\(changes.environments.map(TextArray.init))::text[], environments),
                     status = coalesce(\(changes.status?.rawValue), status),
-                    disabled_reason = CASE \(changes.status?.rawValue) WHEN 'enabled' THEN NULL
-                        WHEN 'disabled' THEN 'disabled through the API' ELSE disabled_reason END,
+                    disabled_reason = CASE WHEN \(changes.status?.rawValue) = 'enabled' THEN NULL
+                        WHEN \(changes.status?.rawValue) = 'disabled' THEN 'disabled through the API' ELSE disabled_reason END,
                     failing_since = CASE WHEN \(changes.status?.rawValue) = 'enabled' THEN NULL ELSE failing_since END,
                     updated_at = now()
                 WHERE app_id = \(appID) AND endpoint_id = \(id)
@@ -293,18 +293,23 @@ public struct WebhookStore: Sendable {
                     finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
                 WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
                 """)
-            try connection.query(
+            // The failing streak, then the verdict on it in Swift: Citus runs no STABLE function (time arithmetic,
+            // to_char) inside an UPDATE's CASE on a distributed table.
+            let streak = try connection.query(
                 """
-                UPDATE ledger.webhook_endpoints SET
-                    failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(attempt.attemptedAt)::timestamptz) END,
-                    status = CASE WHEN \(failed) AND failing_since < \(at)::timestamptz - \(disableAfter) * interval '1 millisecond'
-                        THEN 'disabled' ELSE status END,
-                    disabled_reason = CASE WHEN \(failed) AND failing_since < \(at)::timestamptz - \(disableAfter) * interval '1 millisecond'
-                        THEN 'failing since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-                            || ' with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)'
-                        ELSE disabled_reason END
+                UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
                 WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
-                """)
+                RETURNING failing_since
+                """
+            ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
+            if failed, let since = streak, since < at.adding(microseconds: -disableAfter * 1000) {
+                let reason = "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
+                try connection.query(
+                    """
+                    UPDATE ledger.webhook_endpoints SET status = 'disabled', disabled_reason = \(reason)
+                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND status <> 'disabled'
+                    """)
+            }
         }
     }
 
@@ -312,14 +317,20 @@ public struct WebhookStore: Sendable {
 
     /// Erasure (docs/erasure.md): the deliveries about `user` name the pseudonym instead, their bodies (which named
     /// the id) are replaced by a note, and those not yet sent are given up; in the erasure's transaction.
+    /// The body is json_build_object's text spelled out (Citus runs no STABLE function of a column in an UPDATE); the
+    /// event types and the pseudonym are the ledger's own names, which need no escaping.
     package static func forget(app appID: String, user: String, pseudonym: String, on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            UPDATE ledger.webhook_deliveries SET finished_at = now()
+            WHERE app_id = \(appID) AND app_user_id IN (\(user), \(pseudonym)) AND finished_at IS NULL
+            """)
         try connection.query(
             """
             UPDATE ledger.webhook_deliveries
             SET app_user_id = \(pseudonym),
-                payload = json_build_object('type', event_type, 'erased', true, 'app_user_id', \(pseudonym)::text)::text,
-                status = CASE WHEN status = 'pending' THEN 'given_up' ELSE status END,
-                finished_at = COALESCE(finished_at, now())
+                payload = '{"type" : "' || event_type || '", "erased" : true, "app_user_id" : "' || \(pseudonym)::text || '"}',
+                status = CASE WHEN status = 'pending' THEN 'given_up' ELSE status END
             WHERE app_id = \(appID) AND app_user_id IN (\(user), \(pseudonym))
             """)
     }

@@ -14,6 +14,8 @@ public struct PostgresTimestamp: Hashable, Comparable, Sendable, PostgresEncodab
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.microsecondsSinceEpoch < rhs.microsecondsSinceEpoch }
 
+    public static var nullType: PostgresType { .timestamptz }
+
     public var postgresValue: PostgresValue {
         PostgresValue(type: .timestamptz, bytes: BigEndian.bytes(of: microsecondsSinceEpoch - Self.postgresEpochOffset))
     }

@@ -44,6 +44,10 @@ public struct PostgresValue: Sendable, Equatable {
 /// A Swift value that can be bound as a query parameter.
 public protocol PostgresEncodable: Sendable {
     var postgresValue: PostgresValue { get }
+    /// The OID a NULL of this type is bound with (text unless the type says otherwise). Times and arrays say: from
+    /// text, `$1::timestamptz` or `$1::text[]` would call a STABLE input function, which Citus refuses in an UPDATE's
+    /// COALESCE or CASE (Deploy/SCALE-OUT.md).
+    static var nullType: PostgresType { get }
 }
 
 extension Int64: PostgresEncodable {
@@ -93,8 +97,7 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
 }
 
 extension PostgresEncodable {
-    /// The OID a NULL of this type is bound with.
-    static var nullType: PostgresType { .text }
+    public static var nullType: PostgresType { .text }
 }
 
 /// JSON text bound as `jsonb` (binary format: version byte 1, then the text).
@@ -106,6 +109,7 @@ public struct JSONB: PostgresEncodable, Equatable {
 
 /// A `text[]`, for `= ANY($1)` lookups.
 public struct TextArray: PostgresEncodable {
+    public static var nullType: PostgresType { .textArray }
     public var elements: [String]
     public init(_ elements: [String]) { self.elements = elements }
     public var postgresValue: PostgresValue {
@@ -115,6 +119,7 @@ public struct TextArray: PostgresEncodable {
 
 /// A `text[]` whose elements may be NULL.
 public struct NullableTextArray: PostgresEncodable {
+    public static var nullType: PostgresType { .textArray }
     public var elements: [String?]
     public init(_ elements: [String?]) { self.elements = elements }
     public var postgresValue: PostgresValue {
@@ -124,6 +129,7 @@ public struct NullableTextArray: PostgresEncodable {
 
 /// An `int8[]`.
 public struct Int64Array: PostgresEncodable {
+    public static var nullType: PostgresType { .int8Array }
     public var elements: [Int64]
     public init(_ elements: [Int64]) { self.elements = elements }
     public var postgresValue: PostgresValue {
@@ -133,6 +139,7 @@ public struct Int64Array: PostgresEncodable {
 
 /// An `int8[]` whose elements may be NULL.
 public struct NullableInt64Array: PostgresEncodable {
+    public static var nullType: PostgresType { .int8Array }
     public var elements: [Int64?]
     public init(_ elements: [Int64?]) { self.elements = elements }
     public var postgresValue: PostgresValue {

@@ -37,14 +37,7 @@ import Testing
 
     /// Waits (polling the database) until the fan-out has passed the newest event and no delivery is left unsent.
     static func allDelivered(_ pool: PostgresPool, timeout: Duration = .seconds(180)) async throws -> Bool {
-        try await eventually(within: timeout) {
-            try await pool.query(
-                """
-                SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
-                           >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
-                       AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
-                """)[0].decode(Bool?.self, at: 0) ?? false
-        }
+        try await eventually(within: timeout) { try await WebhookProgress.allSent(pool) }
     }
 
     /// Waits until the delivery `id` succeeded; whether it did within `timeout`.

@@ -194,4 +194,22 @@ import Testing
         #expect(queue.waitingCount == 0)
         #expect(taken == submitted)
     }
+
+    /// On Citus a group holds one app's appends (a transaction on two workers would commit in two phases): the first
+    /// waiting append's app makes the group and the others wait, in order, for the next.
+    @Test func whenGroupsMayNotSpanAppsEachGroupHoldsOneApp() {
+        let queue = Self.queue(groups: 1)
+        queue.queue.groupsSpanApps = false
+        let appends = [("a1", "a", "s1"), ("b1", "b", "s1"), ("a2", "a", "s2"), ("b2", "b", "s2"), ("a3", "a", "s1")]
+        for (item, app, stream) in appends { _ = queue.submit(item, streams: [(app, stream)], events: 1) }
+        let first = queue.next(after: nil)
+        #expect(first?.items == ["a1", "a2", "a3"])
+        let second = queue.next(after: first)
+        #expect(second?.items == ["b1", "b2"])
+        #expect(queue.next(after: second) == nil)
+        // The same appends where groups span apps: one group.
+        let spanning = Self.queue(groups: 1)
+        for (item, app, stream) in appends { _ = spanning.submit(item, streams: [(app, stream)], events: 1) }
+        #expect(spanning.next(after: nil)?.items == ["a1", "b1", "a2", "b2", "a3"])
+    }
 }

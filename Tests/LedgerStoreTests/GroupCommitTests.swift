@@ -84,10 +84,12 @@ import Tracing
         // An append to a stream earlier in the same group sees that one's event.
         let second = try results[4].get()
         #expect(second.streamVersion == 2)
-        // One transaction for the whole group, another than the seeded event's.
+        // One transaction for the whole group, another than the seeded event's; on Citus one per app (each app's
+        // appends commit on its own worker: GroupCommitQueue).
         let g = try await Self.transactionIDs(fixture, app: "g")
         let h = try await Self.transactionIDs(fixture, app: "h")
-        #expect(Set([g["a1"], g["a2"], h["b1"], h["b2"]]).count == 1)
+        #expect(Set([g["a1"], g["a2"], h["b1"], h["b2"]]).count == (CitusTestCluster.isActive ? 2 : 1))
+        #expect(g["a1"] == g["a2"] && h["b1"] == h["b2"])
         #expect(g["a1"] != g["known"])
         #expect(g["refused"] == nil)
         // The chain still links the stream's events.
@@ -191,7 +193,7 @@ import Tracing
     /// The common group (each append to a stream of its own, keys not recorded yet, expected versions holding) is
     /// one key lookup, one head lookup and one INSERT (schema/017): no call of the per-append function, and the
     /// answers and the chain are the ones appending one by one gives. A group with a duplicate runs append by append.
-    @Test func aGroupOfFreshAppendsIsOneInsertWithTheAnswersOfOneByOne() async throws {
+    @Test(.disabled(if: CitusTestCluster.isActive, "on Citus a group runs append by append (schema/031)")) func aGroupOfFreshAppendsIsOneInsertWithTheAnswersOfOneByOne() async throws {
         let fixture = try await StoreFixture.make()
         for app in ["g", "ref"] {
             _ = try await fixture.store.append(app: app, stream: "s1", events: [event("\(app)-seed1"), event("\(app)-seed2")])

@@ -54,13 +54,9 @@ import Testing
         var done = false
         let end = ContinuousClock.now + .seconds(240)
         while !done && ContinuousClock.now < end {
-            done =
-                try await inspection.query(
-                    """
-                    SELECT (SELECT (transaction_id, position) FROM ledger.webhook_fanout)
-                               >= (SELECT (transaction_id, position) FROM ledger.events ORDER BY transaction_id DESC, position DESC LIMIT 1)
-                           AND NOT EXISTS (SELECT FROM ledger.webhook_deliveries WHERE status <> 'succeeded')
-                    """)[0].decode(Bool?.self, at: 0) ?? false
+            let pool = PostgresPool(configuration: PostgresConfiguration(connectionString: databaseURL), size: 1)
+            done = try await WebhookProgress.allSent(pool)
+            await pool.shutdown()
             if !done { try await Task.sleep(for: .milliseconds(200)) }
         }
         let log = await server.logTail(2000)

@@ -60,7 +60,7 @@ public struct ChainDigester: Sendable {
     /// Signs a digest of every app's log as of now; returns them.
     @discardableResult
     public func digest(on connection: PostgresConnection, key: Curve25519.Signing.PrivateKey) throws -> [ChainDigest] {
-        let horizon = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+        let horizon = try CommitHorizon.read(on: connection)
         let apps = try connection.query("SELECT DISTINCT app_id FROM ledger.events").map { try $0.decode(String.self, at: 0) }
         return try apps.map { appID in
             let state = try ChainDigest.measure(on: connection, app: appID, horizon: horizon)

@@ -12,7 +12,7 @@ extension EventImport {
         lines: some Sequence<String>, on connection: PostgresConnection,
         progress: (Int) -> Void = { _ in }
     ) throws -> Summary {
-        let empty = try connection.query("SELECT NOT EXISTS (SELECT FROM ledger.events)").first?.decode(Bool.self, at: 0) ?? false
+        let empty = try connection.query("SELECT NOT EXISTS (SELECT 1 FROM ledger.events)").first?.decode(Bool.self, at: 0) ?? false
         var restore: Bool?
         var summary = Summary(lines: 0, appended: 0, alreadyPresent: 0, restoredExactly: false)
         // Lines are read in windows and grouped by stream (keeping each stream's order), so an interleaved file

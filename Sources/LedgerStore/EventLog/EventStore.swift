@@ -166,19 +166,20 @@ public struct EventStore: Sendable {
         limit: Int
     ) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
+        let horizon = TransactionIDValue(value: try CommitHorizon.read(on: connection))
         let query: PostgresQuery =
             if let appID {
                 """
                 SELECT \(unescaped: EventColumns.list) FROM ledger.events
                 WHERE app_id = \(appID) AND (transaction_id, position) > (\(after), \(checkpoint.position))
-                  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                  AND transaction_id < \(horizon)
                 ORDER BY transaction_id, position LIMIT \(Int64(limit))
                 """
             } else {
                 """
                 SELECT \(unescaped: EventColumns.list) FROM ledger.events
                 WHERE (transaction_id, position) > (\(after), \(checkpoint.position))
-                  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                  AND transaction_id < \(horizon)
                 ORDER BY transaction_id, position LIMIT \(Int64(limit))
                 """
             }

@@ -13,6 +13,11 @@
 /// about to send their next ones. Without it, closed-loop writers alternate a group of one (the first back) with a
 /// group of the rest: 1.8 appends per group with four writers, where four per group commit at the rate of single
 /// inserts. A lone writer never lingers (its groups have no company), and a linger ends as soon as enough wait.
+///
+/// On Citus (`groupsSpanApps` false) a group holds one app's appends: apps live on different workers, and a
+/// transaction that writes on two workers commits in two phases, after the coordinator, which the projections' horizon
+/// cannot see (Deploy/SCALE-OUT.md, "the log's order"). The first waiting append's app makes the group; appends of
+/// other apps wait for the next.
 package struct GroupCommitQueue<Item: Sendable>: Sendable {
     /// Appends to commit in one transaction, in arrival order; hand it back to `next(after:)` when it has ended.
     package struct Group: Sendable {
@@ -22,6 +27,7 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
 
     private struct Waiting: Sendable {
         var item: Item
+        var app: String
         /// Each stream as `app` NUL `stream`.
         var streams: [String]
         var events: Int
@@ -32,6 +38,9 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
     private var committingStreams: Set<String> = []
     private var committers = 0
     private var lingering = 0
+
+    /// Whether one group may hold appends of several apps (false on Citus; set once the committer knows the database).
+    package var groupsSpanApps = true
 
     package init(limits: GroupCommitLimits) { self.limits = limits }
 
@@ -44,10 +53,11 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
     /// Committers lingering for appends to arrive (an arrival should wake them).
     package var lingeringCount: Int { lingering }
 
-    /// A new append of `events` events to `streams` (app and stream pairs). True when a committer must be started
-    /// for it (none is free to take it).
+    /// A new append of `events` events to `streams` (app and stream pairs, all of one app). True when a committer must
+    /// be started for it (none is free to take it).
     package mutating func submit(_ item: Item, streams: [(app: String, stream: String)], events: Int) -> Bool {
-        waiting.append(Waiting(item: item, streams: streams.map { $0.app + "\u{0}" + $0.stream }, events: events))
+        let app = streams.first?.app ?? ""
+        waiting.append(Waiting(item: item, app: app, streams: streams.map { $0.app + "\u{0}" + $0.stream }, events: events))
         // A lingering committer takes it: another started now would take it alone.
         guard committers < limits.maximumGroups, lingering == 0 else { return false }
         committers += 1
@@ -77,19 +87,22 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
     }
 
     /// The waiting appends, in arrival order, that fit the limits and touch no stream of a committing group, nor of
-    /// an earlier append left waiting (which would be overtaken).
+    /// an earlier append left waiting (which would be overtaken); of the first one's app only, unless groups span apps.
     private mutating func nextGroup() -> Group? {
         var group = Group(items: [], streams: [])
         var events = 0
+        var app: String?
         var left: [Waiting] = []
         var leftStreams: Set<String> = []
         for entry in waiting {
             let full = group.items.count == limits.maximumAppends || (!group.items.isEmpty && events + entry.events > limits.maximumEvents)
-            if full || entry.streams.contains(where: { committingStreams.contains($0) || leftStreams.contains($0) }) {
+            let otherApp = !groupsSpanApps && app != nil && entry.app != app
+            if full || otherApp || entry.streams.contains(where: { committingStreams.contains($0) || leftStreams.contains($0) }) {
                 left.append(entry)
                 leftStreams.formUnion(entry.streams)
                 continue
             }
+            app = entry.app
             group.items.append(entry.item)
             group.streams.formUnion(entry.streams)
             events += entry.events

@@ -25,6 +25,8 @@ package final class GroupCommitter: Sendable {
     /// synchronously there, beside libpq's blocking calls), never on the cooperative pool.
     private let arrivals = NSCondition()
     private let linger: TimeInterval
+    /// Whether `queue` knows yet if groups may span apps (they may not on Citus); asked of the database once.
+    private let databaseKnown = Atomic<Bool>(false)
 
     package init(pool: PostgresPool, limits: GroupCommitLimits) {
         self.pool = pool
@@ -58,6 +60,12 @@ package final class GroupCommitter: Sendable {
     private func runCommitter() async {
         do {
             try await pool.withConnection { connection in
+                if !self.databaseKnown.load(ordering: .acquiring) {
+                    let citus = try connection.query("SELECT to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL").first
+                    let spans = !(try citus?.decode(Bool.self, at: 0) ?? false)
+                    self.queue.withLock { $0.groupsSpanApps = spans }
+                    self.databaseKnown.store(true, ordering: .releasing)
+                }
                 self.drain { AppendStatements.appendGroup(on: connection, Self.requests($0)) }
             }
         } catch {

@@ -151,7 +151,7 @@ public enum ProjectionReplay {
             for model in models {
                 try control.query("SELECT pg_advisory_lock(hashtext(\(ProjectionCheckpoints.lockKey(model.name))))")
             }
-            let cut = try control.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+            let cut = try CommitHorizon.read(on: control)
             for runner in ProjectionCatalog.runners(models.map { $0.name }) {
                 while try runner.runBatch(on: control, before: cut) > 0 {}
             }
@@ -186,7 +186,7 @@ public enum ProjectionReplay {
         let writers = try tables.map { _ in try PostgresConnection.connect(configuration) }
         // One snapshot for the cut and the read: every transaction below the cut has ended before it was taken.
         try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        let cut = try requested ?? reader.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+        let cut = try requested ?? CommitHorizon.read(on: reader)
         let pass = FoldPass(models: models, schema: schema, cut: cut, foldStates: foldStates)
         let (events, strays) = try pass.run(reader: reader, writers: writers, progress: progress)
         try reader.execute("COMMIT")
@@ -247,13 +247,17 @@ public enum ProjectionReplay {
         let key = table.key.filter { $0 != "app_id" }.map { "coalesce(l.\($0), r.\($0))" }.joined(separator: " || '|' || ")
         let differs =
             table.hasFoldState
-            ? "to_jsonb(l) - 'fold_state' IS DISTINCT FROM to_jsonb(r) - 'fold_state' "
-                + "OR (l.fold_state IS NOT NULL AND l.fold_state IS DISTINCT FROM r.fold_state)"
-            : "to_jsonb(l) IS DISTINCT FROM to_jsonb(r)"
+            ? "l.doc - 'fold_state' IS DISTINCT FROM r.doc - 'fold_state' "
+                + "OR (l.doc->'fold_state' <> 'null' AND l.doc->'fold_state' IS DISTINCT FROM r.doc->'fold_state')"
+            : "l.doc IS DISTINCT FROM r.doc"
+        // Each row's document is made beside its table (on Citus, on the worker for the live table): a whole-row
+        // reference across a join of a distributed and a local table would be read back with only the joined columns.
+        let columns = table.key.joined(separator: ", ")
         let query = PostgresQuery(
             unsafeSQL: """
-                SELECT coalesce(l.app_id, r.app_id), \(key), to_jsonb(l)::text, to_jsonb(r)::text
-                FROM \(table.qualified("ledger")) l FULL JOIN \(table.qualified(checkSchema)) r ON \(join)
+                SELECT coalesce(l.app_id, r.app_id), \(key), l.doc::text, r.doc::text
+                FROM (SELECT \(columns), to_jsonb(t) AS doc FROM \(table.qualified("ledger")) t) l
+                FULL JOIN (SELECT \(columns), to_jsonb(t) AS doc FROM \(table.qualified(checkSchema)) t) r ON \(join)
                 WHERE \(differs)
                 ORDER BY 1, 2
                 """)

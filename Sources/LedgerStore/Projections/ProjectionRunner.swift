@@ -52,7 +52,8 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
         on connection: PostgresConnection
     ) throws -> [RecordedEvent] {
         let after = TransactionIDValue(value: checkpoint.transactionID)
-        let bound = cut.map { TransactionIDValue(value: $0) }
+        let horizon = try CommitHorizon.read(on: connection)
+        let bound = TransactionIDValue(value: cut.map { min($0, horizon) } ?? horizon)
         // Only these apps' events (the webhook fan-out's apps with endpoints): a statement of its own, so that the
         // projections' plan has no condition it does not need.
         let onlyApps = apps.map { TextArray($0) }
@@ -66,8 +67,7 @@ package struct ProjectionRunner<Model: ReadModel>: ProjectionRunning {
                     unsafeSQL: """
                         SELECT \(EventColumns.listSkippingRecords) FROM ledger.events
                         WHERE (transaction_id, position) > ($1, $2)
-                          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                          AND ($3::xid8 IS NULL OR transaction_id < $3::xid8) \(ofApps)
+                          AND transaction_id < $3::xid8 \(ofApps)
                         ORDER BY transaction_id, position LIMIT \(limit)
                         """, bindings: bindings)))
         if events.count == limit, let last = events.last {
