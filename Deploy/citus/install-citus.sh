@@ -50,7 +50,7 @@ if [ ! -f "$cache/built" ]; then
     fi
     [ -n "$source" ] && [ -f "$source" ] || {
         echo "install-citus: citus-$version.tar.gz not found; set CITUS_SOURCE to its path (see Deploy/SCALE-OUT.md)" >&2
-        exit 2
+        exit 3
     }
     echo "$sha256  $source" | sha256sum -c --quiet - || { echo "install-citus: $source is not the vendored archive (sha256)" >&2; exit 2; }
     rm -rf "$cache"

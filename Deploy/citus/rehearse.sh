@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Rehearses the ledger on Citus (Deploy/SCALE-OUT.md, "Proven on Citus"): brings up.sh's cluster up (Citus built once
+# from the vendored source), runs the API and store scenarios on it (each test's database distributed on the cluster:
+# LEDGER_TEST_CITUS), then CitusRehearsalTests: signed notifications for LEDGER_CITUS_APPS apps (default 50) through
+# `ledger serve`, once on a single PostgreSQL and once on Citus while a third worker joins and the shards rebalance.
+# Fails unless every acknowledged write is in the log once, `ledger verify` and `ledger replay --check` are clean,
+# no answer was a 5xx but 503 with Retry-After, each app's shards are on one worker, and the invoices equal the single
+# node's. Prints the figures of both runs (requests, appends/s, status reads/s).
+#
+#   Deploy/citus/rehearse.sh [USERS_PER_APP]     default 8 (CI: 4); the cluster in CITUS_REHEARSAL_DIR (default: a
+#                                                temporary folder), stopped at the end
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+users=${1:-8}
+# Shards move by logical replication (writes go on) in the full rehearsal; a short one moves them with writes blocked
+# for each copy, which ends within its shorter load (Deploy/SCALE-OUT.md, "Growing").
+if [ "$users" -ge 8 ]; then export CITUS_SHARD_TRANSFER_MODE=${CITUS_SHARD_TRANSFER_MODE:-auto}; else export CITUS_SHARD_TRANSFER_MODE=${CITUS_SHARD_TRANSFER_MODE:-block_writes}; fi
+dir=${CITUS_REHEARSAL_DIR:-$(mktemp -d)}
+swift build --build-tests
+Deploy/citus/up.sh "$dir"
+trap 'Deploy/citus/down.sh "$dir" >/dev/null 2>&1' EXIT
+# The scenarios that write and read through every feature: appends, group commit, projections and their rebuild,
+# notifications, uploads, status reads, live streams, webhooks, erasure, grants, revenue, invoices.
+scenarios="LedgerStoreTests\.(EventStoreAppendTests|GroupCommitTests|ProjectionRuntimeTests|ChainDigestTests|ImmutabilityAndTamperTests)"
+scenarios+="|LedgerServerTests\.(AdminRoutesTests|NotificationRoutesTests|SeedRoutesTests|SubscriptionStateRoutesTests|UserRoutesTests"
+scenarios+="|WebhookTests|ErasureTests|InvoiceRoutesTests|LiveStreamTests|SupportGrantTests|RevenueRoutesTests|ConsumptionConsentRoutesTests)"
+log=$(mktemp)
+set +e
+LEDGER_TEST_CITUS="$dir" LEDGER_CITUS_REHEARSAL="$users" \
+    swift test --skip-build --filter "($scenarios|CitusRehearsalTests)" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+grep -q "Test manyAppsLoseNothingAndStayWholeWhileAWorkerJoins() passed" "$log" || status=1
+for run in single citus; do echo "rehearse: $(grep -E "^reliability\[citus-rehearsal-$run\]" "$log" | tail -1)"; done
+echo "rehearse: exit $status"
+exit "$status"
