@@ -421,7 +421,8 @@ let package = Package(
             dependencies: [
                 "LedgerOperators", "LedgerPrivacy", .product(name: "Crypto", package: "swift-crypto"),
                 "UTCTime", "LedgerTenancy",
-                "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerStoreTestSupport", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport", "AppStoreSamples",
+                "LedgerServer", "LedgerDomain", "LedgerStore", "LedgerStoreTestSupport", "LedgerWebhooks", "PostgresClient", "PostgresTestSupport",
+                "AppStoreSamples",
                 "AppStoreVerification", "AppStoreServerTestSupport", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),

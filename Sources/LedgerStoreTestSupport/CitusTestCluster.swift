@@ -26,7 +26,9 @@ package enum CitusTestCluster {
         guard let line = env.split(separator: "\n").first(where: { $0.hasPrefix("CITUS_NODE_PORTS=") }) else {
             throw CitusTestClusterError("no CITUS_NODE_PORTS in \(directory)/citus.env: start the cluster with Deploy/citus/up.sh \(directory)")
         }
-        return line.dropFirst("CITUS_NODE_PORTS=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).split(separator: " ").compactMap { Int($0) }
+        return line.dropFirst("CITUS_NODE_PORTS=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).split(separator: " ").compactMap {
+            Int($0)
+        }
     }
 
     static func url(port: Int, database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }

@@ -295,15 +295,17 @@ public struct WebhookStore: Sendable {
                 """)
             // The failing streak, then the verdict on it in Swift: Citus runs no STABLE function (time arithmetic,
             // to_char) inside an UPDATE's CASE on a distributed table.
-            let streak = try connection.query(
-                """
-                UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
-                WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
-                RETURNING failing_since
-                """
-            ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
+            let streak =
+                try connection.query(
+                    """
+                    UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
+                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
+                    RETURNING failing_since
+                    """
+                ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
             if failed, let since = streak, since < at.adding(microseconds: -disableAfter * 1000) {
-                let reason = "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
+                let reason =
+                    "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
                 try connection.query(
                     """
                     UPDATE ledger.webhook_endpoints SET status = 'disabled', disabled_reason = \(reason)

@@ -42,7 +42,11 @@ import Testing
         await fixture.close()
     }
 
-    @Test(.disabled(if: CitusTestCluster.isActive, "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers")) func removingTheNewestEventOfAStreamIsFound() async throws {
+    @Test(
+        .disabled(
+            if: CitusTestCluster.isActive,
+            "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers"))
+    func removingTheNewestEventOfAStreamIsFound() async throws {
         let (fixture, result, key) = try await fixtureWithDigest()
         try await asSuperuserWithoutTriggers(fixture, "DELETE FROM ledger.events WHERE position = \(result.positions[3])")
         let (chain, digests) = try await check(fixture, trusted: key.publicKey)
@@ -52,7 +56,11 @@ import Testing
         await fixture.close()
     }
 
-    @Test(.disabled(if: CitusTestCluster.isActive, "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers")) func aForgerWhoRecomputesHashesIsFound() async throws {
+    @Test(
+        .disabled(
+            if: CitusTestCluster.isActive,
+            "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers"))
+    func aForgerWhoRecomputesHashesIsFound() async throws {
         let (fixture, result, key) = try await fixtureWithDigest()
         try await asSuperuserWithoutTriggers(
             fixture,
@@ -67,7 +75,11 @@ import Testing
         await fixture.close()
     }
 
-    @Test(.disabled(if: CitusTestCluster.isActive, "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers")) func aDigestReSignedWithAnotherKeyIsFound() async throws {
+    @Test(
+        .disabled(
+            if: CitusTestCluster.isActive,
+            "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers"))
+    func aDigestReSignedWithAnotherKeyIsFound() async throws {
         let (fixture, result, key) = try await fixtureWithDigest()
         try await asSuperuserWithoutTriggers(fixture, "DELETE FROM ledger.events WHERE position = \(result.positions[3])")
         // The attacker signs a fresh digest of the damaged log with a key of their own.

@@ -90,7 +90,9 @@ import UTCTime
     }
 
     /// The service's connections keep generic plans (LedgerDatabase.open says why).
-    @Test(.disabled(if: CitusTestCluster.isActive, "on Citus the planner chooses (LedgerDatabase.open)")) func theServicePoolKeepsGenericPlans() async throws {
+    @Test(.disabled(if: CitusTestCluster.isActive, "on Citus the planner chooses (LedgerDatabase.open)")) func theServicePoolKeepsGenericPlans()
+        async throws
+    {
         let fixture = try await StoreFixture.make()
         for _ in 0..<3 {
             let mode = try await fixture.store.pool.query("SELECT current_setting('plan_cache_mode')").first?.decode(String.self, at: 0)

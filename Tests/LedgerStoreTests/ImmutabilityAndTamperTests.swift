@@ -45,7 +45,11 @@ import Testing
     }
 
     /// A superuser with triggers disabled edits, deletes and inserts rows; verify names the position each time.
-    @Test(.disabled(if: CitusTestCluster.isActive, "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers"), arguments: ["edit", "delete", "insert"])
+    @Test(
+        .disabled(
+            if: CitusTestCluster.isActive,
+            "the tamper switches off triggers for its session (session_replication_role), which Citus does not carry to the workers"),
+        arguments: ["edit", "delete", "insert"])
     func verifyFindsWhatASuperuserChanged(change: String) async throws {
         let fixture = try await StoreFixture.make()
         let result = try await fixture.store.append(app: "app", stream: "s", events: (1...5).map { event("e\($0)") })

@@ -90,7 +90,9 @@ import UTCTime
 
     /// A failure after the states are written but before the checkpoint (injected by a trigger, standing in for a
     /// crash) leaves neither states nor checkpoint behind; the next run starts from the old checkpoint.
-    @Test(.disabled(if: CitusTestCluster.isActive, "its crash trigger is single-node DDL")) func aBatchThatFailsMidwayLeavesNothingBehind() async throws {
+    @Test(.disabled(if: CitusTestCluster.isActive, "its crash trigger is single-node DDL")) func aBatchThatFailsMidwayLeavesNothingBehind()
+        async throws
+    {
         let fixture = try await StoreFixture.make()
         try await Self.append(Self.history(users: 3), app: "app", to: fixture.store)
         try await fixture.superuser.withConnection { connection in

@@ -101,7 +101,8 @@ import UTCTime
 
     /// The write's events are found by position even for an app the statistics do not know (not by reading the
     /// app's events backwards in log order).
-    @Test(.disabled(if: CitusTestCluster.isActive, "counts the coordinator's index scans; on Citus they run on the workers")) func aNewAppsWriteIsFoundByPosition() async throws {
+    @Test(.disabled(if: CitusTestCluster.isActive, "counts the coordinator's index scans; on Citus they run on the workers"))
+    func aNewAppsWriteIsFoundByPosition() async throws {
         let fixture = try await StoreFixture.make()
         for index in 0..<300 { _ = try await append(fixture, "old-\(index)") }
         try await fixture.superuser.query("ANALYZE ledger.events")

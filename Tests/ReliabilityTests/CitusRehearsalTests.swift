@@ -61,7 +61,9 @@ import Testing
         var missing: [String] = []
         for (tenant, history) in zip(citus.tenants, histories) {
             let keys = try await inspection.idempotencyKeyCounts(app: tenant.appID)
-            for uuid in history.all.compactMap { (delivery: Delivery) in delivery.notificationUUID } where keys["notification:\(uuid)"] != 1 { missing.append(uuid) }
+            for uuid in history.all.compactMap { (delivery: Delivery) in delivery.notificationUUID } where keys["notification:\(uuid)"] != 1 {
+                missing.append(uuid)
+            }
         }
         #expect(missing.isEmpty, "not recorded exactly once on Citus: \(missing.prefix(5)) (\(missing.count) in all)")
 
@@ -74,7 +76,8 @@ import Testing
 
         // Tenants whole, and spread: each app's rows of every distributed table on one worker, the apps on several.
         let placements = try await Self.workersOfEachApp(citus.tenants.map { $0.appID }, databaseURL: citusURL)
-        #expect(placements.values.allSatisfy { $0.count == 1 }, "apps whose shards are on several workers: \(placements.filter { $0.value.count != 1 })")
+        #expect(
+            placements.values.allSatisfy { $0.count == 1 }, "apps whose shards are on several workers: \(placements.filter { $0.value.count != 1 })")
         let workers = Set(placements.values.flatMap { $0 })
         #expect(workers.count >= 3, "the apps live on \(workers.sorted()) after the third worker joined")
 
