@@ -193,7 +193,7 @@ import Tracing
     /// The common group (each append to a stream of its own, keys not recorded yet, expected versions holding) is
     /// one key lookup, one head lookup and one INSERT (schema/017): no call of the per-append function, and the
     /// answers and the chain are the ones appending one by one gives. A group with a duplicate runs append by append.
-    @Test(.disabled(if: CitusTestCluster.isActive, "on Citus a group runs append by append (schema/031)"))
+    @Test(.disabled(if: CitusTestCluster.isActive, "on Citus a group runs append by append (GroupCommitter)"))
     func aGroupOfFreshAppendsIsOneInsertWithTheAnswersOfOneByOne() async throws {
         let fixture = try await StoreFixture.make()
         for app in ["g", "ref"] {

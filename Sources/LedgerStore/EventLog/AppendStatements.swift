@@ -51,14 +51,15 @@ package enum AppendStatements {
         return try rows.result(app: appID, stream: streamID, expected: expected, events: events)
     }
 
-    /// Runs appends to streams of any apps as one statement (`ledger.append_events_group`, schema/017), and
+    /// Runs appends to streams of any apps as one statement (`ledger.append_events_group`, schema/017, or with
+    /// `appendByAppend` its append-by-append form of schema/012, which Citus can route: GroupCommitter), and
     /// answers each one's result in order. A group of one goes to `ledger.append_events` directly. A unique
     /// violation (a concurrent writer outside the group won a race) runs the group again; any other error the
     /// statement raises runs the appends one by one, so that it reaches only the append that caused it. A lost
     /// connection fails them all: whether they committed is unknown.
     package static func appendGroup(
         on connection: PostgresConnection,
-        _ requests: [(appID: String, append: EventStore.StreamAppend)]
+        _ requests: [(appID: String, append: EventStore.StreamAppend)], appendByAppend: Bool = false
     ) -> [Result<AppendResult, any Error>] {
         func oneByOne() -> [Result<AppendResult, any Error>] {
             requests.map { request in
@@ -71,12 +72,13 @@ package enum AppendStatements {
         }
         guard requests.count > 1 else { return oneByOne() }
         let events = requests.flatMap(\.append.events)
+        let function = appendByAppend ? "ledger.append_events_one_by_one" : "ledger.append_events_group"
         for _ in 0..<maximumAttempts {
             do {
                 var rows = Array(repeating: AppendRows(), count: requests.count)
                 for row in try connection.query(
                     prepared: """
-                        SELECT out_append, out_key, out_position, out_version, out_appended FROM ledger.append_events_group(
+                        SELECT out_append, out_key, out_position, out_version, out_appended FROM \(unescaped: function)(
                             \(TextArray(requests.map(\.appID))), \(TextArray(requests.map(\.append.streamID))),
                             \(NullableInt64Array(requests.map(\.append.expected.expectedHead))),
                             \(Int64Array(requests.map { Int64($0.append.events.count) }))::integer[],

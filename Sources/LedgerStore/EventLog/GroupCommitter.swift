@@ -66,7 +66,10 @@ package final class GroupCommitter: Sendable {
                     self.queue.withLock { $0.groupsSpanApps = spans }
                     self.databaseKnown.store(true, ordering: .releasing)
                 }
-                self.drain { AppendStatements.appendGroup(on: connection, Self.requests($0)) }
+                // On Citus a group is one app's, and runs append by append: its set-based INSERT … SELECT would commit
+                // through COPY, in two phases (schema/031).
+                let appendByAppend = !self.queue.withLock { $0.groupsSpanApps }
+                self.drain { AppendStatements.appendGroup(on: connection, Self.requests($0), appendByAppend: appendByAppend) }
             }
         } catch {
             drain { Array(repeating: .failure(error), count: Self.requests($0).count) }
