@@ -32,6 +32,7 @@ package enum LedgerMetrics {
         Counter(label: "ledger_appstore_api_errors_total", dimensions: [("code", "transport")]).increment(by: 0)
         Counter(label: "ledger_appstore_api_rate_limited_total").increment(by: 0)
         _ = Recorder(label: "ledger_group_commit_size", aggregate: true)  // made, not recorded: no false 0-sized group
+        _ = Recorder(label: "ledger_status_read_batch_size", aggregate: true)
         Gauge(label: "ledger_webhook_endpoints_disabled").record(0)
         Gauge(label: "ledger_live_streams").record(0)
         for name in ["ledger_rebuild_running", "ledger_rebuild_events_done", "ledger_rebuild_events_estimated"] { Gauge(label: name).record(0) }

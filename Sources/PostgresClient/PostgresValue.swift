@@ -21,6 +21,7 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
     public static let xid8 = PostgresType(rawValue: 5069)
     public static let textArray = PostgresType(rawValue: 1009)
     public static let int8Array = PostgresType(rawValue: 1016)
+    public static let byteaArray = PostgresType(rawValue: 1001)
 }
 
 /// One bound parameter: its type OID, wire format and bytes (nil = SQL NULL).
@@ -124,6 +125,16 @@ public struct NullableTextArray: PostgresEncodable {
     public init(_ elements: [String?]) { self.elements = elements }
     public var postgresValue: PostgresValue {
         ArrayEncoding.encode(elementType: .text, elements: elements.map { $0.map { Array($0.utf8) } }, arrayType: .textArray)
+    }
+}
+
+/// A `bytea[]`.
+public struct ByteaArray: PostgresEncodable {
+    public static var nullType: PostgresType { .byteaArray }
+    public var elements: [[UInt8]]
+    public init(_ elements: [[UInt8]]) { self.elements = elements }
+    public var postgresValue: PostgresValue {
+        ArrayEncoding.encode(elementType: .bytea, elements: elements, arrayType: .byteaArray)
     }
 }
 

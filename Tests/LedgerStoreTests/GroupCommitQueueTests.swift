@@ -13,6 +13,7 @@ import Testing
         func submit(_ item: String, streams: [(app: String, stream: String)], events: Int) -> Bool {
             queue.submit(item, streams: streams, events: events)
         }
+        func submit(_ item: String, app: String) -> Bool { queue.submit(item, app: app) }
         func next(after group: Queue.Group?) -> Queue.Group? { queue.next(after: group) }
         func beginLinger(after group: Queue.Group?) -> Int? { queue.beginLinger(after: group) }
         func endLinger() { queue.endLinger() }
@@ -55,6 +56,20 @@ import Testing
         _ = queue.submit("a3", streams: [("app", "a")], events: 1)
         _ = queue.submit("b3", streams: [("app", "b")], events: 1)
         #expect(queue.beginLinger(after: next) == nil)
+    }
+
+    /// Reads (`StatusReadBatcher`) have no streams: everything waiting goes in the next batch, up to the limit, apps
+    /// mixed, and at most `maximumGroups` readers run.
+    @Test func itemsWithoutStreamsAllJoinTheNextGroupUpToTheLimit() {
+        let queue = Self.queue(groups: 2, appends: 3, events: 3)
+        #expect(queue.submit("r1", app: "app1"))
+        #expect(queue.submit("r2", app: "app2"))
+        for read in ["r3", "r4", "r5", "r6"] { #expect(!queue.submit(read, app: "app1")) }
+        let first = queue.next(after: nil)
+        #expect(first?.items == ["r1", "r2", "r3"])
+        #expect(queue.next(after: nil)?.items == ["r4", "r5", "r6"])
+        #expect(queue.next(after: first) == nil)
+        #expect(queue.committerCount == 1)
     }
 
     @Test func noLingerWhenItIsZero() {

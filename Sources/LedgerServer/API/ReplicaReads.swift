@@ -31,8 +31,8 @@ struct ReplicaReads: Sendable {
 
     init(primary: PostgresPool, replica: PostgresPool?, wait: Duration, identities: IdentityStore) {
         self.identities = identities
-        self.primary = UserQueries(pool: primary)
-        self.replica = replica.map { Replica(pool: $0, users: UserQueries(pool: $0)) }
+        self.primary = UserQueries(pool: primary, batchingStatusReads: true)
+        self.replica = replica.map { Replica(pool: $0, users: UserQueries(pool: $0, batchingStatusReads: true)) }
         self.wait = wait
     }
 

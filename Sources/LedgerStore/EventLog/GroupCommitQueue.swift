@@ -1,5 +1,5 @@
 /// Which waiting appends commit together (group commit). A pure state machine, tested directly; `GroupCommitter`
-/// runs it.
+/// runs it, and `StatusReadBatcher` runs it for status reads (items without streams: a read joins the next batch).
 ///
 /// Appends wait in arrival order. A committer (at most `maximumGroups` of them, each on its own connection) takes
 /// everything then waiting as one group right before it runs it, and takes again after each group until nothing it
@@ -56,8 +56,17 @@ package struct GroupCommitQueue<Item: Sendable>: Sendable {
     /// A new append of `events` events to `streams` (app and stream pairs, all of one app). True when a committer must
     /// be started for it (none is free to take it).
     package mutating func submit(_ item: Item, streams: [(app: String, stream: String)], events: Int) -> Bool {
-        let app = streams.first?.app ?? ""
-        waiting.append(Waiting(item: item, app: app, streams: streams.map { $0.app + "\u{0}" + $0.stream }, events: events))
+        enqueue(Waiting(item: item, app: streams.first?.app ?? "", streams: streams.map { $0.app + "\u{0}" + $0.stream }, events: events))
+    }
+
+    /// A new item that writes no stream (a read, `StatusReadBatcher`): it counts toward the limits as `events` and
+    /// waits for nothing but a free taker. True when a taker must be started for it.
+    package mutating func submit(_ item: Item, app: String, events: Int = 1) -> Bool {
+        enqueue(Waiting(item: item, app: app, streams: [], events: events))
+    }
+
+    private mutating func enqueue(_ entry: Waiting) -> Bool {
+        waiting.append(entry)
         // A lingering committer takes it: another started now would take it alone.
         guard committers < limits.maximumGroups, lingering == 0 else { return false }
         committers += 1

@@ -107,19 +107,14 @@ package final class GroupCommitter: Sendable {
     private static func traced(
         _ submissions: [Submission], _ commit: () -> [Result<AppendResult, any Error>]
     ) -> [Result<AppendResult, any Error>] {
-        let contexts = submissions.compactMap(\.context)
-        guard let parent = contexts.first else { return commit() }
-        let span = startSpan("ledger.group_commit", context: parent)
-        defer { span.end() }
-        if span.isRecording {
-            for other in contexts.dropFirst() { span.addLink(SpanLink(context: other, attributes: [:])) }
-            span.attributes["ledger.group_commit.appends"] = submissions.reduce(0) { $0 + $1.appends.count }
-            span.attributes["ledger.group_commit.callers"] = submissions.count
+        BatchSpan.run("ledger.group_commit", callers: submissions.compactMap(\.context)) { span in
+            span?.attributes["ledger.group_commit.appends"] = submissions.reduce(0) { $0 + $1.appends.count }
+            span?.attributes["ledger.group_commit.callers"] = submissions.count
+            let results = commit()
+            let failed = results.reduce(0) { count, result in if case .failure = result { count + 1 } else { count } }
+            if failed > 0 { span?.attributes["ledger.group_commit.refused"] = failed }
+            return results
         }
-        let results = InstrumentationContext.withValue(span.context) { commit() }
-        let failed = results.reduce(0) { count, result in if case .failure = result { count + 1 } else { count } }
-        if failed > 0 { span.attributes["ledger.group_commit.refused"] = failed }
-        return results
     }
 
     private static func requests(_ submissions: [Submission]) -> [(appID: String, append: EventStore.StreamAppend)] {

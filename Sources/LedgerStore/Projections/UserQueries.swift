@@ -11,8 +11,15 @@ import UTCTime
 /// pseudonym in its one statement.
 public struct UserQueries: Sendable {
     public let pool: PostgresPool
+    /// With it, status reads in flight share statements (`StatusReadBatcher`): the API's reads.
+    let statusReads: StatusReadBatcher?
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    /// `batchingStatusReads`: status reads go through one `StatusReadBatcher` of this value's own (the API's reads;
+    /// make one such value per pool and share it).
+    public init(pool: PostgresPool, batchingStatusReads: Bool = false) {
+        self.pool = pool
+        self.statusReads = batchingStatusReads ? StatusReadBatcher(pool: pool) : nil
+    }
 
     /// The app users (pseudonyms) a search names: `pseudonym` (the pseudonym of the app user id searched for, when
     /// there is one) if they own something or hold a grant, or the owner of an original transaction id or a
@@ -51,7 +58,8 @@ public struct UserQueries: Sendable {
     /// prepared statement that finds the pseudonym and reads the summaries (`ownedByIndexSQL`); empty for a user never
     /// named.
     public func summaries(app appID: String, userIndex: [UInt8]) async throws -> OwnedSummaries {
-        try await pool.withConnection { connection in
+        if let statusReads { return try await statusReads.summaries(app: appID, userIndex: userIndex) }
+        return try await pool.withConnection { connection in
             try Self.decode(try connection.query(prepared: Self.statusReadQuery(app: appID, userIndex: userIndex)))
         }
     }
@@ -77,22 +85,26 @@ public struct UserQueries: Sendable {
 
     static func decode(_ rows: PostgresRows, excluding: Set<String> = []) throws -> OwnedSummaries {
         var owned = OwnedSummaries()
-        for row in rows {
-            var cells = PostgresRowCursor(row)
-            switch try cells.next(Bool?.self) {
-            case true?:
-                let summary = try SubscriptionsReadModel.summary(&cells)
-                if !excluding.contains(summary.originalTransactionID) { owned.subscriptions.append(summary) }
-            case false?:
-                cells = PostgresRowCursor(row, from: 1 + SubscriptionsReadModel.summaryColumns.count)
-                let summary = try PurchasesReadModel.summary(&cells)
-                if !excluding.contains(summary.originalTransactionID) { owned.purchases.append(summary) }
-            case nil:
-                let text = try row.decode(String.self, at: 1 + SubscriptionsReadModel.summaryColumns.count + PurchasesReadModel.summaryColumns.count)
-                owned.grants += try GrantsReadModel.summaries(text)
-            }
-        }
+        for row in rows { try add(row, from: 0, to: &owned, excluding: excluding) }
         return owned
+    }
+
+    /// Adds one row of `ownedSummariesSQL`'s layout, its flag at column `first`, to `owned`.
+    static func add(_ row: PostgresRow, from first: Int, to owned: inout OwnedSummaries, excluding: Set<String> = []) throws {
+        var cells = PostgresRowCursor(row, from: first)
+        switch try cells.next(Bool?.self) {
+        case true?:
+            let summary = try SubscriptionsReadModel.summary(&cells)
+            if !excluding.contains(summary.originalTransactionID) { owned.subscriptions.append(summary) }
+        case false?:
+            cells = PostgresRowCursor(row, from: first + 1 + SubscriptionsReadModel.summaryColumns.count)
+            let summary = try PurchasesReadModel.summary(&cells)
+            if !excluding.contains(summary.originalTransactionID) { owned.purchases.append(summary) }
+        case nil:
+            let text = try row.decode(
+                String.self, at: first + 1 + SubscriptionsReadModel.summaryColumns.count + PurchasesReadModel.summaryColumns.count)
+            owned.grants += try GrantsReadModel.summaries(text)
+        }
     }
 
     /// The one statement of a status read: the summaries of what the user with the blind index `userIndex` owns in
@@ -111,20 +123,38 @@ public struct UserQueries: Sendable {
         owner: "= (SELECT pseudonym FROM ledger.identities WHERE app_id = $1 AND blind_index = $2::bytea)")
 
     static func ownedSummariesSQL(owner condition: String) -> String {
+        summariesSQL(lead: "") { table, ownerColumn in "ledger.\(table) t WHERE t.app_id = $1 AND t.\(ownerColumn) \(condition)" }
+    }
+
+    /// Several status reads in one statement (`StatusReadBatcher`): `$1` the apps, `$2` the blind indexes, the read's
+    /// ordinal (from 1) ahead of `ownedSummariesSQL`'s columns on each row.
+    static let ownedByIndexesSQL = """
+        WITH wanted AS (
+            SELECT w.n, w.app_id, i.pseudonym
+            FROM unnest($1::text[], $2::bytea[]) WITH ORDINALITY AS w(app_id, blind_index, n)
+            JOIN ledger.identities i ON i.app_id = w.app_id AND i.blind_index = w.blind_index AND i.blind_index IS NOT NULL)
+        """ + "\n"
+        + summariesSQL(lead: "w.n, ") { table, ownerColumn in
+            "wanted w JOIN ledger.\(table) t ON t.app_id = w.app_id AND t.\(ownerColumn) = w.pseudonym"
+        }
+
+    /// The three tables' rows in one result, each `SELECT` starting with `lead`, its rows from `from(table, owner column)`.
+    private static func summariesSQL(lead: String, from: (String, String) -> String) -> String {
         func nulls(_ table: ReadModelTable, _ names: [String]) -> String {
             names.map { name in "NULL::" + (table.columns.first { $0.name == name }?.type ?? "text") }.joined(separator: ", ")
         }
+        func columns(_ names: [String]) -> String { names.map { "t." + $0 }.joined(separator: ", ") }
         let (subscriptions, purchases, grants) = (SubscriptionsReadModel.tables[0], PurchasesReadModel.tables[0], GrantsReadModel.tables[0])
         let (subscriptionColumns, purchaseColumns) = (SubscriptionsReadModel.summaryColumns, PurchasesReadModel.summaryColumns)
         return """
-            SELECT true, \(subscriptionColumns.joined(separator: ", ")), \(nulls(purchases, purchaseColumns)), NULL::text
-            FROM ledger.\(subscriptions.name) WHERE app_id = $1 AND owner_app_user_id \(condition)
+            SELECT \(lead)true, \(columns(subscriptionColumns)), \(nulls(purchases, purchaseColumns)), NULL::text
+            FROM \(from(subscriptions.name, "owner_app_user_id"))
             UNION ALL
-            SELECT false, \(nulls(subscriptions, subscriptionColumns)), \(purchaseColumns.joined(separator: ", ")), NULL::text
-            FROM ledger.\(purchases.name) WHERE app_id = $1 AND owner_app_user_id \(condition)
+            SELECT \(lead)false, \(nulls(subscriptions, subscriptionColumns)), \(columns(purchaseColumns)), NULL::text
+            FROM \(from(purchases.name, "owner_app_user_id"))
             UNION ALL
-            SELECT NULL::boolean, \(nulls(subscriptions, subscriptionColumns)), \(nulls(purchases, purchaseColumns)), grants::text
-            FROM ledger.\(grants.name) WHERE app_id = $1 AND app_user_id \(condition)
+            SELECT \(lead)NULL::boolean, \(nulls(subscriptions, subscriptionColumns)), \(nulls(purchases, purchaseColumns)), t.grants::text
+            FROM \(from(grants.name, "app_user_id"))
             """
     }
 
