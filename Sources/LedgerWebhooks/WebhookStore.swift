@@ -260,50 +260,44 @@ public struct WebhookStore: Sendable {
         ORDER BY d.next_attempt_at, d.position LIMIT $3
         """
 
-    /// Records an attempt and its outcome, and the endpoint's health: a success ends its failure streak; a failure
-    /// starts one, and an endpoint failing for longer than `disableAfter` is disabled with the reason. A success on a
-    /// healthy endpoint leaves its row alone, so concurrent deliveries never queue on that row's lock.
-    public func record(
-        _ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome,
-        disableAfter: Duration
-    ) async throws {
-        let (status, next): (WebhookDelivery.Status, Instant?) =
-            switch outcome {
-            case .succeeded: (.succeeded, nil)
-            case .retry(let at): (.pending, at)
-            case .givenUp: (.givenUp, nil)
-            }
+    /// One attempt of a delivery and what it decided, for `record(_:disableAfter:)`.
+    public struct RecordedAttempt: Sendable {
+        public var attempt: WebhookAttempt
+        public var delivery: WebhookDelivery
+        public var outcome: WebhookOutcome
+
+        public init(_ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome) {
+            self.attempt = attempt
+            self.delivery = delivery
+            self.outcome = outcome
+        }
+    }
+
+    /// Records a dispatch round's attempts (all of one endpoint) in one transaction, so a round costs one commit rather
+    /// than one per delivery: each attempt, its delivery's new state, then the endpoint's health once. Any success in
+    /// the round ends the endpoint's failure streak; a round of failures starts one at its first failure, and an
+    /// endpoint failing for longer than `disableAfter` is disabled with the reason. A success on a healthy endpoint
+    /// leaves its row alone, so rounds never queue on that row's lock.
+    public func record(_ round: [RecordedAttempt], disableAfter: Duration) async throws {
+        guard let first = round.first else { return }
         let disableAfter = Self.milliseconds(disableAfter)
-        let (appID, endpointID, deliveryID) = (delivery.appID, delivery.endpointID, delivery.deliveryID)
-        let failed = !attempt.succeeded
-        let at = attempt.attemptedAt
+        let (appID, endpointID) = (first.delivery.appID, first.delivery.endpointID)
+        let failures = round.filter { !$0.attempt.succeeded }.map(\.attempt.attemptedAt)
+        let failed = failures.count == round.count
         try await pool.transaction { connection in
-            try connection.query(
-                """
-                INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
-                VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
-                        \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
-                ON CONFLICT DO NOTHING
-                """)
-            try connection.query(
-                """
-                UPDATE ledger.webhook_deliveries SET status = \(status.rawValue), attempts = \(Int32(attempt.attempt)),
-                    first_attempt_at = coalesce(first_attempt_at, \(attempt.attemptedAt)::timestamptz),
-                    next_attempt_at = coalesce(\(next)::timestamptz, next_attempt_at),
-                    finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
-                WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
-                """)
+            for recorded in round { try Self.write(recorded, on: connection) }
             // The failing streak, then the verdict on it in Swift: Citus runs no STABLE function (time arithmetic,
             // to_char) inside an UPDATE's CASE on a distributed table.
+            let began = failures.min() ?? first.attempt.attemptedAt
             let streak =
                 try connection.query(
                     """
-                    UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
+                    UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(began)) END
                     WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
                     RETURNING failing_since
                     """
                 ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
-            if failed, let since = streak, since < at.adding(microseconds: -disableAfter * 1000) {
+            if failed, let since = streak, let last = failures.max(), since < last.adding(microseconds: -disableAfter * 1000) {
                 let reason =
                     "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
                 try connection.query(
@@ -313,6 +307,33 @@ public struct WebhookStore: Sendable {
                     """)
             }
         }
+    }
+
+    /// One attempt's row and its delivery's new state.
+    private static func write(_ recorded: RecordedAttempt, on connection: PostgresConnection) throws {
+        let (attempt, delivery) = (recorded.attempt, recorded.delivery)
+        let (status, next): (WebhookDelivery.Status, Instant?) =
+            switch recorded.outcome {
+            case .succeeded: (.succeeded, nil)
+            case .retry(let at): (.pending, at)
+            case .givenUp: (.givenUp, nil)
+            }
+        let (appID, endpointID, deliveryID) = (delivery.appID, delivery.endpointID, delivery.deliveryID)
+        try connection.query(
+            """
+            INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
+            VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
+                    \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
+            ON CONFLICT DO NOTHING
+            """)
+        try connection.query(
+            """
+            UPDATE ledger.webhook_deliveries SET status = \(status.rawValue), attempts = \(Int32(attempt.attempt)),
+                first_attempt_at = coalesce(first_attempt_at, \(attempt.attemptedAt)::timestamptz),
+                next_attempt_at = coalesce(\(next)::timestamptz, next_attempt_at),
+                finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
+            WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
+            """)
     }
 
     // MARK: Rows
