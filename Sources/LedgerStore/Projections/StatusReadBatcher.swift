@@ -15,7 +15,7 @@ import Tracing
 /// unchanged (`StatusReadBatchTests`).
 ///
 /// `GroupCommitQueue` forms the batches (reads have no streams to keep in order). On Citus each read runs as its own
-/// statement, one after another on the reader's connection: a batch spans apps, so shards on several workers.
+/// statement on a connection of its own, as without batching: a batch would span apps, so shards on several workers.
 package final class StatusReadBatcher: Sendable {
     /// Readers at once (each holds one pooled connection) and reads per statement.
     package static let defaultLimits = GroupCommitLimits(maximumGroups: 2, maximumAppends: 64, maximumEvents: 64)
@@ -50,7 +50,11 @@ package final class StatusReadBatcher: Sendable {
 
     /// What the user whose id has the blind index `userIndex` owns in `app` (`UserQueries.summaries(app:userIndex:)`).
     package func summaries(app: String, userIndex: [UInt8]) async throws -> OwnedSummaries {
-        try await withCheckedContinuation { continuation in
+        if batching.withLock({ $0 == false }) {
+            // Citus: each read its own statement on a connection of its own, in parallel, as without the batcher.
+            return try await pool.withConnection { connection in try UserQueries.summaries(app: app, userIndex: userIndex, on: connection) }
+        }
+        return try await withCheckedContinuation { continuation in
             let read = Read(app: app, userIndex: userIndex, continuation: continuation, context: .current)
             if queue.withLock({ $0.submit(read, app: app) }) {
                 // The reader serves other requests' reads: it carries no caller's trace (each batch sets its own).
@@ -91,9 +95,7 @@ package final class StatusReadBatcher: Sendable {
     /// The answers to the reads `keys`, in order: one statement for all of them when `together`, else one each.
     package static func read(_ keys: [Key], together: Bool, on connection: PostgresConnection) -> [Result<OwnedSummaries, any Error>] {
         guard together, keys.count > 1 else {
-            return keys.map { key in
-                Result { try UserQueries.decode(connection.query(prepared: UserQueries.statusReadQuery(app: key.app, userIndex: key.userIndex))) }
-            }
+            return keys.map { key in Result { try UserQueries.summaries(app: key.app, userIndex: key.userIndex, on: connection) } }
         }
         do {
             let query = PostgresQuery(

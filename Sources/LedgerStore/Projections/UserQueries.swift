@@ -59,9 +59,12 @@ public struct UserQueries: Sendable {
     /// named.
     public func summaries(app appID: String, userIndex: [UInt8]) async throws -> OwnedSummaries {
         if let statusReads { return try await statusReads.summaries(app: appID, userIndex: userIndex) }
-        return try await pool.withConnection { connection in
-            try Self.decode(try connection.query(prepared: Self.statusReadQuery(app: appID, userIndex: userIndex)))
-        }
+        return try await pool.withConnection { connection in try Self.summaries(app: appID, userIndex: userIndex, on: connection) }
+    }
+
+    /// `summaries(app:userIndex:)` on a connection the caller holds, as a statement of its own.
+    static func summaries(app appID: String, userIndex: [UInt8], on connection: PostgresConnection) throws -> OwnedSummaries {
+        try decode(try connection.query(prepared: statusReadQuery(app: appID, userIndex: userIndex)))
     }
 
     /// `summaries(app:owners:excluding:)` on a connection the caller holds (the webhook fan-out, in its transaction).
