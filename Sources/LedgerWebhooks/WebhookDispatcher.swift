@@ -217,31 +217,22 @@ package final class WebhookDispatcher: Sendable {
                 continue
             }
             endpoint.current = fresh
-            let attempts = await withTaskGroup(of: WebhookStore.RecordedAttempt.self) { group in
+            let recorded = await withTaskGroup(of: Bool.self) { group in
                 for delivery in due {
                     group.addTask { [self] in await deliver(delivery, to: fresh) }
                 }
-                return await group.reduce(into: []) { $0.append($1) }
+                return await group.allSatisfy { $0 }
             }
-            // The round's attempts in one transaction (one commit, not one per delivery). Attempts that could not be
-            // recorded are still pending: sent again (same webhook-id, which the receiver deduplicates), not at once
-            // (the database may be down).
-            do {
-                try await store.record(attempts, disableAfter: settings.disableAfter)
-            } catch {
-                logger.warning(
-                    "webhook attempts could not be recorded; they will be sent again",
-                    metadata: ["endpoint": "\(current.endpointID)", "attempts": "\(attempts.count)", "error": "\(error)"])
-                await signal.wait(timeout: settings.pollInterval)
-            }
+            // An attempt that could not be recorded is still due: not again at once (the database may be down).
+            if !recorded { await signal.wait(timeout: settings.pollInterval) }
         }
     }
 
-    /// One attempt of one delivery, and the outcome to record with it.
+    /// One attempt of one delivery, recorded with its outcome; whether the record was written.
     ///
     /// Each attempt is a client span in the trace of the request that recorded the event (`traceparent`, kept with
     /// the delivery), or a trace of its own; the request carries the span's `traceparent` to the receiver.
-    func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> WebhookStore.RecordedAttempt {
+    func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> Bool {
         await withSpan("webhook.deliver", context: TraceContext.context(traceparent: delivery.traceparent), ofKind: .client) { span in
             if span.isRecording {
                 span.attributes["ledger.app_id"] = delivery.appID
@@ -254,7 +245,7 @@ package final class WebhookDispatcher: Sendable {
         }
     }
 
-    private func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, span: any Span) async -> WebhookStore.RecordedAttempt {
+    private func attempt(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint, span: any Span) async -> Bool {
         let now = clock.now()
         let body = Array(delivery.payload.utf8)
         let timestamp = now.epochMilliseconds / 1000
@@ -284,6 +275,15 @@ package final class WebhookDispatcher: Sendable {
             ? .succeeded
             : settings.schedule.afterFailure(
                 attempt: attempt.attempt, firstAttempt: delivery.firstAttemptAt ?? now, now: now, unit: Double.random(in: 0..<1))
-        return WebhookStore.RecordedAttempt(attempt, of: delivery, outcome: outcome)
+        do {
+            try await store.record(attempt, of: delivery, outcome: outcome, disableAfter: settings.disableAfter)
+            return true
+        } catch {
+            // Still pending: it is sent again (same webhook-id), which the receiver deduplicates.
+            logger.warning(
+                "a webhook attempt could not be recorded; it will be sent again",
+                metadata: ["delivery": "\(delivery.deliveryID)", "error": "\(error)"])
+            return false
+        }
     }
 }

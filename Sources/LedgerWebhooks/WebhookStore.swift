@@ -260,93 +260,59 @@ public struct WebhookStore: Sendable {
         ORDER BY d.next_attempt_at, d.position LIMIT $3
         """
 
-    /// One attempt of a delivery and what it decided, for `record(_:disableAfter:)`.
-    public struct RecordedAttempt: Sendable {
-        public var attempt: WebhookAttempt
-        public var delivery: WebhookDelivery
-        public var outcome: WebhookOutcome
-
-        public init(_ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome) {
-            self.attempt = attempt
-            self.delivery = delivery
-            self.outcome = outcome
-        }
-    }
-
-    /// Records a dispatch round's attempts in one short transaction (one commit for the round, not one per delivery):
-    /// per endpoint, the attempts in one statement, their deliveries' new states in another, then the endpoint's
-    /// health once. Any success in the round ends the endpoint's failure streak; a round of failures starts one at its
-    /// first failure, and an endpoint failing for longer than `disableAfter` is disabled with the reason. A success on
-    /// a healthy endpoint leaves its row alone, so rounds never queue on that row's lock. Set-based, because a writing
-    /// transaction holds back the projections' horizon for as long as it is open.
-    public func record(_ round: [RecordedAttempt], disableAfter: Duration) async throws {
-        guard !round.isEmpty else { return }
-        let disableAfter = Self.milliseconds(disableAfter)
-        let endpoints = Dictionary(grouping: round) { [$0.delivery.appID, $0.delivery.endpointID] }
-        try await pool.transaction { connection in
-            for (key, attempts) in endpoints.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                try Self.write(attempts, app: key[0], endpoint: key[1], on: connection)
-                try Self.judge(attempts, app: key[0], endpoint: key[1], disableAfter: disableAfter, on: connection)
-            }
-        }
-    }
-
-    /// The attempts (all of one endpoint) and their deliveries' new states.
-    private static func write(_ round: [RecordedAttempt], app appID: String, endpoint endpointID: String, on connection: PostgresConnection) throws {
-        let ids = TextArray(round.map(\.delivery.deliveryID))
-        let numbers = Int64Array(round.map { Int64($0.attempt.attempt) })
-        let times = NullableTimestampArray(round.map { PostgresTimestamp(microsecondsSinceEpoch: $0.attempt.attemptedAt.microsecondsSinceEpoch) })
-        try connection.query(
-            """
-            INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
-            SELECT \(appID), \(endpointID), r.d, r.n::integer, r.at, r.code::integer, r.ms::integer, r.err
-            FROM unnest(\(ids), \(numbers), \(times), \(NullableInt64Array(round.map { $0.attempt.statusCode.map(Int64.init) })),
-                        \(Int64Array(round.map { Int64(clamping: $0.attempt.latencyMilliseconds) })),
-                        \(NullableTextArray(round.map(\.attempt.error)))) AS r(d, n, at, code, ms, err)
-            ON CONFLICT DO NOTHING
-            """)
-        let states: [(WebhookDelivery.Status, Instant?)] = round.map {
-            switch $0.outcome {
+    /// Records an attempt and its outcome, and the endpoint's health: a success ends its failure streak; a failure
+    /// starts one, and an endpoint failing for longer than `disableAfter` is disabled with the reason. A success on a
+    /// healthy endpoint leaves its row alone, so concurrent deliveries never queue on that row's lock.
+    public func record(
+        _ attempt: WebhookAttempt, of delivery: WebhookDelivery, outcome: WebhookOutcome,
+        disableAfter: Duration
+    ) async throws {
+        let (status, next): (WebhookDelivery.Status, Instant?) =
+            switch outcome {
             case .succeeded: (.succeeded, nil)
             case .retry(let at): (.pending, at)
             case .givenUp: (.givenUp, nil)
             }
-        }
-        try connection.query(
-            """
-            UPDATE ledger.webhook_deliveries AS w SET status = r.status, attempts = r.n::integer,
-                first_attempt_at = coalesce(w.first_attempt_at, r.at), next_attempt_at = coalesce(r.next, w.next_attempt_at),
-                finished_at = CASE WHEN r.status = 'pending' THEN NULL ELSE r.at END
-            FROM unnest(\(ids), \(TextArray(states.map(\.0.rawValue))), \(numbers), \(times),
-                        \(NullableTimestampArray(states.map { $0.1.map { PostgresTimestamp(microsecondsSinceEpoch: $0.microsecondsSinceEpoch) } })))
-                AS r(d, status, n, at, next)
-            WHERE w.app_id = \(appID) AND w.endpoint_id = \(endpointID) AND w.delivery_id = r.d
-            """)
-    }
-
-    /// The endpoint's failing streak after the round, then the verdict on it in Swift: Citus runs no STABLE function
-    /// (time arithmetic, to_char) inside an UPDATE's CASE on a distributed table.
-    private static func judge(
-        _ round: [RecordedAttempt], app appID: String, endpoint endpointID: String, disableAfter: Int64, on connection: PostgresConnection
-    ) throws {
-        let failures = round.filter { !$0.attempt.succeeded }.map(\.attempt.attemptedAt)
-        let failed = failures.count == round.count
-        let began = failures.min() ?? round[0].attempt.attemptedAt
-        let streak =
+        let disableAfter = Self.milliseconds(disableAfter)
+        let (appID, endpointID, deliveryID) = (delivery.appID, delivery.endpointID, delivery.deliveryID)
+        let failed = !attempt.succeeded
+        let at = attempt.attemptedAt
+        try await pool.transaction { connection in
             try connection.query(
                 """
-                UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(began)) END
-                WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
-                RETURNING failing_since
+                INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
+                VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
+                        \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
+                ON CONFLICT DO NOTHING
+                """)
+            try connection.query(
                 """
-            ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
-        guard failed, let since = streak, let last = failures.max(), since < last.adding(microseconds: -disableAfter * 1000) else { return }
-        let reason = "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
-        try connection.query(
-            """
-            UPDATE ledger.webhook_endpoints SET status = 'disabled', disabled_reason = \(reason)
-            WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND status <> 'disabled'
-            """)
+                UPDATE ledger.webhook_deliveries SET status = \(status.rawValue), attempts = \(Int32(attempt.attempt)),
+                    first_attempt_at = coalesce(first_attempt_at, \(attempt.attemptedAt)::timestamptz),
+                    next_attempt_at = coalesce(\(next)::timestamptz, next_attempt_at),
+                    finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
+                WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
+                """)
+            // The failing streak, then the verdict on it in Swift: Citus runs no STABLE function (time arithmetic,
+            // to_char) inside an UPDATE's CASE on a distributed table.
+            let streak =
+                try connection.query(
+                    """
+                    UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
+                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
+                    RETURNING failing_since
+                    """
+                ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
+            if failed, let since = streak, since < at.adding(microseconds: -disableAfter * 1000) {
+                let reason =
+                    "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
+                try connection.query(
+                    """
+                    UPDATE ledger.webhook_endpoints SET status = 'disabled', disabled_reason = \(reason)
+                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND status <> 'disabled'
+                    """)
+            }
+        }
     }
 
     // MARK: Rows

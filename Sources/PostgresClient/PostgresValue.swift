@@ -22,7 +22,6 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
     public static let textArray = PostgresType(rawValue: 1009)
     public static let int8Array = PostgresType(rawValue: 1016)
     public static let byteaArray = PostgresType(rawValue: 1001)
-    public static let timestamptzArray = PostgresType(rawValue: 1185)
 }
 
 /// One bound parameter: its type OID, wire format and bytes (nil = SQL NULL).
@@ -136,16 +135,6 @@ public struct ByteaArray: PostgresEncodable {
     public init(_ elements: [[UInt8]]) { self.elements = elements }
     public var postgresValue: PostgresValue {
         ArrayEncoding.encode(elementType: .bytea, elements: elements, arrayType: .byteaArray)
-    }
-}
-
-/// A `timestamptz[]` whose elements may be NULL.
-public struct NullableTimestampArray: PostgresEncodable {
-    public static var nullType: PostgresType { .timestamptzArray }
-    public var elements: [PostgresTimestamp?]
-    public init(_ elements: [PostgresTimestamp?]) { self.elements = elements }
-    public var postgresValue: PostgresValue {
-        ArrayEncoding.encode(elementType: .timestamptz, elements: elements.map { $0?.postgresValue.bytes }, arrayType: .timestamptzArray)
     }
 }
 

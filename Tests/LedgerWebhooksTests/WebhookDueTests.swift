@@ -5,7 +5,6 @@ import LedgerTenancy
 import LedgerWebhooks
 import PostgresClient
 import Testing
-import UTCTime
 
 /// `WebhookStore.due`: what a dispatcher round sends, and what it costs with a backlog.
 @Suite struct WebhookDueTests {
@@ -47,51 +46,6 @@ import UTCTime
         #expect(due.map { "\($0.appUserID ?? "")#\($0.sequence)" } == ["ann#1", "bob#2", "dee#2"])
         let limited = try await WebhookStore.testing(fixture.store.pool).due(app: app, endpoint: id, limit: 2)
         #expect(limited.map(\.deliveryID) == due.prefix(2).map(\.deliveryID))
-    }
-
-    /// A dispatcher round's attempts are recorded in one transaction: each delivery's state, and the endpoint's health
-    /// judged on the round: all failed starts a streak at the first failure (kept by later failing rounds); any success
-    /// ends it; a streak longer than `disableAfter` disables the endpoint.
-    @Test func aRoundsAttemptsAreRecordedTogetherAndJudgeTheEndpointOnce() async throws {
-        let fixture = try await StoreFixture.make()
-        defer { Task { await fixture.close() } }
-        let (app, id) = try await endpoint(
-            fixture, deliveries: [("ann", 1, "pending", -30), ("bob", 1, "pending", -20), ("cyd", 1, "pending", -10)])
-        let store = WebhookStore.testing(fixture.store.pool)
-        let t0 = Instant(microsecondsSinceEpoch: 1_700_000_000_000_000)  // past: retries are due at once
-        func round(_ codes: [Int?], at seconds: Int64) async throws -> [WebhookDelivery] {
-            let due = try await store.due(app: app, endpoint: id, limit: 10)
-            let attempts = zip(due, codes).map { delivery, code in
-                let attempt = WebhookAttempt(
-                    attempt: delivery.attempts + 1, attemptedAt: t0.adding(microseconds: seconds * 1_000_000), statusCode: code,
-                    latencyMilliseconds: 5, error: code == nil ? "refused" : nil)
-                return WebhookStore.RecordedAttempt(
-                    attempt, of: delivery, outcome: attempt.succeeded ? .succeeded : .retry(at: t0.adding(microseconds: -1)))
-            }
-            try await store.record(attempts, disableAfter: .seconds(60))
-            return due
-        }
-        // Every attempt failed: the streak begins, every delivery is still pending with its attempt counted.
-        #expect(try await round([500, nil, 503], at: 0).count == 3)
-        var endpoint = try await store.endpoint(app: app, id: id)
-        #expect(endpoint.failingSince == t0 && endpoint.status == .enabled)
-        let attempts = try await fixture.store.pool.query(
-            "SELECT count(*), sum(attempts) FROM ledger.webhook_deliveries WHERE app_id = \(app) AND status = 'pending'")[0]
-        #expect(try attempts.decode(Int64.self, at: 0) == 3 && attempts.decode(Int64.self, at: 1) == 3)
-        // A later failing round keeps the streak's start; a round with one success ends it and that delivery is done.
-        #expect(try await round([500, 500, 500], at: 10).count == 3)
-        #expect(try await store.endpoint(app: app, id: id).failingSince == t0)
-        #expect(try await round([500, 200, nil], at: 20).count == 3)
-        endpoint = try await store.endpoint(app: app, id: id)
-        #expect(endpoint.failingSince == nil && endpoint.status == .enabled)
-        #expect(try await store.due(app: app, endpoint: id, limit: 10).count == 2)
-        // Failing rounds past `disableAfter` from the streak's start disable the endpoint, with the reason.
-        #expect(try await round([500, 500], at: 30).count == 2)
-        #expect(try await round([nil, nil], at: 100).count == 2)
-        endpoint = try await store.endpoint(app: app, id: id)
-        #expect(endpoint.status == .disabled && endpoint.disabledReason?.hasPrefix("failing since") == true)
-        let recorded = try await fixture.store.pool.query("SELECT count(*) FROM ledger.webhook_attempts WHERE app_id = \(app)")[0]
-        #expect(try recorded.decode(Int64.self, at: 0) == 13)
     }
 
     /// A round reads about as many deliveries as it sends: with 2,000 pending (two per user), `due(limit: 8)` reads
