@@ -45,7 +45,7 @@ package final class StatusReadBatcher: Sendable {
     /// Reads waiting for a reader to take them.
     package var waitingCount: Int { queue.withLock { $0.waitingCount } }
 
-    /// Batches read so far (each one statement, or one per read on Citus).
+    /// Batches read so far (each one statement).
     package var batches: Int { statementCount.load(ordering: .relaxed) }
 
     /// What the user whose id has the blind index `userIndex` owns in `app` (`UserQueries.summaries(app:userIndex:)`).
@@ -68,11 +68,14 @@ package final class StatusReadBatcher: Sendable {
     private func runReader() async {
         do {
             try await pool.withConnection { connection in
-                let together = try self.batching.withLock { known in
-                    if let known { return known }
+                let together: Bool
+                if let known = self.batching.withLock({ $0 }) {
+                    together = known
+                } else {
+                    // Asked outside the lock: readers on other threads only ever read it.
                     let citus = try connection.query("SELECT to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL").first
-                    known = !(try citus?.decode(Bool.self, at: 0) ?? false)
-                    return known!
+                    together = !(try citus?.decode(Bool.self, at: 0) ?? false)
+                    self.batching.withLock { $0 = together }
                 }
                 self.drain { reads in Self.read(reads.map { ($0.app, $0.userIndex) }, together: together, on: connection) }
             }
