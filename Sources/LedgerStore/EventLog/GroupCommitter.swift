@@ -61,8 +61,7 @@ package final class GroupCommitter: Sendable {
         do {
             try await pool.withConnection { connection in
                 if !self.databaseKnown.load(ordering: .acquiring) {
-                    let citus = try connection.query("SELECT to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL").first
-                    let spans = !(try citus?.decode(Bool.self, at: 0) ?? false)
+                    let spans = !(try CitusDetection.isCitus(on: connection))
                     self.queue.withLock { $0.groupsSpanApps = spans }
                     self.databaseKnown.store(true, ordering: .releasing)
                 }

@@ -73,8 +73,7 @@ package final class StatusReadBatcher: Sendable {
                     together = known
                 } else {
                     // Asked outside the lock: readers on other threads only ever read it.
-                    let citus = try connection.query("SELECT to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL").first
-                    together = !(try citus?.decode(Bool.self, at: 0) ?? false)
+                    together = !(try CitusDetection.isCitus(on: connection))
                     self.batching.withLock { $0 = together }
                 }
                 self.drain { reads in Self.read(reads.map { ($0.app, $0.userIndex) }, together: together, on: connection) }
