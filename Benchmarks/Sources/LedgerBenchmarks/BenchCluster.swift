@@ -62,6 +62,35 @@ struct BenchCluster: Sendable {
             ((try? row.decode(Int64.self, at: 0)).map { "\($0) ms" } ?? "?") + "  calls \((try? row.decode(Int64.self, at: 1)) ?? 0)"
                 + "  mean \((try? row.decode(String.self, at: 2)) ?? "?") ms  rows \((try? row.decode(Int64.self, at: 3)) ?? 0)  "
                 + ((try? row.decode(String.self, at: 4)) ?? "")
+        }.joined(separator: "\n") + "\n" + statementsByPagesRead() + tablesScanned()
+    }
+
+    /// The statements that read the most pages (from shared buffers or not): a cheap statement called often that
+    /// scans shows here before it shows in time.
+    private func statementsByPagesRead(_ limit: Int = 6) -> String {
+        guard let connection = try? connect(),
+              let rows = try? connection.query("""
+                  SELECT shared_blks_hit + shared_blks_read, calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)
+                  FROM pg_stat_statements ORDER BY shared_blks_hit + shared_blks_read DESC LIMIT \(Int64(limit))
+                  """) else { return "" }
+        return rows.map { row in
+            "pages \((try? row.decode(Int64.self, at: 0)) ?? 0)  calls \((try? row.decode(Int64.self, at: 1)) ?? 0)  "
+                + ((try? row.decode(String.self, at: 2)) ?? "")
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// The tables read by sequential scans the most (rows read that way, dead rows they hold): a scan over a small,
+    /// often-updated table shows here, not in the statements' means.
+    private func tablesScanned(_ limit: Int = 8) -> String {
+        guard let connection = try? connect(),
+              let rows = try? connection.query("""
+                  SELECT schemaname || '.' || relname, seq_scan, seq_tup_read, coalesce(idx_scan, 0), n_live_tup, n_dead_tup
+                  FROM pg_stat_user_tables ORDER BY seq_tup_read DESC LIMIT \(Int64(limit))
+                  """) else { return "" }
+        return rows.map { row in
+            let numbers = (1...5).map { (try? row.decode(Int64.self, at: $0)) ?? 0 }
+            return "\((try? row.decode(String.self, at: 0)) ?? "?")  sequential scans \(numbers[0])  rows read by them \(numbers[1])"
+                + "  index scans \(numbers[2])  live \(numbers[3])  dead \(numbers[4])"
         }.joined(separator: "\n") + "\n"
     }
 
