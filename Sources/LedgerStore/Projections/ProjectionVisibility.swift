@@ -46,19 +46,14 @@ public struct ProjectionVisibility: Sendable {
         for (projection, checkpoint) in try await frontier.current() { progress.advanced(projection, to: checkpoint) }
     }
 
-    /// The log order of the newest of the events (nil: none of them exists). Found by position alone (a position is
-    /// unique across the log), the app checked after: `OFFSET 0` keeps the app's condition out of the scan. With
-    /// `app_id = … AND position = ANY(…)` the plans for an app the statistics do not know read the app's events
-    /// backwards in log order and filtered them (4,000 index entries per write in the ingest benchmark).
+    /// The log order of the newest of the events (nil: none of them exists), by position (unique across the log),
+    /// the app checked in the same scan (`ledger.newest_of_positions`, schema/032: the position index answers it
+    /// whatever the statistics; a statement planned on a new log scanned the whole log per write).
     private func newest(app appID: String, positions: [Int64]) async throws -> LogCheckpoint? {
         guard !positions.isEmpty else { return nil }
         return try await pool.query(
             prepared: """
-                SELECT e.transaction_id, e.position FROM (
-                    SELECT x.app_id, x.transaction_id, x.position FROM ledger.events x
-                    WHERE x.position = ANY(\(Int64Array(positions))) OFFSET 0) AS e
-                WHERE e.app_id = \(appID)
-                ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1
+                SELECT out_transaction_id, out_position FROM ledger.newest_of_positions(\(appID), \(Int64Array(positions)))
                 """
         ).first.map { LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 0), position: try $0.decode(Int64.self, at: 1)) }
     }
