@@ -59,7 +59,7 @@ swift build -c release --product LedgerBenchmarks
 "$HERE/.build/release/LedgerBenchmarks" "$@"
 
 # The README shows the latest full run's table, between its markers (--quick and the --…-only runs are partial).
-case " $* " in *" --quick "* | *" --live-only "* | *" --console-only "* | *" --append-only "* | *" --reads-only "* | *" --ingest-only "* | *" --tracing-only "* | *" --replay-only "*) exit 0 ;; esac
+case " $* " in *" --quick "* | *" --live-only "* | *" --console-only "* | *" --append-only "* | *" --reads-only "* | *" --ingest-only "* | *" --tracing-only "* | *" --replay-only "* | *" --growth "*) exit 0 ;; esac
 python3 - "$HERE/README.md" "$HERE/results/latest.md" <<'PY'
 import sys
 readme, latest = sys.argv[1], open(sys.argv[2]).read()

@@ -36,6 +36,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
     var tracingRatio = "0.1"
     @Flag(help: "Only the data set and its replay, then the large replay unless --large-replay-events 0 (to profile rebuilds; its figures are not kept).")
     var replayOnly = false
+    @Flag(help: "Only how cost grows: the data set at a tenth of --accounts and at --accounts (status reads, rebuild, invoices), then the large replay; its table is kept as <output>/<time>-growth.md.")
+    var growth = false
 
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -81,7 +83,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         let stamp = report.startedAt.replacingOccurrences(of: ":", with: "-")
         try report.json().write(to: URL(fileURLWithPath: output + "/\(stamp).json"))
-        try report.markdown().write(toFile: output + "/latest.md", atomically: true, encoding: .utf8)
+        // A growth run keeps its own file (<time>-growth.md); latest.md stays the latest full run's.
+        if !growth { try report.markdown().write(toFile: output + "/latest.md", atomically: true, encoding: .utf8) }
         FileHandle.standardOutput.write(Data(report.markdown().utf8))
     }
 }

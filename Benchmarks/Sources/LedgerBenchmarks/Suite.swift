@@ -67,6 +67,16 @@ struct Suite {
             return report
         }
 
+        if options.growth {
+            let growth = try await GrowthBenchmark(options: options, sizes: [options.accounts / 10, options.accounts]).run(first: cluster, log: log)
+            let table = GrowthBenchmark.table(growth)
+            try FileManager.default.createDirectory(atPath: options.output, withIntermediateDirectories: true)
+            let stamp = report.startedAt.replacingOccurrences(of: ":", with: "-")
+            try (report.markdown() + "\nHow cost grows (`--growth`):\n\n" + table).write(toFile: options.output + "/\(stamp)-growth.md", atomically: true, encoding: .utf8)
+            FileHandle.standardError.write(Data(("bench: how cost grows\n" + table).utf8))
+            return report
+        }
+
         if options.replayOnly {
             let (dataset, _) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
             FileHandle.standardError.write(Data("bench: data set of \(dataset.payingUsers) paying users loaded\n".utf8))
@@ -130,7 +140,7 @@ struct Suite {
     }
 
     /// `ledger serve` on the cluster, trusting the test signer's root.
-    private static func startServer(cluster: BenchCluster, signer: AppStoreTestSigner, environment: [String: String] = [:]) async throws -> ServerProcess {
+    static func startServer(cluster: BenchCluster, signer: AppStoreTestSigner, environment: [String: String] = [:]) async throws -> ServerProcess {
         let root = NSTemporaryDirectory() + "ledger-bench-root.der"
         try Data(try TestPKI_der(signer)).write(to: URL(fileURLWithPath: root))
         return try await ServerProcess.start(
