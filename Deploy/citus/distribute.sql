@@ -66,3 +66,5 @@ ALTER FUNCTION ledger.append_events(text, text, bigint, text[], bigint[], text[]
     RESET plan_cache_mode;
 ALTER FUNCTION ledger.append_events_one_by_one(text[], text[], bigint[], integer[], text[], bigint[], text[], text[], text[], bigint[])
     RESET plan_cache_mode;
+-- Read-your-writes' lookup of a write's events (schema/032), for the same reason.
+ALTER FUNCTION ledger.newest_of_positions(text, bigint[]) RESET plan_cache_mode;

@@ -18,7 +18,9 @@ import UTCTime
             _ = try await store.append(
                 app: "app-a", stream: "s\(batch)",
                 events: (0..<500).map {
-                    NewEvent(type: "test.happened", payload: #"{"n":\#($0)}"#, idempotencyKey: "k\(batch)-\($0)", occurredAt: Instant(microsecondsSinceEpoch: 0))
+                    NewEvent(
+                        type: "test.happened", payload: #"{"n":\#($0)}"#, idempotencyKey: "k\(batch)-\($0)",
+                        occurredAt: Instant(microsecondsSinceEpoch: 0))
                 })
         }
         try await superuser.query("ANALYZE ledger.events")
