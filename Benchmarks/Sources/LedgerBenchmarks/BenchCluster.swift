@@ -62,14 +62,13 @@ struct BenchCluster: Sendable {
             ((try? row.decode(Int64.self, at: 0)).map { "\($0) ms" } ?? "?") + "  calls \((try? row.decode(Int64.self, at: 1)) ?? 0)"
                 + "  mean \((try? row.decode(String.self, at: 2)) ?? "?") ms  rows \((try? row.decode(Int64.self, at: 3)) ?? 0)  "
                 + ((try? row.decode(String.self, at: 4)) ?? "")
-        }.joined(separator: "\n") + "\n" + statementsByPagesRead() + tablesScanned()
+        }.joined(separator: "\n") + "\n" + statementsByPagesRead(on: connection) + tablesScanned(on: connection)
     }
 
     /// The statements that read the most pages (from shared buffers or not): a cheap statement called often that
     /// scans shows here before it shows in time.
-    private func statementsByPagesRead(_ limit: Int = 6) -> String {
-        guard let connection = try? connect(),
-              let rows = try? connection.query("""
+    private func statementsByPagesRead(on connection: PostgresConnection, _ limit: Int = 6) -> String {
+        guard let rows = try? connection.query("""
                   SELECT shared_blks_hit + shared_blks_read, calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 160)
                   FROM pg_stat_statements ORDER BY shared_blks_hit + shared_blks_read DESC LIMIT \(Int64(limit))
                   """) else { return "" }
@@ -82,9 +81,8 @@ struct BenchCluster: Sendable {
     /// The tables whose pages were read the most, with their sequential scans (and the live rows those read: dead
     /// versions they step over are not counted there, but their pages are): a scan over a small, often-updated
     /// table shows here, not in the statements' means.
-    private func tablesScanned(_ limit: Int = 8) -> String {
-        guard let connection = try? connect(),
-              let rows = try? connection.query("""
+    private func tablesScanned(on connection: PostgresConnection, _ limit: Int = 8) -> String {
+        guard let rows = try? connection.query("""
                   SELECT t.schemaname || '.' || t.relname, t.seq_scan, t.seq_tup_read, coalesce(t.idx_scan, 0), t.n_live_tup,
                          t.n_dead_tup, coalesce(io.heap_blks_hit, 0) + coalesce(io.heap_blks_read, 0), pg_relation_size(t.relid) / 8192
                   FROM pg_stat_user_tables t JOIN pg_statio_user_tables io USING (relid)

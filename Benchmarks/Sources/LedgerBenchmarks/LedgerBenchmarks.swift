@@ -83,8 +83,8 @@ struct LedgerBenchmarks: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         let stamp = report.startedAt.replacingOccurrences(of: ":", with: "-")
         try report.json().write(to: URL(fileURLWithPath: output + "/\(stamp).json"))
-        // A growth run keeps its own file (<time>-growth.md); latest.md stays the latest full run's.
-        if !growth { try report.markdown().write(toFile: output + "/latest.md", atomically: true, encoding: .utf8) }
+        // A growth run keeps its own file; latest.md stays the latest full run's.
+        try report.markdown().write(toFile: output + (growth ? "/\(stamp)-growth.md" : "/latest.md"), atomically: true, encoding: .utf8)
         FileHandle.standardOutput.write(Data(report.markdown().utf8))
     }
 }

@@ -28,6 +28,8 @@ struct RunReport: Codable, Sendable {
     var postgres: [String: String]
     var options: [String: Int]
     var figures: [Figure] = []
+    /// A `--growth` run's table (`GrowthBenchmark.table`), shown after the figures.
+    var growthTable: String?
 
     static func machine() -> [String: String] {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
@@ -62,6 +64,7 @@ struct RunReport: Codable, Sendable {
             let details = figure.detail.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.format($0.value))" }.joined(separator: ", ")
             lines.append("| \(figure.name) | \(figure.workload) | \(Self.format(figure.value)) \(figure.unit) | \(reference) | \(ratio) | \(figure.target ?? "—") | \(details) |")
         }
+        if let growthTable { lines += ["", "How cost grows (`--growth`):", "", growthTable] }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -69,11 +69,7 @@ struct Suite {
 
         if options.growth {
             let growth = try await GrowthBenchmark(options: options, sizes: [options.accounts / 10, options.accounts]).run(first: cluster, log: log)
-            let table = GrowthBenchmark.table(growth)
-            try FileManager.default.createDirectory(atPath: options.output, withIntermediateDirectories: true)
-            let stamp = report.startedAt.replacingOccurrences(of: ":", with: "-")
-            try (report.markdown() + "\nHow cost grows (`--growth`):\n\n" + table).write(toFile: options.output + "/\(stamp)-growth.md", atomically: true, encoding: .utf8)
-            FileHandle.standardError.write(Data(("bench: how cost grows\n" + table).utf8))
+            report.growthTable = GrowthBenchmark.table(growth)
             return report
         }
 
