@@ -124,6 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
             services.append(TenancyCacheService(api: api, logger: logger))
             services.append(ErasureNotices(api: api, logger: logger))
             services.append(LiveService(hub: api.live))
+            if api.statusCache.isEnabled { services.append(StatusCacheService(cache: api.statusCache)) }
             services.append(
                 WebhookService(
                     pool: service, identities: api.identities, settings: apiConfiguration.webhooks, progress: progress, logger: logger))
@@ -169,6 +170,12 @@ extension ServeCommand {
         configuration.consoleIdleLifetime = Int64(idleMinutes) * 60
         if let wait = try Self.environmentNumber("LEDGER_READ_REPLICA_WAIT_MS", 0...60_000, in: environment) {
             configuration.replicaWait = .milliseconds(wait)
+        }
+        if let megabytes = try Self.environmentNumber("LEDGER_STATUS_CACHE_MB", 0...65_536, in: environment) {
+            configuration.statusCache.budgetBytes = Int(megabytes) << 20
+        }
+        if let staleness = try Self.environmentNumber("LEDGER_STATUS_CACHE_STALENESS_MS", 10...60_000, in: environment) {
+            configuration.statusCache.staleness = .milliseconds(staleness)
         }
         return configuration
     }

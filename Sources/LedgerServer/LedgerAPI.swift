@@ -32,6 +32,8 @@ package struct LedgerAPI: Sendable {
         package var clock: LedgerClock
         /// Live streams to apps (`LiveHub`).
         package var live: LiveHub.Settings
+        /// The status reads' cache (`StatusCache`; `LEDGER_STATUS_CACHE_MB`).
+        package var statusCache = StatusCache.Settings()
         /// Webhook delivery settings (retries, outbound limits); the API checks endpoint URLs against them.
         package var webhooks: WebhookSettings
         /// The App Store Server API clients of the apps configured for it (`LEDGER_APPSTORE_API_CONFIG`); nil: none.
@@ -90,6 +92,8 @@ package struct LedgerAPI: Sendable {
     let logger: Logger
     /// The live streams of this instance; `LiveService` runs it.
     package let live: LiveHub
+    /// The status reads' cache of this instance; `StatusCacheService` keeps it current.
+    package let statusCache: StatusCache
     /// Signs the status answers apps keep offline (`StatusSigning`).
     let statusKeys: StatusSigningKeys
 
@@ -130,7 +134,11 @@ package struct LedgerAPI: Sendable {
         self.recorder = LedgerRecorder(
             store: store, tenancy: tenancy, identities: identities, roots: configuration.roots, clock: configuration.clock)
         self.users = UserQueries(pool: pool)
-        self.reads = ReplicaReads(primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities)
+        let statusCache = StatusCache(pool: pool, settings: configuration.statusCache, logger: logger)
+        progress.observe { statusCache.wake() }
+        self.statusCache = statusCache
+        self.reads = ReplicaReads(
+            primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities, cache: statusCache)
         self.webhooks = WebhookStore(pool: pool, identities: identities)
         self.logger = logger
         let cache = tenancyCache

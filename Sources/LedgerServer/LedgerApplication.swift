@@ -36,7 +36,7 @@ package enum LedgerApplication {
         router.add(middleware: ErrorMiddleware(routes: routes.known))
         OperationalRoutes(readiness: readiness).register(on: routes)
         guard let api else { return router }
-        if api.reads.replica != nil { router.add(middleware: ReadTokenMiddleware(primary: api.pool)) }
+        router.add(middleware: ReadTokenMiddleware(primaryWithReplica: api.reads.replica == nil ? nil : api.pool))
         let clock = api.configuration.clock
         let signing = StatusSigning(keys: api.statusKeys)
         StatusKeyRoutes(keys: api.statusKeys).register(on: routes)
@@ -51,7 +51,7 @@ package enum LedgerApplication {
         ).register(on: routes, auth: api.auth)
         UserRoutes(reads: api.reads, cache: api.tenancyCache, signing: signing, clock: clock).register(on: routes, auth: api.auth)
         LiveRoutes(hub: api.live).register(on: routes, auth: api.auth)
-        ErasureRoutes(erasure: api.erasure, live: api.live, clock: clock).register(on: routes, auth: api.auth)
+        ErasureRoutes(erasure: api.erasure, live: api.live, statusCache: api.statusCache, clock: clock).register(on: routes, auth: api.auth)
         UserCommandRoutes(recorder: api.recorder, body: api.body, readYourWrites: api.readYourWrites)
             .register(on: routes, auth: api.auth)
         GrantRoutes(recorder: api.recorder, cache: api.tenancyCache, body: api.body, readYourWrites: api.readYourWrites, clock: clock)

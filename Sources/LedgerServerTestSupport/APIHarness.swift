@@ -46,11 +46,12 @@ package struct APIHarness: Sendable {
     /// `requestTimeout` is only a hang bound here: on a loaded two-core run a request that waits for the commit horizon
     /// (invoices catch their read model up first, for up to a minute) took over 30 s; tests of the timeout set their own.
     /// `extraRoots` are trusted besides the signer's (e.g. a test PKI whose leaf has expired). `database`: an existing
-    /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts.
+    /// database (opened, so migrated) instead of a fresh one; `now`: where the clock starts. The status cache answers
+    /// nothing unless a test runs its loop or looks (`StatusCacheTests`).
     package static func make(
         maxBodyBytes: Int = 1 << 20, readYourWrites: Duration = .zero, requestTimeout: Duration = .seconds(300),
         extraRoots: [Certificate] = [], database: String? = nil, now: Instant? = nil,
-        webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing
+        webhooks: WebhookSettings = .loopback, live: LiveHub.Settings = .testing, statusCache: StatusCache.Settings = .init()
     ) async throws -> APIHarness {
         let url =
             if let database {
@@ -68,6 +69,7 @@ package struct APIHarness: Sendable {
             adminToken: adminToken, roots: TrustRoots(certificates: signer.roots + extraRoots), maxBodyBytes: maxBodyBytes,
             requestTimeout: requestTimeout, readYourWrites: readYourWrites, clock: LedgerClock { clock.now }, webhooks: webhooks,
             live: live)
+        configuration.statusCache = statusCache
         configuration.masterKey = MasterKeySource(key: masterKey)
         configuration.digestKey = digestKey
         let api = try await LedgerAPI.make(pool: pool, configuration: configuration, logger: .init(label: "test"))

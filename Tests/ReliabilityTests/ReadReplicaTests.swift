@@ -55,7 +55,9 @@ import Testing
             adminToken: LedgerTenant.adminToken,
             extraEnvironment: [
                 "LEDGER_READ_DATABASE_URL": replica.connectionString(database: "ledger"),
-                "LEDGER_READ_REPLICA_WAIT_MS": "3000"
+                "LEDGER_READ_REPLICA_WAIT_MS": "3000",
+                // The replica path alone (the status cache would answer the repeated reads; StatusCacheTests).
+                "LEDGER_STATUS_CACHE_MB": "0"
             ])
         try await server.start()
         defer { server.killNow() }

@@ -5,16 +5,16 @@ import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 
-/// Where a status read goes: the primary, or, with `LEDGER_READ_DATABASE_URL`, a streaming replica of it.
+/// Where a status read goes: the status cache (`StatusCache`), the primary, or, with `LEDGER_READ_DATABASE_URL`, a
+/// streaming replica of it.
 ///
-/// Read-your-writes across the two: with a replica, every successful write answers with `Ledger-Read-After`, the
-/// primary's WAL position once the write (and, within the read-your-writes wait, the projection batch that included
-/// it) had committed. A read that sends it back reads the replica once the replica has replayed that position,
-/// waiting at most `wait`, and reads the primary after that. A read without it reads the replica as it is (behind by
-/// the replication delay). A replica that cannot be reached sends the read to the primary. Every read answers
-/// `Ledger-Read-From: primary | replica`.
+/// Read-your-writes across them: every successful write answers with `Ledger-Read-After` (`ReadToken`). A read that
+/// sends it back is answered by the cache once the cache has followed the log past the write; by the replica once
+/// the replica has replayed the primary's WAL position after the write, waiting at most `wait`; by the primary after
+/// that. A read without it may be answered by the cache (a state at most the cache's `staleness` old) or reads the
+/// replica as it is (behind by the replication delay). A replica that cannot be reached sends the read to the primary.
+/// Every read answers `Ledger-Read-From: cache | primary | replica`.
 struct ReplicaReads: Sendable {
-    static let tokenHeader = HTTPField.Name("Ledger-Read-After")!
     static let sourceHeader = HTTPField.Name("Ledger-Read-From")!
 
     struct Replica: Sendable {
@@ -24,26 +24,32 @@ struct ReplicaReads: Sendable {
 
     let primary: UserQueries
     let replica: Replica?
-    /// How long a read with a token waits for the replica to replay it.
+    /// How long a read with a token waits for the replica to replay it, or for the cache to follow it.
     let wait: Duration
     /// How a read finds the pseudonym the read models name the request's user by.
     let identities: IdentityStore
+    /// The status reads' cache (nil: off).
+    let cache: StatusCache?
 
-    init(primary: PostgresPool, replica: PostgresPool?, wait: Duration, identities: IdentityStore) {
+    init(primary: PostgresPool, replica: PostgresPool?, wait: Duration, identities: IdentityStore, cache: StatusCache?) {
         self.identities = identities
         self.primary = UserQueries(pool: primary, batchingStatusReads: true)
         self.replica = replica.map { Replica(pool: $0, users: UserQueries(pool: $0, batchingStatusReads: true)) }
         self.wait = wait
+        self.cache = cache
     }
 
-    enum Source: String { case primary, replica }
+    enum Source: String { case cache, primary, replica }
 
     /// Runs `read` where the request's token allows, the replica first; the answer and where it was read.
     func read<T: Sendable>(_ request: Request, _ read: (UserQueries) async throws -> T) async throws -> (T, Source) {
-        let token = try Self.token(request)
+        try await self.read(token: try ReadToken.parse(request), read)
+    }
+
+    private func read<T: Sendable>(token: ReadToken?, _ read: (UserQueries) async throws -> T) async throws -> (T, Source) {
         guard let replica else { return (try await read(primary), .primary) }
         do {
-            if let token, try await !Self.replayed(token, on: replica.pool, within: wait) {
+            if let wal = token?.walPosition, try await !Self.replayed(wal, on: replica.pool, within: wait) {
                 return (try await read(primary), .primary)
             }
             return (try await read(replica.users), .replica)
@@ -52,12 +58,26 @@ struct ReplicaReads: Sendable {
         }
     }
 
-    /// What the app user `user` owns: one statement, which finds the user's pseudonym by the blind index of their id,
-    /// with developer payloads opened (a second statement only when one is sealed under a key this process has not
-    /// read in the last minute). An erased user is a 404 `user_erased` (asked only when the statement found nothing).
+    /// What the app user `user` owns: from the cache, or one statement, which finds the user's pseudonym by the
+    /// blind index of their id, with developer payloads opened (a second statement only when one is sealed under a
+    /// key this process has not read in the last minute). An erased user is a 404 `user_erased` (asked only when
+    /// the statement found nothing).
     func owned(_ request: Request, app: String, user: String) async throws -> (OwnedSummaries, Source) {
+        let token = try ReadToken.parse(request)
         let index = try await identities.blindIndex(app: app, user: user)
-        let (owned, source) = try await read(request) { try await $0.summaries(app: app, userIndex: index) }
+        let (owned, source): (OwnedSummaries, Source)
+        if let cache, cache.isEnabled {
+            // The cache keeps only what the primary answered: a replica's state may be older than the cache's frontier.
+            var from = Source.primary
+            let (found, cached) = try await cache.summaries(app: app, userIndex: index, token: token?.checkpoint, wait: wait) {
+                let (found, source) = try await read(token: token) { try await $0.summaries(app: app, userIndex: index) }
+                from = source
+                return (found, source == .primary)
+            }
+            (owned, source) = (found, cached ? .cache : from)
+        } else {
+            (owned, source) = try await read(token: token) { try await $0.summaries(app: app, userIndex: index) }
+        }
         if !owned.isKnown { try await refuseErased(app: app, user: user) }
         return (try await identities.fields.opening(app: app, owned), source)
     }
@@ -77,21 +97,6 @@ struct ReplicaReads: Sendable {
         if try await identities.erasure(app: app, user: user) != nil { throw APIError.userErased }
     }
 
-    /// The token a write answers with: the primary's current WAL position (nil without a replica).
-    static func token(after pool: PostgresPool) async throws -> String? {
-        try await ReplicaPosition.current(on: pool)
-    }
-
-    /// The request's `Ledger-Read-After`, checked: a WAL position as PostgreSQL writes it (`16/B374D848`).
-    static func token(_ request: Request) throws(APIError) -> String? {
-        guard let value = request.headers[tokenHeader] else { return nil }
-        let parts = value.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ (1...8).contains($0.count) && $0.allSatisfy(\.isHexDigit) }) else {
-            throw .badRequest("Ledger-Read-After must be the WAL position a write answered with (such as 16/B374D848); send it back unchanged")
-        }
-        return value
-    }
-
     /// Polls the replica until it has replayed `token`, up to `timeout`. False when it has not (or is not a replica).
     static func replayed(_ token: String, on pool: PostgresPool, within timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
@@ -101,20 +106,5 @@ struct ReplicaReads: Sendable {
             // Replay has no notification a client can wait on; a replica on a good link replays within milliseconds.
             try await Task.sleep(for: .milliseconds(2))
         }
-    }
-}
-
-/// With a read replica, adds `Ledger-Read-After` to every successful write (any method but GET and HEAD), so that
-/// the caller's next read can ask for a replica that has replayed it (`ReplicaReads`).
-struct ReadTokenMiddleware: RouterMiddleware {
-    typealias Context = LedgerRequestContext
-    let primary: PostgresPool
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        guard request.method != .get, request.method != .head, (200..<300).contains(response.status.code) else { return response }
-        // A write that succeeded is not failed for want of its token: without it, the next read may lag.
-        if let token = try? await ReplicaReads.token(after: primary) { response.headers[ReplicaReads.tokenHeader] = token }
-        return response
     }
 }

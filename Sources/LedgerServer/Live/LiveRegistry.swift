@@ -1,16 +1,10 @@
+import LedgerStore
+
 /// Who is connected to the live streams of this instance, and what each was last sent: a pure state machine that
 /// `LiveHub` runs under a lock. It decides which users' states to read (new streams, users whose purchases changed)
 /// and which streams a freshly read state goes to (those it differs for).
 package struct LiveRegistry: Sendable {
-    package struct User: Hashable, Sendable {
-        package var app: String
-        package var id: String
-
-        package init(app: String, id: String) {
-            self.app = app
-            self.id = id
-        }
-    }
+    package typealias User = AppScopedID
 
     package enum Refusal: Error, Equatable {
         /// The key has `limit` streams open on this instance already.

@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerStore
 import LedgerDomain
 import LedgerOperators
 import LedgerPrivacy
@@ -14,6 +15,7 @@ struct ErasureRoutes {
     /// Nil without a digest signing key: nothing can sign the certificate, so erasure refuses.
     let erasure: UserErasure?
     let live: LiveHub
+    let statusCache: StatusCache
     let clock: LedgerClock
 
     func register(on routes: RouteTable, auth: Authenticator) {
@@ -25,7 +27,7 @@ struct ErasureRoutes {
     }
 
     private func register(_ group: RouteGroup, path: String, acting: @escaping @Sendable (LedgerRequestContext) async throws -> UserActor) {
-        let (erasure, live, clock) = (erasure, live, clock)
+        let (erasure, live, statusCache, clock) = (erasure, live, statusCache, clock)
         group.on(.delete, path) { request, context in
             let who = try await acting(context)
             let reason = try Check.text(try request.query("reason") ?? "", "reason", max: 500)
@@ -48,6 +50,7 @@ struct ErasureRoutes {
                 throw APIError(.conflict, "recorded_before_pseudonyms", ErasureError.recordedBeforePseudonyms.description)
             }
             live.end(app: who.app.id, pseudonym: outcome.certificate.certificate.pseudonym)
+            statusCache.forget(app: who.app.id, pseudonym: outcome.certificate.certificate.pseudonym)
             return try JSONResponse.make(status: .ok, body: outcome.certificate)
         }
     }

@@ -30,15 +30,18 @@ public struct LiveQueries: Sendable {
 
     /// The purchases and users of `apps` with events after `after` and up to `through`, in the log's commit-safe
     /// order (everything up to a projection checkpoint is committed and applied).
-    public func changes(after: LogCheckpoint, through: LogCheckpoint, apps: [String]) async throws -> Changes {
-        guard !apps.isEmpty else { return Changes() }
+    /// `apps` nil: every app's (the status cache follows them all). At most `limit` streams: a caller that gets that
+    /// many may have missed some.
+    public func changes(after: LogCheckpoint, through: LogCheckpoint, apps: [String]?, limit: Int = Int(Int32.max)) async throws -> Changes {
+        guard apps?.isEmpty != true else { return Changes() }
         var changes = Changes()
         for row in try await pool.query(
             prepared: """
                 SELECT DISTINCT app_id, stream_id FROM ledger.events
                 WHERE (transaction_id, position) > (\(TransactionIDValue(value: after.transactionID)), \(after.position))
                   AND (transaction_id, position) <= (\(TransactionIDValue(value: through.transactionID)), \(through.position))
-                  AND app_id = ANY(\(TextArray(apps)))
+                  AND (\(apps.map(TextArray.init))::text[] IS NULL OR app_id = ANY(\(apps.map(TextArray.init))::text[]))
+                LIMIT \(Int64(limit))
                 """)
         {
             let (app, stream) = (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1))
@@ -49,6 +52,22 @@ public struct LiveQueries: Sendable {
             }
         }
         return changes
+    }
+
+    /// The owners now of `purchases` (app, original transaction id), whichever app each is of.
+    public func owners(of purchases: [(app: String, key: String)]) async throws -> [(app: String, id: String)] {
+        guard !purchases.isEmpty else { return [] }
+        let (apps, keys) = (TextArray(purchases.map(\.app)), TextArray(purchases.map(\.key)))
+        return try await pool.query(
+            prepared: """
+                WITH changed AS (SELECT * FROM unnest(\(apps), \(keys)) AS c(app_id, original_transaction_id))
+                SELECT s.app_id, s.owner_app_user_id FROM changed c JOIN ledger.subscriptions s USING (app_id, original_transaction_id)
+                WHERE s.owner_app_user_id IS NOT NULL
+                UNION
+                SELECT p.app_id, p.owner_app_user_id FROM changed c JOIN ledger.purchases p USING (app_id, original_transaction_id)
+                WHERE p.owner_app_user_id IS NOT NULL
+                """
+        ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
     }
 
     /// The owners now of the app's purchases `keys` that are among `users`.

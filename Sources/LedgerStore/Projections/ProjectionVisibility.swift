@@ -31,6 +31,12 @@ public struct ProjectionVisibility: Sendable {
     public func wait(app appID: String, positions: [Int64], timeout: Duration) async throws -> Bool {
         guard timeout > .zero else { return false }
         guard let target = try await newest(app: appID, positions: positions) else { return true }
+        return try await wait(for: target, timeout: timeout)
+    }
+
+    /// Waits until every projection has applied the log through `target` or `timeout` passes; whether it had.
+    package func wait(for target: LogCheckpoint, timeout: Duration) async throws -> Bool {
+        guard timeout > .zero else { return false }
         let deadline = ContinuousClock.now + timeout
         if progress.frontier == nil { try await readCheckpoints() }
         while true {
@@ -49,7 +55,7 @@ public struct ProjectionVisibility: Sendable {
     /// The log order of the newest of the events (nil: none of them exists), by position (unique across the log),
     /// the app checked in the same scan (`ledger.newest_of_positions`, schema/032: the position index answers it
     /// whatever the statistics; a statement planned on a new log scanned the whole log per write).
-    private func newest(app appID: String, positions: [Int64]) async throws -> LogCheckpoint? {
+    package func newest(app appID: String, positions: [Int64]) async throws -> LogCheckpoint? {
         guard !positions.isEmpty else { return nil }
         return try await pool.query(
             prepared: """
