@@ -23,10 +23,10 @@ import Testing
     static func table(budget: Int = 1 << 20) -> StatusCacheTable {
         var table = StatusCacheTable(budget: budget, staleness: .seconds(1))
         table.advance(to: checkpoint(10), readAt: at(0), users: [], purchases: [])
-        let kept25 = table.insert(key("alice"), owned("alice", purchases: ["1"]), generation: table.generation)
-        #expect(kept25)
-        let kept26 = table.insert(key("bob"), owned("bob", purchases: ["2"]), generation: table.generation)
-        #expect(kept26)
+        let aliceKept = table.insert(key("alice"), owned("alice", purchases: ["1"]), generation: table.generation)
+        #expect(aliceKept)
+        let bobKept = table.insert(key("bob"), owned("bob", purchases: ["2"]), generation: table.generation)
+        #expect(bobKept)
         return table
     }
 
@@ -76,32 +76,49 @@ import Testing
         }
         // A look that found nothing changed does not stop it.
         table.advance(to: Self.checkpoint(10), readAt: Self.at(2), users: [], purchases: [])
-        let kept76 = table.insert(Self.key("dave"), Self.owned("dave", purchases: ["4"]), generation: generation)
-        #expect(kept76)
+        let daveKept = table.insert(Self.key("dave"), Self.owned("dave", purchases: ["4"]), generation: generation)
+        #expect(daveKept)
         guard case .miss(let erin) = table.lookup(Self.key("erin"), token: nil, now: Self.at(3)) else {
             Issue.record("erin is not held")
             return
         }
         // Any change does (it may concern erin, whom the cache could not name before her read answered).
         table.advance(to: Self.checkpoint(14), readAt: Self.at(4), users: [Name(app: "app", id: "someone")], purchases: [])
-        let kept83 = table.insert(Self.key("erin"), Self.owned("erin", purchases: ["5"]), generation: erin)
-        #expect(!kept83)
+        let erinKept = table.insert(Self.key("erin"), Self.owned("erin", purchases: ["5"]), generation: erin)
+        #expect(!erinKept)
         #expect(table.lookup(Self.key("erin"), token: nil, now: Self.at(5)) == .miss(generation: table.generation))
         // So do an erasure and a reset.
         let before = table.generation
         table.forget(Name(app: "app", id: "dave"))
         #expect(table.lookup(Self.key("dave"), token: nil, now: Self.at(5)) == .miss(generation: table.generation))
-        let kept89 = table.insert(Self.key("dave"), Self.owned("dave", purchases: ["4"]), generation: before)
-        #expect(!kept89)
+        let staleDaveKept = table.insert(Self.key("dave"), Self.owned("dave", purchases: ["4"]), generation: before)
+        #expect(!staleDaveKept)
         table.reset(frontier: nil, readAt: nil)
         #expect(table.count == 0 && table.bytes == 0)
         #expect(table.lookup(Self.key("alice"), token: nil, now: Self.at(5)) == .miss(generation: table.generation))
     }
 
+    @Test func entriesNobodyReadsAreDroppedAfterTheirIdleLifetime() {
+        var table = StatusCacheTable(budget: 1 << 20, staleness: .seconds(3600))
+        table.advance(to: Self.checkpoint(1), readAt: Self.at(0), users: [], purchases: [])
+        for (n, user) in ["alice", "bob", "carol"].enumerated() {
+            let kept = table.insert(Self.key(user), Self.owned(user, purchases: ["\(n)"]), generation: table.generation, now: Self.at(n * 1_000))
+            #expect(kept)
+        }
+        _ = table.lookup(Self.key("alice"), token: nil, now: Self.at(5_000))
+        table.dropUnread(since: Self.at(2_000))
+        #expect(table.count == 2)
+        #expect(table.lookup(Self.key("bob"), token: nil, now: Self.at(6_000)) == .miss(generation: table.generation))
+        #expect(table.lookup(Self.key("alice"), token: nil, now: Self.at(6_000)) == .hit(Self.owned("alice", purchases: ["0"])))
+        #expect(table.lookup(Self.key("carol"), token: nil, now: Self.at(6_000)) == .hit(Self.owned("carol", purchases: ["2"])))
+        table.dropUnread(since: Self.at(7_000))
+        #expect(table.count == 0 && table.bytes == 0)
+    }
+
     @Test func anUnknownUserIsNeverHeld() {
         var table = Self.table()
-        let kept97 = table.insert(Self.key("nobody"), OwnedSummaries(), generation: table.generation)
-        #expect(!kept97)
+        let nobodyKept = table.insert(Self.key("nobody"), OwnedSummaries(), generation: table.generation)
+        #expect(!nobodyKept)
     }
 
     @Test func itHoldsNoMoreThanItsBudgetAndEvictsTheLeastRecentlyReadFirst() {
@@ -110,8 +127,8 @@ import Testing
         table.advance(to: Self.checkpoint(1), readAt: Self.at(0), users: [], purchases: [])
         let users = (0..<100).map { String(format: "user-%02d", $0) }
         for (n, user) in users.enumerated() {
-            let kept106 = table.insert(Self.key(user), Self.owned(user, purchases: [String(format: "p-%02d", n)]), generation: table.generation)
-            #expect(kept106)
+            let kept = table.insert(Self.key(user), Self.owned(user, purchases: [String(format: "p-%02d", n)]), generation: table.generation)
+            #expect(kept)
             #expect(table.bytes <= table.budget)
             // user-00 is read after every insert: it stays while the others come and go.
             #expect(table.lookup(Self.key("user-00"), token: nil, now: Self.at(1)) == .hit(Self.owned("user-00", purchases: ["p-00"])))
@@ -124,8 +141,8 @@ import Testing
         #expect(table.count == 10)
         // One entry larger than the whole budget is not held at all.
         let large = Self.owned("large", purchases: (0..<100).map { "big-\($0)" })
-        let kept119 = table.insert(Self.key("large"), large, generation: table.generation)
-        #expect(!kept119)
+        let largeKept = table.insert(Self.key("large"), large, generation: table.generation)
+        #expect(!largeKept)
         #expect(table.count == 10 && table.bytes <= table.budget)
     }
 }

@@ -23,7 +23,9 @@ import Synchronization
 ///   the status from them at its own "now".
 ///
 /// **Memory.** Entries are evicted least recently read first once their estimated size passes `budgetBytes`
-/// (`LEDGER_STATUS_CACHE_MB`, default 32); an unknown user is never held (the feed could not name them).
+/// (`LEDGER_STATUS_CACHE_MB`, default 32; the estimate is about 0.8 of what the server's RSS grows by, measured in
+/// Benchmarks/README.md), and dropped when nobody has read them for `idleLifetime` (2 minutes); an unknown user is
+/// never held (the feed could not name them).
 package final class StatusCache: Sendable {
     package struct Settings: Sendable {
         /// Estimated bytes held at most; 0 turns the cache off.
@@ -34,6 +36,8 @@ package final class StatusCache: Sendable {
         package var pollInterval: Duration = .milliseconds(100)
         /// How soon after one look the next may start, however often the loop is woken.
         package var minimumGap: Duration = .milliseconds(10)
+        /// How long an entry nobody reads is kept (each look drops those older).
+        package var idleLifetime: Duration = .seconds(120)
         /// Changed streams one look reads; with more, the cache starts over (it may have missed some).
         package var changesPerLook = 10_000
 
@@ -152,7 +156,10 @@ package final class StatusCache: Sendable {
             users += try await live.owners(of: changes.purchases).map { .init(app: $0.app, id: $0.id) }
             purchases = changes.purchases.map { .init(app: $0.app, id: $0.key) }
         }
-        table.withLock { $0.advance(to: frontier, readAt: readAt, users: users, purchases: purchases) }
+        table.withLock { table in
+            table.advance(to: frontier, readAt: readAt, users: users, purchases: purchases)
+            table.dropUnread(since: readAt - settings.idleLifetime)
+        }
         reached.advanced(Self.progressName, to: frontier)
     }
 }

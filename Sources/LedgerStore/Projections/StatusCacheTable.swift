@@ -39,6 +39,7 @@ package struct StatusCacheTable: Sendable {
         var owner: Name
         var held: [Name]
         var bytes: Int
+        var lastRead: ContinuousClock.Instant
         var previous: Int
         var next: Int
     }
@@ -75,13 +76,16 @@ package struct StatusCacheTable: Sendable {
             return .miss(generation: generation)
         }
         moveToFront(slot)
+        nodes[slot]?.lastRead = now
         return .hit(node.owned)
     }
 
     /// Keeps what a database read that began at `generation` found, unless a change was applied since (or the user
     /// is unknown: an unknown user has no pseudonym yet for the feed to name). Whether it was kept.
     @discardableResult
-    package mutating func insert(_ key: Key, _ owned: OwnedSummaries, generation readGeneration: UInt64) -> Bool {
+    package mutating func insert(
+        _ key: Key, _ owned: OwnedSummaries, generation readGeneration: UInt64, now: ContinuousClock.Instant = .now
+    ) -> Bool {
         guard readGeneration == generation, let owner = owned.owner else { return false }
         let size = Self.estimatedBytes(key, owned)
         guard size <= budget else { return false }
@@ -89,7 +93,7 @@ package struct StatusCacheTable: Sendable {
         let held = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
         let node = Node(
             key: key, owned: owned, owner: Name(app: key.app, id: owner), held: held.map { Name(app: key.app, id: $0) },
-            bytes: size, previous: -1, next: head)
+            bytes: size, lastRead: now, previous: -1, next: head)
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
@@ -140,6 +144,12 @@ package struct StatusCacheTable: Sendable {
         generation += 1
         frontier = newFrontier
         frontierReadAt = readAt
+    }
+
+    /// Drops the entries last read before `cutoff` (the least recently read are at the tail): memory held for
+    /// users nobody reads any more goes back.
+    package mutating func dropUnread(since cutoff: ContinuousClock.Instant) {
+        while tail >= 0, let node = nodes[tail], node.lastRead < cutoff { remove(tail) }
     }
 
     /// Drops the user `pseudonym` of `app` (erased).
