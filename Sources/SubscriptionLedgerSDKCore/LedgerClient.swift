@@ -43,7 +43,7 @@ public struct LedgerClient: Sendable {
         var alreadyKnown: Int
         var issued: UIDCookie?
         var userID: String?
-        /// The answer's `Ledger-Read-After` (with a read replica): a read that sends it sees the upload.
+        /// The answer's `Ledger-Read-After`: a read that sends it sees the upload, on any instance, cache or replica.
         var readAfter: String?
     }
 
@@ -137,7 +137,7 @@ public struct LedgerClient: Sendable {
     }
 
     /// `POST /v1/users/{id}/transactions`: StoreKit 2 signed transactions (idempotent); the answer and its
-    /// `Ledger-Read-After` (with a read replica).
+    /// `Ledger-Read-After`.
     func recordTransactions(_ userID: String, signed: [String], cookie: UIDCookie?) async throws -> (Wire.RecordResult, readAfter: String?) {
         struct Body: Encodable { var transactions: [SignedItem] }
         let body = try JSONEncoder().encode(Body(transactions: signed.map(SignedItem.init)))

@@ -25,7 +25,7 @@ extension LedgerEngine {
     }
 
     /// The customer right after a write the ledger acknowledged. The ledger answers a write once its read models
-    /// include it (with a read replica, the write's token routes the read to where it is visible), but that wait is
+    /// include it (the write's token keeps the read from a status cache or a replica that has not followed it), but that wait is
     /// bounded (2 s by default) and a busy ledger may answer before: a snapshot without `transactionID` is read
     /// again, a few times over about ten seconds, before the last one is returned as it is.
     func customerInfoAfterWrite(_ readAfter: String?, including transactionID: String? = nil) async throws -> CustomerInfo {

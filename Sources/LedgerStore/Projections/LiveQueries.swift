@@ -13,6 +13,8 @@ public struct LiveQueries: Sendable {
     public struct Changes: Sendable {
         public var purchases: [(app: String, key: String)] = []
         public var users: [(app: String, id: String)] = []
+        /// False when the stretch had more events than were read.
+        public var complete = true
     }
 
     public init(pool: PostgresPool) { self.pool = pool }
@@ -29,29 +31,41 @@ public struct LiveQueries: Sendable {
     }
 
     /// The purchases and users of `apps` with events after `after` and up to `through`, in the log's commit-safe
-    /// order (everything up to a projection checkpoint is committed and applied).
-    /// `apps` nil: every app's (the status cache follows them all). At most `limit` streams: a caller that gets that
-    /// many may have missed some.
-    public func changes(after: LogCheckpoint, through: LogCheckpoint, apps: [String]?, limit: Int = Int(Int32.max)) async throws -> Changes {
+    /// order (everything up to a projection checkpoint is committed and applied). `apps` nil: every app's (the status
+    /// cache follows them all). At most `limit` events are read; `Changes.complete` says whether that was all of them.
+    ///
+    /// The events are walked in log order (`ORDER BY transaction_id, position` under the limit): under the generic
+    /// plans the service's connections use, the statement without it was planned as a walk of the whole
+    /// `(app_id, transaction_id, position)` index, 210 ms a look on a 1.3M-event log (0.3 ms now; `ChangeFeedPlanTests`).
+    public func changes(after: LogCheckpoint, through: LogCheckpoint, apps: [String]?, limit: Int = Int(Int32.max) - 1) async throws -> Changes {
         guard apps?.isEmpty != true else { return Changes() }
         var changes = Changes()
-        for row in try await pool.query(
-            prepared: """
-                SELECT DISTINCT app_id, stream_id FROM ledger.events
-                WHERE (transaction_id, position) > (\(TransactionIDValue(value: after.transactionID)), \(after.position))
-                  AND (transaction_id, position) <= (\(TransactionIDValue(value: through.transactionID)), \(through.position))
-                  AND (\(apps.map(TextArray.init))::text[] IS NULL OR app_id = ANY(\(apps.map(TextArray.init))::text[]))
-                LIMIT \(Int64(limit))
-                """)
-        {
+        var events = 0
+        for row in try await pool.query(prepared: Self.changesQuery(after: after, through: through, apps: apps, limit: limit)) {
             let (app, stream) = (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1))
+            events += Int(try row.decode(Int64.self, at: 2))
             if let key = LedgerStreams.originalTransactionID(ofPurchase: stream) {
                 changes.purchases.append((app, key))
             } else if let user = LedgerStreams.appUserID(ofUser: stream) {
                 changes.users.append((app, user))
             }
         }
+        changes.complete = events <= limit
         return changes
+    }
+
+    /// `changes`' statement: the streams of the first `limit + 1` events in the stretch, each with its event count.
+    package static func changesQuery(after: LogCheckpoint, through: LogCheckpoint, apps: [String]?, limit: Int) -> PostgresQuery {
+        let apps = apps.map(TextArray.init)
+        return """
+            SELECT app_id, stream_id, count(*) FROM (
+                SELECT app_id, stream_id FROM ledger.events
+                WHERE (transaction_id, position) > (\(TransactionIDValue(value: after.transactionID)), \(after.position))
+                  AND (transaction_id, position) <= (\(TransactionIDValue(value: through.transactionID)), \(through.position))
+                  AND (\(apps)::text[] IS NULL OR app_id = ANY(\(apps)::text[]))
+                ORDER BY transaction_id, position LIMIT \(Int64(limit) + 1)
+            ) changed GROUP BY app_id, stream_id
+            """
     }
 
     /// The owners now of `purchases` (app, original transaction id), whichever app each is of.

@@ -38,8 +38,8 @@ package final class StatusCache: Sendable {
         package var minimumGap: Duration = .milliseconds(10)
         /// How long an entry nobody reads is kept (each look drops those older).
         package var idleLifetime: Duration = .seconds(120)
-        /// Changed streams one look reads; with more, the cache starts over (it may have missed some).
-        package var changesPerLook = 10_000
+        /// Events one look reads; with more, the cache starts over rather than read them all.
+        package var changesPerLook = 50_000
 
         package init() {}
     }
@@ -147,7 +147,7 @@ package final class StatusCache: Sendable {
                 return
             }
             let changes = try await live.changes(after: last, through: frontier, apps: nil, limit: settings.changesPerLook)
-            if changes.purchases.count + changes.users.count >= settings.changesPerLook {
+            if !changes.complete {
                 table.withLock { $0.reset(frontier: frontier, readAt: readAt) }
                 reached.advanced(Self.progressName, to: frontier)
                 return
