@@ -34,6 +34,7 @@ import Testing
         var never = StatusCacheTable(budget: 1 << 20, staleness: .seconds(1))
         never.insert(Self.key("alice"), Self.owned("alice", purchases: ["1"]), generation: never.generation)
         #expect(never.lookup(Self.key("alice"), token: nil, now: Self.at(0)) == .miss(generation: never.generation), "no look yet")
+        #expect(never.lookup(Self.key("alice"), token: Self.checkpoint(1), now: Self.at(0)) == .miss(generation: never.generation))
 
         var table = Self.table()
         #expect(table.lookup(Self.key("alice"), token: nil, now: Self.at(1_000)) == .hit(Self.owned("alice", purchases: ["1"])))
