@@ -39,7 +39,7 @@ package struct LedgerAPI: Sendable {
         /// The App Store Server API clients of the apps configured for it (`LEDGER_APPSTORE_API_CONFIG`); nil: none.
         package var appStore: AppStoreClients?
         /// How long a read carrying `Ledger-Read-After` waits for the read replica before it reads the primary
-        /// (`LEDGER_READ_REPLICA_WAIT_MS`; `ReplicaReads`).
+        /// (`LEDGER_READ_REPLICA_WAIT_MS`; `StatusReads`).
         package var replicaWait: Duration = .seconds(1)
         /// How long a console session lasts from sign-in, in seconds.
         package var consoleSessionLifetime: Int64 = 8 * 3600
@@ -85,8 +85,8 @@ package struct LedgerAPI: Sendable {
     /// Erasing users (`ErasureRoutes`); nil without a digest key.
     let erasure: UserErasure?
     let users: UserQueries
-    /// Status reads: the primary, or the read replica (`ReplicaReads`).
-    let reads: ReplicaReads
+    /// Status reads: the status cache, the primary, or the read replica (`StatusReads`).
+    let reads: StatusReads
     let readYourWrites: ReadYourWrites
     let webhooks: WebhookStore
     let logger: Logger
@@ -137,7 +137,7 @@ package struct LedgerAPI: Sendable {
         let statusCache = StatusCache(pool: pool, settings: configuration.statusCache, logger: logger)
         progress.observe { statusCache.wake() }
         self.statusCache = statusCache
-        self.reads = ReplicaReads(
+        self.reads = StatusReads(
             primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities, cache: statusCache)
         self.webhooks = WebhookStore(pool: pool, identities: identities)
         self.logger = logger

@@ -9,7 +9,7 @@ import PostgresClient
 /// Its parts, separated by `;`: the log position of the newest event the write appended (`<transaction id>-<position>`,
 /// as the live streams' cursors), which the status cache must have followed before it answers (`StatusCache`); and,
 /// with a read replica, the primary's WAL position after the write (`16/B374D848`), which the replica must have
-/// replayed (`ReplicaReads`). A write that appended nothing has only the second part, or no token.
+/// replayed (`StatusReads`). A write that appended nothing has only the second part, or no token.
 struct ReadToken: Sendable, Equatable {
     static let header = HTTPField.Name("Ledger-Read-After")!
 

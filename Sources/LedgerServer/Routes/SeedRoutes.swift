@@ -24,7 +24,7 @@ import UTCTime
 struct SeedRoutes {
     let recorder: LedgerRecorder
     /// The status read's path, as `GET /v1/users/{id}` reads: the replica when there is one, `Ledger-Read-After` honoured.
-    let reads: ReplicaReads
+    let reads: StatusReads
     let cache: TenancyCache
     let cookie: UserCookie
     let body: RequestBodyReader
@@ -108,7 +108,7 @@ struct SeedRoutes {
             let (owned, source) = try await seed.reads.owned(request, app: caller.app.id, user: user)
             let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog.catalog, at: now)
             return try seed.signing.response(
-                request, caller: caller, user: user, at: now, headers: [ReplicaReads.sourceHeader: source.rawValue],
+                request, caller: caller, user: user, at: now, headers: [StatusReads.sourceHeader: source.rawValue],
                 body: ProductsStatusAnswer(embedded: .init(products: ProductStatusBody.list(snapshot.productsStatus, catalog: catalog))))
         }
     }

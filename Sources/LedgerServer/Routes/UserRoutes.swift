@@ -10,7 +10,7 @@ import UTCTime
 /// `GET /v1/users/{user_id}…`: what a user has, and the audit timeline of their purchases. A secret key reads
 /// any user of its app; a public key only the user of its signed `uid` cookie (`UserAuthentication`).
 struct UserRoutes {
-    let reads: ReplicaReads
+    let reads: StatusReads
     let cache: TenancyCache
     let signing: StatusSigning
     let clock: LedgerClock
@@ -27,7 +27,7 @@ struct UserRoutes {
             // The read models name the user by pseudonym (`owned.owner`); the answer names them as the app does.
             let snapshot = UserSnapshot(appUserID: owned.owner ?? user, owned: owned, catalog: catalog.catalog, at: now)
             return try signing.response(
-                request, caller: caller, user: user, at: now, headers: [ReplicaReads.sourceHeader: source.rawValue],
+                request, caller: caller, user: user, at: now, headers: [StatusReads.sourceHeader: source.rawValue],
                 body: UserBody(
                     appUserID: user,
                     known: owned.isKnown,
@@ -79,9 +79,9 @@ struct UserRoutes {
     }
 
     /// The answer, marked with where it was read.
-    static func from(_ source: ReplicaReads.Source, _ response: Response) -> Response {
+    static func from(_ source: StatusReads.Source, _ response: Response) -> Response {
         var response = response
-        response.headers[ReplicaReads.sourceHeader] = source.rawValue
+        response.headers[StatusReads.sourceHeader] = source.rawValue
         return response
     }
 

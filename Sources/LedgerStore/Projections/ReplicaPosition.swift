@@ -1,6 +1,6 @@
 import PostgresClient
 
-/// The WAL positions that read-your-writes across a streaming replica compares (`ReplicaReads` in the server): the
+/// The WAL positions that read-your-writes across a streaming replica compares (`StatusReads` in the server): the
 /// primary's position once a write committed, and whether a replica has replayed it. Here so the read path's SQL is
 /// the store's, like the reads themselves.
 public enum ReplicaPosition {

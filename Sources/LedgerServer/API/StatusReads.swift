@@ -5,8 +5,8 @@ import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 
-/// Where a status read goes: the status cache (`StatusCache`), the primary, or, with `LEDGER_READ_DATABASE_URL`, a
-/// streaming replica of it.
+/// Where a status read goes (`GET /v1/users/{id}`, `/productsStatus`): the status cache (`StatusCache`), the primary,
+/// or, with `LEDGER_READ_DATABASE_URL`, a streaming replica of it.
 ///
 /// Read-your-writes across them: every successful write answers with `Ledger-Read-After` (`ReadToken`). A read that
 /// sends it back is answered by the cache once the cache has followed the log past the write; by the replica once
@@ -14,7 +14,7 @@ import PostgresClient
 /// that. A read without it may be answered by the cache (a state at most the cache's `staleness` old) or reads the
 /// replica as it is (behind by the replication delay). A replica that cannot be reached sends the read to the primary.
 /// Every read answers `Ledger-Read-From: cache | primary | replica`.
-struct ReplicaReads: Sendable {
+struct StatusReads: Sendable {
     static let sourceHeader = HTTPField.Name("Ledger-Read-From")!
 
     struct Replica: Sendable {
