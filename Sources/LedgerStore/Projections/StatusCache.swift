@@ -130,28 +130,17 @@ package final class StatusCache: Sendable {
         let readAt = ContinuousClock.now
         // A projection that has never committed has applied nothing: the log's start.
         let frontier = try await live.frontier() ?? .start
-        let last = table.withLock { $0.frontier }
-        guard let last, last <= frontier else {
-            // The first look (nothing before it can be trusted) or a rebuild that moved the projections back.
-            table.withLock { $0.reset(frontier: frontier, readAt: readAt) }
-            reached.advanced(Self.progressName, to: frontier)
-            return
-        }
+        let (last, held) = table.withLock { ($0.frontier, $0.count > 0) }
+        // Start over on the first look (nothing before it can be trusted), after a rebuild that moved the projections
+        // back, and when nothing is held (no need to read what changed; starting over keeps out any read that went in
+        // meanwhile).
+        guard let last, last <= frontier, last == frontier || held else { return startOver(at: frontier, readAt: readAt) }
         var users: [StatusCacheTable.Name] = []
         var purchases: [StatusCacheTable.Name] = []
         if last < frontier {
-            guard table.withLock({ $0.count > 0 }) else {
-                // Nothing held: no need to read what changed. Starting over keeps out any read that went in meanwhile.
-                table.withLock { $0.reset(frontier: frontier, readAt: readAt) }
-                reached.advanced(Self.progressName, to: frontier)
-                return
-            }
             let changes = try await live.changes(after: last, through: frontier, apps: nil, limit: settings.changesPerLook)
-            if !changes.complete {
-                table.withLock { $0.reset(frontier: frontier, readAt: readAt) }
-                reached.advanced(Self.progressName, to: frontier)
-                return
-            }
+            // More changes than one look reads: starting over is cheaper than reading them all.
+            guard changes.complete else { return startOver(at: frontier, readAt: readAt) }
             users = changes.users.map { .init(app: $0.app, id: $0.id) }
             users += try await live.owners(of: changes.purchases).map { .init(app: $0.app, id: $0.id) }
             purchases = changes.purchases.map { .init(app: $0.app, id: $0.key) }
@@ -160,6 +149,11 @@ package final class StatusCache: Sendable {
             table.advance(to: frontier, readAt: readAt, users: users, purchases: purchases)
             table.dropUnread(since: readAt - settings.idleLifetime)
         }
+        reached.advanced(Self.progressName, to: frontier)
+    }
+
+    private func startOver(at frontier: LogCheckpoint, readAt: ContinuousClock.Instant) {
+        table.withLock { $0.reset(frontier: frontier, readAt: readAt) }
         reached.advanced(Self.progressName, to: frontier)
     }
 }
