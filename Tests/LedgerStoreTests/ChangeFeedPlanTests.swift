@@ -39,7 +39,10 @@ import UTCTime
         let feed = LiveQueries(pool: pool)
         // Prepared on the connection here; PostgreSQL keeps the generic plan from the first execution on.
         _ = try await feed.changes(after: before, through: end, apps: nil)
+        // Both sessions publish what they read so far (the superuser's walk of the log above among it) before the
+        // counters start again; a session otherwise publishes at most once a second, possibly after the reset.
         try await EventIndexScans.flush(pool)
+        try await EventIndexScans.flush(superuser)
         try await superuser.query("SELECT pg_stat_reset_single_table_counters('ledger.events'::regclass)")
         try await EventIndexScans.reset(superuser)
         for apps in [nil, ["app-9"], ["app-0", "app-9"]] as [[String]?] {

@@ -51,7 +51,11 @@ import Testing
         func delivered() -> Bool { hooks.accepted.contains { $0.traceparent != nil } }
         func exported() -> Bool {
             let spans = collector.spans
-            return spans.contains { $0.name == "webhook.deliver" } && spans.contains { $0.name == "GET /v1/users/{user_id}" }
+            // A span leaves after its children: the caller's trace is whole once every parent it names has left too.
+            let trace = spans.filter { $0.traceID == callerTrace }
+            let ids = Set(trace.map(\.spanID))
+            let whole = trace.allSatisfy { $0.parentSpanID == callerSpan || ids.contains($0.parentSpanID) }
+            return whole && spans.contains { $0.name == "webhook.deliver" } && spans.contains { $0.name == "GET /v1/users/{user_id}" }
         }
         while ContinuousClock.now < deadline, !(delivered() && exported()) { try await Task.sleep(for: .milliseconds(100)) }
 
