@@ -130,14 +130,7 @@ package struct IdentityStore: Sendable {
     package func userIDs(app appID: String, pseudonyms: some Sequence<String>) async throws -> [String: String] {
         let pseudonyms = Set(pseudonyms)
         guard !pseudonyms.isEmpty else { return [:] }
-        let box = box
-        return try await pool.withConnection { connection in
-            var found: [String: String] = [:]
-            for pseudonym in pseudonyms {
-                if let id = try Self.userID(app: appID, pseudonym: pseudonym, box: box, on: connection) { found[pseudonym] = id }
-            }
-            return found
-        }
+        return try await pool.withConnection { [self] connection in try userIDs(app: appID, pseudonyms: pseudonyms, on: connection) }
     }
 
     /// Every pseudonym of `app` with the id it stands for (erased ones left out): what a test comparing two logs of the
@@ -154,20 +147,26 @@ package struct IdentityStore: Sendable {
         try await userIDs(app: appID, pseudonyms: [pseudonym])[pseudonym]
     }
 
-    /// `userID(app:pseudonym:)` on a connection the caller holds (the webhook fan-out, in its transaction).
-    package func userID(app appID: String, pseudonym: String, on connection: PostgresConnection) throws -> String? {
-        try Self.userID(app: appID, pseudonym: pseudonym, box: box, on: connection)
-    }
-
-    static func userID(app appID: String, pseudonym: String, box: SecretBox, on connection: PostgresConnection) throws -> String? {
-        guard
-            let row = try connection.query(
-                "SELECT key_id, sealed_user_id FROM ledger.identities WHERE app_id = \(appID) AND pseudonym = \(pseudonym)"
-            ).first,
-            let sealed = try row.decode([UInt8]?.self, at: 1),
-            let key = try DataKeyStore.key(app: appID, id: try row.decode(String.self, at: 0), box: box, on: connection)
-        else { return nil }
-        return String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
+    /// The ids the `pseudonyms` of `app` stand for (unknown and erased ones left out), on a connection the caller holds
+    /// (the webhook fan-out, in its transaction): one prepared statement reads each identity with its data key. The
+    /// keys are kept in this store's cache: what names a user next (a webhook body sealed for them) is sealed under it.
+    package func userIDs(app appID: String, pseudonyms: Set<String>, on connection: PostgresConnection) throws -> [String: String] {
+        guard !pseudonyms.isEmpty else { return [:] }
+        let rows = try connection.query(
+            prepared: """
+                SELECT i.pseudonym, i.sealed_user_id, k.key_id, k.sealed
+                FROM ledger.identities i
+                JOIN ledger.data_keys k ON k.app_id = i.app_id AND k.key_id = i.key_id
+                WHERE i.app_id = \(appID) AND i.pseudonym = ANY(\(TextArray(pseudonyms.sorted())))
+                """)
+        var found: [String: String] = [:]
+        for row in rows {
+            guard let sealed = try row.decode([UInt8]?.self, at: 1), let stored = try row.decode([UInt8]?.self, at: 3) else { continue }
+            let (pseudonym, key) = (try row.decode(String.self, at: 0), SymmetricKey(data: try box.open(stored)))
+            dataKeys.remember(app: appID, id: try row.decode(String.self, at: 2), subject: "user:" + pseudonym, key: key)
+            found[pseudonym] = String(decoding: try SecretBox(key: key).open(sealed), as: UTF8.self)
+        }
+        return found
     }
 
     /// Forgets every data key this process holds: another instance erased a user, whose keys (the user's and their

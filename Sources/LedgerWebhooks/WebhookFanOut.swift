@@ -164,9 +164,9 @@ package struct WebhookFanOut: Sendable {
         }
         guard !wanted.isEmpty else { return [] }
         let streams = try streamEvents(Set(wanted.map { StateKey(appID: $0.recorded.appID, key: $0.subject.stream) }), on: connection)
-        var catalogs: [String: [ProductRecord]] = [:]
-        var sequences = SequenceCounter()
-        var rows: [Row] = []
+        // First each change as of its event (folded from its stream), then what the batch's owners hold now and who they
+        // are, read once for the batch (a statement each, not one per delivery), then the payloads.
+        var changes: [(recorded: RecordedEvent, subject: Subject, change: WebhookChange, targets: [WebhookEndpoint])] = []
         for (recorded, event, subject) in wanted {
             var history = (streams[StateKey(appID: recorded.appID, key: subject.stream)] ?? []).filter { $0.position <= event.position }
             if !history.contains(where: { $0.position == event.position }) {
@@ -196,18 +196,34 @@ package struct WebhookFanOut: Sendable {
             let targets = (endpoints[recorded.appID] ?? []).filter {
                 $0.createdAt <= recorded.recordedAt && $0.accepts(type: recorded.type, environment: change.environment)
             }
-            guard !targets.isEmpty else { continue }
+            if !targets.isEmpty { changes.append((recorded, subject, change, targets)) }
+        }
+        var held: [String: [String: OwnedSummaries]] = [:]
+        var userIDs: [String: [String: String]] = [:]
+        for (app, appChanges) in Dictionary(grouping: changes, by: \.recorded.appID) {
+            let owners = Set(appChanges.compactMap(\.change.appUserID))
+            held[app] = try UserQueries.summaries(app: app, owners: owners, on: connection).byOwner
+            userIDs[app] = try identities.userIDs(app: app, pseudonyms: owners, on: connection)
+        }
+        var sequences = try SequenceCounter.read(
+            changes.flatMap { change in
+                change.targets.map { (change.recorded.appID, $0.endpointID, Self.orderKey(change.change.appUserID, change.subject)) }
+            }, on: connection)
+        var catalogs: [String: [ProductRecord]] = [:]
+        var rows: [Row] = []
+        for (recorded, subject, var change, targets) in changes {
             let pseudonym = change.appUserID
             // The body names the user by their id while they exist, so it is stored sealed under their data key (opened
             // by `WebhookStore` where it is sent or shown; unreadable once they are erased); the row names the pseudonym.
             var sealedFor: String?
             if let owner = pseudonym {
-                let held = try UserQueries.summaries(
-                    app: recorded.appID, owners: [owner], excluding: change.originalTransactionID.map { [$0] } ?? [], on: connection)
-                change.owned.subscriptions = held.subscriptions + (change.subscription.map { [$0] } ?? [])
-                change.owned.purchases = held.purchases + (change.purchase.map { [$0] } ?? [])
-                if case .purchase = subject { change.owned.grants = held.grants }
-                let id = try identities.userID(app: recorded.appID, pseudonym: owner, on: connection)
+                let others = held[recorded.appID]?[owner] ?? OwnedSummaries()
+                let purchase = change.originalTransactionID
+                change.owned.subscriptions =
+                    others.subscriptions.filter { $0.originalTransactionID != purchase } + (change.subscription.map { [$0] } ?? [])
+                change.owned.purchases = others.purchases.filter { $0.originalTransactionID != purchase } + (change.purchase.map { [$0] } ?? [])
+                if case .purchase = subject { change.owned.grants = others.grants }
+                let id = userIDs[recorded.appID]?[owner]
                 (change.appUserID, sealedFor) = (id ?? owner, id == nil ? nil : owner)
             }
             if catalogs[recorded.appID] == nil {
@@ -218,9 +234,9 @@ package struct WebhookFanOut: Sendable {
                 ).map(TenancyStore.product)
             }
             change.catalog = catalogs[recorded.appID] ?? []
-            let orderKey = pseudonym.map { "user:" + $0 } ?? subject.stream
+            let orderKey = Self.orderKey(pseudonym, subject)
             for endpoint in targets {
-                let (sequence, previous) = try sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey, on: connection)
+                let (sequence, previous) = sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey)
                 let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)
                 let body = try render(change, envelope)
                 rows.append(
@@ -234,6 +250,9 @@ package struct WebhookFanOut: Sendable {
         }
         return rows
     }
+
+    /// The key a delivery is ordered by among an endpoint's: its owner (by pseudonym), else its purchase or user stream.
+    static func orderKey(_ owner: String?, _ subject: Subject) -> String { owner.map { "user:" + $0 } ?? subject.stream }
 
     /// What one delivery of an event is about, and the stream that holds its history.
     enum Subject {
@@ -304,22 +323,40 @@ package struct WebhookFanOut: Sendable {
         return events
     }
 
-    /// Per (endpoint, order key) sequence numbers: the stored last one, then counted in memory through the batch.
+    /// Per (endpoint, order key) sequence numbers: the stored last ones, read once for the batch, then counted in
+    /// memory through it.
     struct SequenceCounter {
         private var last: [String: Int64] = [:]
 
-        mutating func next(app: String, endpoint: String, key: String, on connection: PostgresConnection) throws -> (Int64, Int64?) {
-            let id = app + "\u{0}" + endpoint + "\u{0}" + key
-            let previous: Int64?
-            if let known = last[id] {
-                previous = known
-            } else {
-                previous = try connection.query(
+        private static func id(app: String, endpoint: String, key: String) -> String { app + "\u{0}" + endpoint + "\u{0}" + key }
+
+        /// The stored last sequence of each (app, endpoint, order key): one statement per endpoint, each key's
+        /// newest read backwards from the sequence index.
+        static func read(_ keys: [(app: String, endpoint: String, key: String)], on connection: PostgresConnection) throws -> SequenceCounter {
+            var counter = SequenceCounter()
+            let byEndpoint = Dictionary(grouping: keys) { $0.app + "\u{0}" + $0.endpoint }
+            for group in byEndpoint.values {
+                guard let (app, endpoint) = group.first.map({ ($0.app, $0.endpoint) }) else { continue }
+                let rows = try connection.query(
                     prepared: """
-                        SELECT max(sequence) FROM ledger.webhook_deliveries WHERE app_id = \(app) AND endpoint_id = \(endpoint) AND order_key = \(key)
-                        """
-                ).first?.decode(Int64?.self, at: 0)
+                        SELECT k.key, (SELECT d.sequence FROM ledger.webhook_deliveries d
+                                       WHERE d.app_id = \(app) AND d.endpoint_id = \(endpoint) AND d.order_key = k.key
+                                       ORDER BY d.sequence DESC LIMIT 1)
+                        FROM unnest(\(TextArray(Set(group.map(\.key)).sorted()))) AS k(key)
+                        """)
+                for row in rows {
+                    if let sequence = try row.decode(Int64?.self, at: 1) {
+                        counter.last[id(app: app, endpoint: endpoint, key: try row.decode(String.self, at: 0))] = sequence
+                    }
+                }
             }
+            return counter
+        }
+
+        /// The next sequence of the key and the one before it (nil for the key's first delivery).
+        mutating func next(app: String, endpoint: String, key: String) -> (Int64, Int64?) {
+            let id = Self.id(app: app, endpoint: endpoint, key: key)
+            let previous = last[id]
             let next = (previous ?? 0) + 1
             last[id] = next
             return (next, previous)

@@ -279,38 +279,38 @@ public struct WebhookStore: Sendable {
         let at = attempt.attemptedAt
         try await pool.transaction { connection in
             try connection.query(
-                """
-                INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
-                VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
-                        \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
-                ON CONFLICT DO NOTHING
-                """)
+                prepared: """
+                    INSERT INTO ledger.webhook_attempts (app_id, endpoint_id, delivery_id, attempt, attempted_at, status_code, latency_ms, error)
+                    VALUES (\(appID), \(endpointID), \(deliveryID), \(Int32(attempt.attempt)), \(attempt.attemptedAt),
+                            \(attempt.statusCode.map(Int32.init))::integer, \(Int32(clamping: attempt.latencyMilliseconds)), \(attempt.error)::text)
+                    ON CONFLICT DO NOTHING
+                    """)
             try connection.query(
-                """
-                UPDATE ledger.webhook_deliveries SET status = \(status.rawValue), attempts = \(Int32(attempt.attempt)),
-                    first_attempt_at = coalesce(first_attempt_at, \(attempt.attemptedAt)::timestamptz),
-                    next_attempt_at = coalesce(\(next)::timestamptz, next_attempt_at),
-                    finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
-                WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
-                """)
+                prepared: """
+                    UPDATE ledger.webhook_deliveries SET status = \(status.rawValue), attempts = \(Int32(attempt.attempt)),
+                        first_attempt_at = coalesce(first_attempt_at, \(attempt.attemptedAt)::timestamptz),
+                        next_attempt_at = coalesce(\(next)::timestamptz, next_attempt_at),
+                        finished_at = CASE WHEN \(status.rawValue) = 'pending' THEN NULL ELSE \(attempt.attemptedAt)::timestamptz END
+                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND delivery_id = \(deliveryID)
+                    """)
             // The failing streak, then the verdict on it in Swift: Citus runs no STABLE function (time arithmetic,
             // to_char) inside an UPDATE's CASE on a distributed table.
             let streak =
                 try connection.query(
-                    """
-                    UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
-                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
-                    RETURNING failing_since
-                    """
+                    prepared: """
+                        UPDATE ledger.webhook_endpoints SET failing_since = CASE WHEN \(failed) THEN coalesce(failing_since, \(at)) END
+                        WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND (\(failed) OR failing_since IS NOT NULL)
+                        RETURNING failing_since
+                        """
                 ).first.map { try $0.decode(Instant?.self, at: 0) } ?? nil
             if failed, let since = streak, since < at.adding(microseconds: -disableAfter * 1000) {
                 let reason =
                     "failing since \(since.rfc3339) with no successful delivery; fix the receiver, then enable the endpoint (PATCH status=enabled)"
                 try connection.query(
-                    """
-                    UPDATE ledger.webhook_endpoints SET status = 'disabled', disabled_reason = \(reason)
-                    WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND status <> 'disabled'
-                    """)
+                    prepared: """
+                        UPDATE ledger.webhook_endpoints SET status = 'disabled', disabled_reason = \(reason)
+                        WHERE app_id = \(appID) AND endpoint_id = \(endpointID) AND status <> 'disabled'
+                        """)
             }
         }
     }

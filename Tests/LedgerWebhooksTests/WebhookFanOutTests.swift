@@ -6,7 +6,9 @@ import LedgerTenancy
 @testable import LedgerWebhooks
 import PostgresClient
 import Crypto
+import Synchronization
 import Testing
+import UTCTime
 
 /// The fan-out's batches, driven one at a time.
 @Suite struct WebhookFanOutTests {
@@ -85,6 +87,51 @@ import Testing
             try await Self.fanOutCheckpoint(pool) == fixture.store.readForward(after: .start, limit: 100).last?.checkpoint,
             "a short read leaves the checkpoint short of the frontier")
         #expect(try await pool.withConnection { try fanOut.batch(on: $0) } == (0, 0) as (Int, Int))
+        await fixture.close()
+    }
+
+    /// One batch about several owners: each delivery carries its own owner's id and holdings (read once for the batch,
+    /// split by owner), and each owner's sequence continues from the one stored by the batch before.
+    @Test func aBatchOfSeveralOwnersGivesEachDeliveryItsOwnOwnerAndSequence() async throws {
+        let fixture = try await StoreFixture.make()
+        let pool = fixture.store.pool
+        let app = try await Self.apps(["pro"], pool)[0]
+        try await Self.createEndpoint(app: app.id, pool)
+        let identities = IdentityStore(pool: pool, keys: MasterKeySource(key: SymmetricKey(size: .bits256)))
+        let pseudonyms = try await identities.pseudonyms(app: app.id, users: ["alice", "bob"])
+        let (alice, bob) = (try #require(pseudonyms["alice"]), try #require(pseudonyms["bob"]))
+        let rendered = Mutex<[(user: String?, owned: [String], sequence: Int64, previous: Int64?)]>([])
+        let fanOut = WebhookFanOut(pool: pool, identities: identities) { change, envelope in
+            let owned = change.owned.subscriptions.map(\.originalTransactionID).sorted()
+            rendered.withLock { $0.append((change.appUserID, owned, envelope.sequence, envelope.previousSequence)) }
+            return "{}"
+        }
+        let worker = ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners())
+        func record(_ events: [(String, String, Int)]) async throws {
+            for (id, owner, renewal) in events {
+                let facts = TransactionFacts(
+                    appUserID: owner, productID: "monthly", transactionID: "\(id)-t\(renewal)", originalTransactionID: id,
+                    purchaseDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000 + Int64(renewal) * 2_592_000_000_000),
+                    expiresDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000 + Int64(renewal + 1) * 2_592_000_000_000),
+                    signedDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000), price: Money(milliunits: 9_990, currency: "USD"))
+                let event: LedgerEvent =
+                    renewal == 0 ? .subscriptionStarted(SubscriptionStarted(transaction: facts)) : .subscriptionRenewed(Renewal(transaction: facts))
+                _ = try await EventRecorder(store: fixture.store).record(
+                    app: app.id, [(LedgerStreams.purchase(originalTransactionID: id), event, "\(id)-\(renewal)")],
+                    occurredAt: { _ in facts.purchaseDate }, metadata: EventMetadata(source: "test"))
+            }
+            _ = try await worker.catchUpThroughNow()
+        }
+
+        try await record([("a1", alice, 0), ("b1", bob, 0), ("a2", alice, 0)])
+        #expect(try await fanOut.catchUp() == 3)
+        try await record([("b1", bob, 1), ("a1", alice, 1)])
+        #expect(try await fanOut.catchUp() == 2)
+        let deliveries = rendered.withLock { $0 }
+        #expect(deliveries.map(\.user) == ["alice", "bob", "alice", "bob", "alice"])
+        #expect(deliveries.map(\.owned) == [["a1", "a2"], ["b1"], ["a1", "a2"], ["b1"], ["a1", "a2"]])
+        #expect(deliveries.map(\.sequence) == [1, 1, 2, 2, 3])
+        #expect(deliveries.map(\.previous) == [nil, nil, 1, 1, 2])
         await fixture.close()
     }
 }

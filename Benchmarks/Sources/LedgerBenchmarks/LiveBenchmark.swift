@@ -57,13 +57,20 @@ struct LiveBenchmark {
         let load = try await WrkResult.run(baseURL: server.baseURL, seconds: seconds, connections: 32, environment: [
             "BENCH_MODE": "notifications", "BENCH_BODIES": bodies, "BENCH_PATH": "/v1/apps/\(app.id)/notifications",
         ])
-        // Until every delivery is acknowledged and every stream has its last state (or a minute has passed).
+        // Until the fan-out has passed the app's last event, every delivery is acknowledged and every stream has its
+        // last state (or a minute has passed). Nothing pending alone is not the end: while the fan-out is behind, the
+        // dispatcher can have sent everything made so far (a run measured 9,709 of 12,999 deliveries that way).
         let deadline = ContinuousClock.now + .seconds(60)
         var pending: Int64 = 1
         while pending > 0 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
-            pending = try await pool.query("SELECT count(*) FROM ledger.webhook_deliveries WHERE app_id = \(app.id) AND status <> 'succeeded'")
-                .first?.decode(Int64.self, at: 0) ?? 0
+            pending = try await pool.query("""
+                SELECT count(*) + (SELECT count(*) FROM ledger.webhook_fanout f
+                                   WHERE (f.transaction_id, f.position) < (SELECT transaction_id, position FROM ledger.events
+                                                                            WHERE app_id = \(app.id)
+                                                                            ORDER BY transaction_id DESC, position DESC LIMIT 1))
+                FROM ledger.webhook_deliveries WHERE app_id = \(app.id) AND status <> 'succeeded'
+                """).first?.decode(Int64.self, at: 0) ?? 0
         }
         try await Task.sleep(for: .seconds(1))
         let received = streams.stop()
@@ -76,6 +83,16 @@ struct LiveBenchmark {
             """).first
         let delivered = try span?.decode(Int64.self, at: 0) ?? 0
         let micros = try span?.decode(Int64?.self, at: 1) ?? 0
+        // Which of the two stages lagged behind the notifications: the fan-out (making the deliveries, behind the
+        // projections) or the dispatcher (sending them).
+        let lags = try await pool.query("""
+            SELECT extract(epoch FROM (SELECT max(created_at) FROM ledger.webhook_deliveries WHERE app_id = \(app.id))
+                                      - (SELECT max(recorded_at) FROM ledger.events WHERE app_id = \(app.id)))::float8,
+                   extract(epoch FROM max(finished_at) - max(created_at))::float8
+            FROM ledger.webhook_deliveries WHERE app_id = \(app.id)
+            """).first
+        let fanOutLag = try lags?.decode(Double?.self, at: 0) ?? 0
+        let dispatchLag = try lags?.decode(Double?.self, at: 1) ?? 0
         // The ingest rate from the log itself, as the ingest figure measures it.
         let ingest = try await pool.query("""
             SELECT count(*), (extract(epoch FROM max(recorded_at) - min(recorded_at)) * 1000000)::bigint FROM ledger.events
@@ -96,7 +113,9 @@ struct LiveBenchmark {
                    value: micros > 0 ? Double(delivered) / (Double(micros) / 1e6) : 0, unit: "deliveries/s",
                    reference: "the notifications recorded in the same run (100%: the webhooks keep up with ingest)",
                    referenceValue: notificationsPerSecond,
-                   detail: ["delivered": Double(delivered), "received": Double(receiver.count), "pending at the end": Double(pending)]),
+                   detail: ["delivered": Double(delivered), "received": Double(receiver.count), "pending at the end": Double(pending),
+                            "last delivery made after the last notification s": fanOutLag,
+                            "last delivery acknowledged after it was made s": dispatchLag]),
         ]
     }
 

@@ -59,4 +59,13 @@ public struct OwnedSummaries: Sendable, Equatable {
     /// The owner the summaries name, for one user's summaries (a status read's): the pseudonym the log names the user
     /// by, which `UserView` and `UserSnapshot` select by; nil when there are none.
     public var owner: String? { subscriptions.first?.ownerUserID ?? purchases.first?.ownerUserID ?? grants.first?.appUserID }
+
+    /// Summaries read for several owners in one statement, split by owner (the purchases' owner, the grants' user).
+    public var byOwner: [String: OwnedSummaries] {
+        var owners: [String: OwnedSummaries] = [:]
+        for summary in subscriptions { owners[summary.ownerUserID ?? "", default: OwnedSummaries()].subscriptions.append(summary) }
+        for summary in purchases { owners[summary.ownerUserID ?? "", default: OwnedSummaries()].purchases.append(summary) }
+        for grant in grants { owners[grant.appUserID, default: OwnedSummaries()].grants.append(grant) }
+        return owners
+    }
 }

@@ -192,16 +192,12 @@ package final class LiveHub: Sendable {
             // The users' states in one statement per slice, not one per user: a round after a burst concerns many.
             for start in stride(from: 0, to: ids.count, by: Self.usersPerRead) {
                 let slice = ids[start..<min(start + Self.usersPerRead, ids.count)]
-                let owned = try await self.users.summaries(app: app, owners: Set(slice))
-                let subscriptions = Dictionary(grouping: owned.subscriptions) { $0.ownerUserID ?? "" }
-                let purchases = Dictionary(grouping: owned.purchases) { $0.ownerUserID ?? "" }
-                let grants = Dictionary(grouping: owned.grants, by: \.appUserID)
+                let owned = try await self.users.summaries(app: app, owners: Set(slice)).byOwner
                 for id in slice {
                     let user = LiveRegistry.User(app: app, id: id)
                     guard let appUserID = appUserIDs[user] else { continue }  // its streams closed meanwhile
-                    let mine = OwnedSummaries(subscriptions: subscriptions[id] ?? [], purchases: purchases[id] ?? [], grants: grants[id] ?? [])
                     let (json, held) = try Self.state(
-                        of: appUserID, pseudonym: id, owned: mine, catalog: products, at: clock.now(), encoder: encoder)
+                        of: appUserID, pseudonym: id, owned: owned[id] ?? OwnedSummaries(), catalog: products, at: clock.now(), encoder: encoder)
                     let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
                     for (id, snapshot) in sends {
                         send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
