@@ -54,6 +54,9 @@ package struct WebhookFanOut: Sendable {
     let identities: IdentityStore
     let render: Renderer
     let batchSize: Int
+    /// The deliveries and attempts tables start empty: analyzed once they have rows, so that the statements on them
+    /// are planned by key from the first minute (`FirstStatistics`).
+    let statistics = FirstStatistics(tables: ["ledger.webhook_deliveries", "ledger.webhook_attempts"])
 
     package init(pool: PostgresPool, identities: IdentityStore, batchSize: Int = 500, render: @escaping Renderer) {
         self.pool = pool
@@ -69,8 +72,13 @@ package struct WebhookFanOut: Sendable {
         while true {
             let (events, deliveries) = try await pool.withConnection { [self] connection in try batch(on: connection) }
             made += deliveries
-            if events < batchSize { return made }
+            if events < batchSize { break }
         }
+        if made > 0, !statistics.isDone {
+            // Not the fan-out's failure if it cannot (autovacuum will analyze them in time).
+            try? await pool.withConnection { [statistics] connection in try statistics.analyze(on: connection) }
+        }
+        return made
     }
 
     /// One batch: (events read, deliveries made).

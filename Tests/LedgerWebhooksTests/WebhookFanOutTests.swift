@@ -134,6 +134,67 @@ import UTCTime
         #expect(deliveries.map(\.previous) == [nil, nil, 1, 1, 2])
         await fixture.close()
     }
+
+    /// A new install's deliveries table has no statistics, and without them the service's generic plan of a
+    /// delivery's update read every delivery of the endpoint (through `webhook_deliveries_created`) until autovacuum
+    /// first analyzed it. The fan-out's first deliveries give the table its statistics: the update reads by key.
+    @Test(.disabled(if: CitusTestCluster.isActive, "plans the coordinator's shell table; on Citus the workers plan"))
+    func theFirstDeliveriesGiveTheTableItsStatistics() async throws {
+        let fixture = try await StoreFixture.make()
+        let pool = fixture.store.pool
+        try await fixture.superuser.query("ALTER TABLE ledger.webhook_deliveries SET (autovacuum_enabled = off)")
+        let app = try await Self.apps(["pro"], pool)[0]
+        try await Self.createEndpoint(app: app.id, pool)
+        let worker = ProjectionWorker(pool: pool, runners: ProjectionCatalog.runners())
+        func purchase(_ indexes: Range<Int>) async throws {
+            for index in indexes {
+                let facts = TransactionFacts(
+                    appUserID: nil, productID: "monthly", transactionID: "p\(index)-t0", originalTransactionID: "p\(index)",
+                    purchaseDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000),
+                    expiresDate: Instant(microsecondsSinceEpoch: 1_769_817_600_000_000),
+                    signedDate: Instant(microsecondsSinceEpoch: 1_767_225_600_000_000), price: Money(milliunits: 9_990, currency: "USD"))
+                let started = LedgerEvent.subscriptionStarted(SubscriptionStarted(transaction: facts))
+                _ = try await EventRecorder(store: fixture.store).record(
+                    app: app.id, [(LedgerStreams.purchase(originalTransactionID: "p\(index)"), started, "p\(index)")],
+                    occurredAt: { _ in facts.purchaseDate }, metadata: EventMetadata(source: "test"))
+            }
+            _ = try await worker.catchUpThroughNow()
+        }
+        // The plan a service connection keeps for `WebhookStore.record`'s update of one delivery.
+        let planner = PostgresPool(configuration: PostgresConfiguration(connectionString: fixture.connectionString), size: 1)
+        func updatePlan() async throws -> String {
+            try await planner.withConnection { connection in
+                try connection.query("SET plan_cache_mode = force_generic_plan")
+                try connection.query(
+                    """
+                    PREPARE one_delivery(text, text, text) AS UPDATE ledger.webhook_deliveries SET attempts = attempts + 1
+                    WHERE app_id = $1 AND endpoint_id = $2 AND delivery_id = $3
+                    """)
+                defer { _ = try? connection.query("DEALLOCATE one_delivery") }
+                return try connection.query("EXPLAIN EXECUTE one_delivery('a', 'b', 'c')").map { try $0.decode(String.self, at: 0) }
+                    .joined(separator: "\n")
+            }
+        }
+        // Bodies of a real delivery's size: a table of a few pages is read whole more cheaply than by any index.
+        let body = "{\"padding\":\"" + (0..<1_500).map { String(UnicodeScalar(UInt8(97 + $0 * 7 % 26))) }.joined() + "\"}"
+        let fanOut = WebhookFanOut(
+            pool: pool, identities: IdentityStore(pool: pool, keys: MasterKeySource(key: SymmetricKey(size: .bits256))),
+            render: { _, _ in body })
+
+        // A batch alone (no statistics taken): 120 deliveries, and the update's plan is not by key.
+        try await purchase(0..<120)
+        #expect(try await pool.withConnection { try fanOut.batch(on: $0) } == (120, 120) as (Int, Int))
+        let before = try await updatePlan()
+        #expect(!before.contains("webhook_deliveries_pkey"), "without statistics the update was planned by key already: \(before)")
+
+        // The fan-out's round, which makes a delivery, takes them.
+        try await purchase(120..<121)
+        #expect(try await fanOut.catchUp() == 1)
+        let after = try await updatePlan()
+        #expect(after.contains("Index Scan using webhook_deliveries_pkey"), "\(after)")
+        await planner.shutdown()
+        await fixture.close()
+    }
 }
 
 extension WebhookStore {

@@ -20,13 +20,15 @@ struct BenchCluster: Sendable {
         try running.ensureDatabase(database)
         var connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: running.connectionString(database: database)))
         if ProcessInfo.processInfo.environment["LEDGER_BENCH_STATEMENTS"] != nil {
-            // Profiling: every statement's time in pg_stat_statements (printed at the end of a --live-only run).
-            _ = try connection.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+            // Profiling: every statement's time in pg_stat_statements (printed at the end of a --live-only run), and
+            // the plan of every statement slower than 200 ms in the cluster's log (auto_explain: which plan was slow).
+            _ = try connection.query("ALTER SYSTEM SET shared_preload_libraries = pg_stat_statements, auto_explain")
             try cluster.stop()
             running = try cluster.start()
             connection = try PostgresConnection.connect(PostgresConfiguration(connectionString: running.connectionString(database: database)))
             _ = try connection.query("CREATE EXTENSION pg_stat_statements")
             _ = try connection.query("ALTER SYSTEM SET pg_stat_statements.track = 'all'")
+            _ = try connection.query("ALTER SYSTEM SET auto_explain.log_min_duration = '200ms'")
             _ = try connection.query("SELECT pg_reload_conf()")
         }
         _ = try SchemaMigrator(migrations: try SchemaLocation.migrations()).migrate(on: connection)

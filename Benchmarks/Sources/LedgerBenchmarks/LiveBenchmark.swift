@@ -86,13 +86,13 @@ struct LiveBenchmark {
         // Which of the two stages lagged behind the notifications: the fan-out (making the deliveries, behind the
         // projections) or the dispatcher (sending them).
         let lags = try await pool.query("""
-            SELECT extract(epoch FROM (SELECT max(created_at) FROM ledger.webhook_deliveries WHERE app_id = \(app.id))
-                                      - (SELECT max(recorded_at) FROM ledger.events WHERE app_id = \(app.id)))::float8,
-                   extract(epoch FROM max(finished_at) - max(created_at))::float8
+            SELECT (extract(epoch FROM (SELECT max(created_at) FROM ledger.webhook_deliveries WHERE app_id = \(app.id))
+                                      - (SELECT max(recorded_at) FROM ledger.events WHERE app_id = \(app.id))) * 1000)::bigint,
+                   (extract(epoch FROM max(finished_at) - max(created_at)) * 1000)::bigint
             FROM ledger.webhook_deliveries WHERE app_id = \(app.id)
             """).first
-        let fanOutLag = try lags?.decode(Double?.self, at: 0) ?? 0
-        let dispatchLag = try lags?.decode(Double?.self, at: 1) ?? 0
+        let fanOutLag = Double(try lags?.decode(Int64?.self, at: 0) ?? 0) / 1000
+        let dispatchLag = Double(try lags?.decode(Int64?.self, at: 1) ?? 0) / 1000
         // The ingest rate from the log itself, as the ingest figure measures it.
         let ingest = try await pool.query("""
             SELECT count(*), (extract(epoch FROM max(recorded_at) - min(recorded_at)) * 1000000)::bigint FROM ledger.events
