@@ -3,7 +3,7 @@
 -- matches any leading column (for webhook_deliveries, whose indexes all start with (app_id, endpoint_id), the update
 -- of one delivery read every delivery of the endpoint) and keep it until autovacuum's first ANALYZE, up to a minute
 -- after the first rows. The service's role does not own the tables, so it asks this function: it analyzes only the
--- tables it names, only while they were never analyzed, and only once they hold p_minimum_rows (a sample too small
+-- tables it names, only while they have no column statistics, and only once they hold p_minimum_rows (a sample too small
 -- would make every column look unique) and 16 pages (a table smaller is read whole more cheaply than through an index,
 -- and a plan made then would go on reading it whole as it grows). True once the table has statistics (or needs none
 -- from here).
@@ -20,7 +20,12 @@ BEGIN
     IF to_regproc('pg_catalog.citus_is_coordinator') IS NOT NULL THEN
         RETURN true;
     END IF;
-    IF (SELECT c.reltuples >= 0 FROM pg_class c WHERE c.oid = p_table) THEN
+    -- Column statistics, not whether it was ever analyzed: an ANALYZE of the whole database while the table was
+    -- still empty (a restore, a maintenance script) leaves none, and the plans just as they were.
+    IF EXISTS (
+        SELECT FROM pg_stats s JOIN pg_namespace n ON n.nspname = s.schemaname JOIN pg_class c ON c.relnamespace = n.oid
+        WHERE c.oid = p_table AND s.tablename = c.relname
+    ) THEN
         RETURN true;
     END IF;
     EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s LIMIT %s) AS sample', p_table, p_minimum_rows) INTO v_rows;

@@ -12,7 +12,8 @@ import Synchronization
 /// minute of webhooks ran at a fraction of its pace, and how much depended on when autovacuum came.
 ///
 /// `analyze(on:)` asks `ledger.first_statistics` (schema/033; the service's role does not own the tables) for each
-/// table not known to have statistics, until each has them; then it costs nothing (no statement).
+/// table not known to have column statistics (an ANALYZE while it was empty leaves none), until each has them; then
+/// it costs nothing (no statement).
 package final class FirstStatistics: Sendable {
     private let tables: [String]
     private let minimumRows: Int32
