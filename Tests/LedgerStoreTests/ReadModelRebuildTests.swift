@@ -308,6 +308,71 @@ import UTCTime
         await fixture.close()
     }
 
+    /// A subscription renewed in twelve legacy streams, each behind a thousand events of no read model's: the pass
+    /// cuts the log into chunks of whole streams of about a thousand events, so the renewals reach different workers,
+    /// and each worker finds only its own. The rebuild must fold the key from all of them, however they were split.
+    /// (Whether a wrong join shows here depends on which worker ends last; the next test holds the join itself.)
+    @Test func aKeyWhoseStrayEventsReachSeveralWorkersRebuildsFromAllOfThem() async throws {
+        let fixture = try await Self.fixture(prefix: "rebuild_split")
+        try await Self.renew(fixture, inLegacyStreams: 12, behind: 1_000)
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        let live = try await Self.rows(pool: fixture.superuser)
+        let expires = try await fixture.superuser.query(
+            "SELECT expires_at = \(onDay(43)) FROM ledger.subscriptions WHERE original_transaction_id = 'w0'")
+        #expect(try expires.first?.decode(Bool.self, at: 0) == true, "the live row is not the last renewal's")
+
+        try await ProjectionReplay.rebuild(pool: fixture.store.pool)
+        #expect(try await Self.rows(pool: fixture.superuser) == live)
+        await fixture.close()
+    }
+
+    /// The second look joins what the workers found of one key before folding it: the part that comes last lacks the
+    /// last renewal, and folded alone it would write an older state over the whole one.
+    @Test func strayEventsFoundByTwoWorkersAreFoldedTogether() async throws {
+        let fixture = try await Self.fixture(prefix: "rebuild_strays")
+        try await Self.renew(fixture, inLegacyStreams: 4, behind: 0)
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        let live = try await Self.rows(pool: fixture.superuser)
+        let positions = try await fixture.superuser.query("SELECT position FROM ledger.events WHERE stream_id LIKE 'legacy:%' ORDER BY position")
+            .map { try $0.decode(Int64.self, at: 0) }
+        try #require(positions.count == 4)
+        let key = StateKey(appID: "app-a", key: "w0")
+        let parts: [any StrayFold] = [
+            Strays<SubscriptionsReadModel>(positions: [key: [positions[1], positions[3]]]),
+            Strays<SubscriptionsReadModel>(positions: [key: [positions[0], positions[2]]])
+        ]
+        let cut = try await fixture.superuser.query("SELECT pg_snapshot_xmin(pg_current_snapshot())").first?.decode(UInt64.self, at: 0) ?? 0
+        try await fixture.store.pool.withConnection { try StrayFolds.finish(parts, cut: cut, schema: "ledger", on: $0) }
+        #expect(try await Self.rows(pool: fixture.superuser) == live)
+        await fixture.close()
+    }
+
+    /// Subscription `w0` of app-a started in its own stream, then renewed once in each of `streams` legacy streams (in
+    /// order, the last expiring on day 31 + streams), each renewal behind `filler` events no read model folds.
+    static func renew(_ fixture: StoreFixture, inLegacyStreams streams: Int, behind filler: Int) async throws {
+        let writer = HistoryWriter(store: fixture.store)
+        func facts(_ transaction: String, day: Int) -> TransactionFacts {
+            TransactionFacts(
+                appUserID: "u1", productID: "monthly", transactionID: transaction, originalTransactionID: "w0", subscriptionGroupID: "g1",
+                purchaseDate: onDay(day), originalPurchaseDate: onDay(1), expiresDate: onDay(day + 30), signedDate: onDay(day))
+        }
+        _ = try await writer.write([
+            .append(app: "app-a", stream: "otx:w0", event: .subscriptionStarted(SubscriptionStarted(transaction: facts("w0", day: 1))))
+        ])
+        for index in 0..<streams {
+            for batch in stride(from: 0, to: filler, by: 500) {
+                let events = (batch..<min(filler, batch + 500)).map { n in
+                    NewEvent(type: "test.filler", payload: "{}", idempotencyKey: "filler-\(index)-\(n)", occurredAt: onDay(1))
+                }
+                _ = try await fixture.store.append(app: "app-a", stream: "legacy:\(index)", events: events)
+            }
+            _ = try await writer.write([
+                .append(
+                    app: "app-a", stream: "legacy:\(index)", event: .subscriptionRenewed(Renewal(transaction: facts("w0-r\(index)", day: 2 + index))))
+            ])
+        }
+    }
+
     /// A few batches of every projection, each with its own random batch size.
     static func project(_ fixture: StoreFixture, using random: inout SeededGenerator) async throws {
         var chosen: [any ProjectionRunning] = []

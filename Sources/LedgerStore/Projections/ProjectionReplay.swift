@@ -196,7 +196,7 @@ public enum ProjectionReplay {
             try writer.execute("SET max_parallel_maintenance_workers = 0")
             try index(table, schema: schema, on: writer)
         }
-        for stray in strays where !stray.isEmpty { try stray.finish(cut: cut, schema: schema, on: control) }
+        try StrayFolds.finish(strays, cut: cut, schema: schema, on: control)
         try eachInParallel(Array(zip(tables, writers))) { table, writer in try writer.execute("ANALYZE \(table.qualified(schema))") }
         return (events, cut)
     }

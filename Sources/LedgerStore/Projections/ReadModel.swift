@@ -76,48 +76,13 @@ extension ReadModel {
         throws -> [StateKey: (state: Reducer.State, position: Int64)]
     {
         guard !keys.isEmpty else { return [:] }
-        let bound = through.map { TransactionIDValue(value: $0.transactionID) }
-        let streams = (apps: TextArray(keys.map(\.appID)), ids: TextArray(keys.map { ownStream(of: $0.key) }))
-        let elsewhere = outside.flatMap { key, positions in positions.map { (app: key.appID, position: $0) } }
-            .sorted { $0.position < $1.position }
-        let wanted = Set(keys).union(outside.keys)
-        var states: [StateKey: (state: Reducer.State, position: Int64)] = [:]
-        var after: Int64 = 0
-        var nextElsewhere = 0
-        while true {
-            // A page is the first `pageSize` events after `after` of the streams' events and of the next `pageSize`
-            // positions outside them, each side read by its own index (an `OR` of the two would scan the log).
-            // `outside` positions come from a pass below `through`, so they need no bound of their own.
-            while nextElsewhere < elsewhere.count, elsewhere[nextElsewhere].position <= after { nextElsewhere += 1 }
-            let slice = elsewhere[nextElsewhere..<min(elsewhere.count, nextElsewhere + pageSize)]
-            let page = try EventColumns.decode(
-                connection.query(
-                    """
-                    SELECT * FROM (
-                        (SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                         WHERE (app_id, stream_id) IN (SELECT * FROM unnest(\(streams.apps), \(streams.ids)))
-                           AND (\(bound)::xid8 IS NULL OR (transaction_id, position) <= (\(bound)::xid8, \(through?.position ?? 0)))
-                           AND position > \(after)
-                         ORDER BY position LIMIT \(pageSize))
-                        UNION ALL
-                        SELECT \(unescaped: EventColumns.listSkippingRecords) FROM ledger.events
-                        WHERE (app_id, position) IN (SELECT * FROM unnest(\(TextArray(slice.map(\.app))), \(Int64Array(slice.map(\.position)))))
-                    ) page ORDER BY position LIMIT \(pageSize)
-                    """))
-            guard let last = page.last?.position, last > after else { break }
-            // An event of one key's stream may also lie outside another's: read twice, folded once.
-            var previous: Int64 = after
-            for event in page.compactMap(DomainEventDecoding.decode) where event.position != previous {
-                previous = event.position
-                for key in Set(Reducer.keys(for: event)) {
-                    let stateKey = StateKey(appID: event.appID, key: key)
-                    guard wanted.contains(stateKey) else { continue }
-                    states[stateKey] = (Reducer.apply(states[stateKey]?.state ?? Reducer.initial(key: key), event), event.position)
-                }
-            }
-            after = last
-        }
-        return states
+        var fold = KeyFold<Self>(Set(keys).union(outside.keys))
+        try LogPages.forEach(
+            streams: Set(keys.map { LogPages.Stream(app: $0.appID, id: ownStream(of: $0.key)) }),
+            outside: Set(outside.flatMap { key, positions in positions.map { LogPages.Position(app: key.appID, position: $0) } }),
+            through: through, pageSize: pageSize, on: connection
+        ) { fold.apply($0) }
+        return fold.states
     }
 
     /// `load` for a model whose one table keeps the state as JSON in `fold_state` (NULL after a rebuild: folded
