@@ -63,35 +63,59 @@ public struct CalendarMonth: Sendable, Hashable, Comparable, Codable, CustomStri
     /// ISO 8601 text of an instant, for descriptions and error messages only.
     static func isoString(_ instant: Instant) -> String {
         let c = civil(instant)
+        if (0...9_999).contains(c.year) {
+            return String(unsafeUninitializedCapacity: fixedISOLength) { fillFixedISO(c, $0) }
+        }
+        return paddedISO(c)
+    }
+
+    /// Appends `isoString(instant)`'s UTF-8 to `bytes` without making the string (a rebuild writes millions).
+    static func appendISO(_ instant: Instant, to bytes: inout [UInt8]) {
+        let c = civil(instant)
+        guard (0...9_999).contains(c.year) else {
+            bytes.append(contentsOf: paddedISO(c).utf8)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: fixedISOLength) { buffer in
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<fillFixedISO(c, buffer)]))
+        }
+    }
+
+    private static let fixedISOLength = 27
+
+    /// A year of four digits, written digit by digit into `buffer` (27 bytes); returns the length.
+    private static func fillFixedISO(
+        _ c: (year: Int, month: Int, day: Int, microsOfDay: Int64), _ buffer: UnsafeMutableBufferPointer<UInt8>
+    ) -> Int {
         let seconds = c.microsOfDay / 1_000_000
         let micros = c.microsOfDay % 1_000_000
-        if (0...9_999).contains(c.year) {
-            // Fixed width, written digit by digit: rebuilds format millions of these.
-            return String(unsafeUninitializedCapacity: 27) { buffer in
-                func put(_ value: Int64, _ width: Int, at start: Int) {
-                    var v = value
-                    for index in stride(from: start + width - 1, through: start, by: -1) {
-                        buffer[index] = UInt8(ascii: "0") + UInt8(v % 10)
-                        v /= 10
-                    }
-                }
-                put(Int64(c.year), 4, at: 0)
-                buffer[4] = UInt8(ascii: "-")
-                put(Int64(c.month), 2, at: 5)
-                buffer[7] = UInt8(ascii: "-")
-                put(Int64(c.day), 2, at: 8)
-                buffer[10] = UInt8(ascii: "T")
-                put(seconds / 3_600, 2, at: 11)
-                buffer[13] = UInt8(ascii: ":")
-                put(seconds % 3_600 / 60, 2, at: 14)
-                buffer[16] = UInt8(ascii: ":")
-                put(seconds % 60, 2, at: 17)
-                buffer[19] = UInt8(ascii: ".")
-                put(micros, 6, at: 20)
-                buffer[26] = UInt8(ascii: "Z")
-                return 27
+        func put(_ value: Int64, _ width: Int, at start: Int) {
+            var v = value
+            for index in stride(from: start + width - 1, through: start, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
             }
         }
+        put(Int64(c.year), 4, at: 0)
+        buffer[4] = UInt8(ascii: "-")
+        put(Int64(c.month), 2, at: 5)
+        buffer[7] = UInt8(ascii: "-")
+        put(Int64(c.day), 2, at: 8)
+        buffer[10] = UInt8(ascii: "T")
+        put(seconds / 3_600, 2, at: 11)
+        buffer[13] = UInt8(ascii: ":")
+        put(seconds % 3_600 / 60, 2, at: 14)
+        buffer[16] = UInt8(ascii: ":")
+        put(seconds % 60, 2, at: 17)
+        buffer[19] = UInt8(ascii: ".")
+        put(micros, 6, at: 20)
+        buffer[26] = UInt8(ascii: "Z")
+        return fixedISOLength
+    }
+
+    private static func paddedISO(_ c: (year: Int, month: Int, day: Int, microsOfDay: Int64)) -> String {
+        let seconds = c.microsOfDay / 1_000_000
+        let micros = c.microsOfDay % 1_000_000
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s

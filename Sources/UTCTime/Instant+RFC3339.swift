@@ -4,6 +4,9 @@ extension Instant {
     /// UTC with microseconds, e.g. `2026-11-21T10:54:47.123456Z`.
     public var rfc3339: String { CalendarMonth.isoString(self) }
 
+    /// Appends `rfc3339`'s UTF-8 to `bytes`, without making the string.
+    public func appendRFC3339(to bytes: inout [UInt8]) { CalendarMonth.appendISO(self, to: &bytes) }
+
     /// Parses RFC 3339: `T`, `t` or a space between date and time, 0–9 fraction digits (digits past microseconds are
     /// truncated), `Z` or a numeric offset. Nil for anything else, impossible dates (30 February) included.
     public init?(rfc3339 text: String) {

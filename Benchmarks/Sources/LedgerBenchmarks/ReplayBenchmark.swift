@@ -50,8 +50,15 @@ struct ReplayBenchmark {
     /// timed) into a fresh table and the table's indexes built. The fold in between is the ledger's own work.
     private func postgresShareOfRebuild(_ pool: PostgresPool) async throws -> Double {
         let directory = try await pool.query("SELECT current_setting('data_directory')").first?.decode(String.self, at: 0) ?? ""
+        // With the rebuild's reader settings: the same plan for the same rows.
         let (_, readSeconds) = try await ExternalTool.timed {
-            try await pool.query(PostgresQuery(unsafeSQL: "COPY (\(ProjectionReplay.logInStreamOrder())) TO '/dev/null'"))
+            try await pool.withConnection { connection in
+                try connection.execute("""
+                    BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; \(ProjectionReplay.logReaderSettings);
+                    COPY (\(ProjectionReplay.logInStreamOrder())) TO '/dev/null';
+                    COMMIT
+                    """)
+            }
         }
         var writeSeconds = 0.0
         try await pool.withConnection { try $0.execute("DROP SCHEMA IF EXISTS bench_share CASCADE; CREATE SCHEMA bench_share") }

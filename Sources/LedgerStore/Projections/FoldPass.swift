@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import PostgresClient
 import Synchronization
+import UTCTime
 
 /// The fold of a rebuild: the log streamed out with one COPY in stream order, each stream's keys folded in memory,
 /// each final state written once with COPY into `schema`'s tables (one connection per table, side by side with the
@@ -36,6 +37,14 @@ struct FoldPass: Sendable {
         ORDER BY app_id, stream_id, stream_version
         """
     }
+
+    /// The reader's settings, inside its transaction. The log is read in stream order; with the index on
+    /// `(app_id, stream_id, stream_version)` rows stream out at once and cost PostgreSQL one process, where a sort
+    /// (the plan under the default `random_page_cost`, which prices a storage of spinning disks) keeps the fold idle
+    /// until it has sorted the whole log and, run in parallel, costs two more processes' CPU beside it. On a log whose
+    /// streams are scattered over the table the planner may still sort. Nothing in the statement gains from JIT.
+    /// `ledger replay`'s benchmark reads its reference with the same settings.
+    package static let readerSettings = "SET LOCAL random_page_cost = 1.1; SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL jit = off"
 
     /// Runs the pass on `reader` (inside a repeatable-read transaction whose snapshot sees every transaction below
     /// the cut) with `writers` (one per table of `models`, in order); returns the events read.
@@ -107,27 +116,35 @@ struct FoldPass: Sendable {
 
         func run(_ queue: ChunkQueue) throws -> [any StrayFold] {
             var folders = models.map { $0.folder() }
-            var output = TableOutput(sinks: sinks)
+            var output = TableOutput(sinks: sinks, columns: models.flatMap { $0.tables.map(\.columns.count) })
             let offsets = models.indices.map { index in models.prefix(index).reduce(0) { $0 + $1.tables.count } }
             func flush() throws {
                 for index in folders.indices { try folders[index].flush(into: &output, tableOffset: offsets[index], foldStates: foldStates) }
             }
+            var fields: [Range<Int>] = []
+            var type: (raw: ArraySlice<UInt8>, text: String) = ([], "")
             while let chunk = queue.take() {
-                var stream: (app: Substring, id: Substring)?
+                // The stream's key as it came (app and stream id, escaped): a new one ends the stream before it.
+                var stream: (raw: ArraySlice<UInt8>, app: String, id: Substring)?
                 for line in chunk {
-                    let fields = CopyText.fields(line)
+                    CopyText.fields(line, into: &fields)
                     guard fields.count == 8 else { throw PostgresError.copyFailed(message: "a COPY row of the log has \(fields.count) fields") }
-                    let app = fields[0], streamID = fields[1]
-                    if let current = stream, current.app != app || current.id != streamID { try flush() }
-                    stream = (app, streamID)
-                    guard let position = Int64(fields[2]), let version = Int32(fields[4]), let occurred = Int64(fields[6]),
-                        let recorded = Int64(fields[7]),
+                    let key = line[..<fields[1].upperBound]
+                    if stream == nil || !key.elementsEqual(stream!.raw) {
+                        if stream != nil { try flush() }
+                        stream = (key, CopyText.text(line, fields[0]), Substring(CopyText.text(line, fields[1])))
+                    }
+                    // A log has a few event types: each row's type is most often the one before it.
+                    if !line[fields[3]].elementsEqual(type.raw) { type = (line[fields[3]], CopyText.text(line, fields[3])) }
+                    guard let current = stream, let position = CopyText.integer(line, fields[2]),
+                        let version = CopyText.integer(line, fields[4]).flatMap(Int32.init(exactly:)),
+                        let occurred = CopyText.integer(line, fields[6]), let recorded = CopyText.integer(line, fields[7]),
                         let event = DomainEventDecoding.decode(
-                            appID: String(app), position: position, type: String(fields[3]),
-                            schemaVersion: version, payload: String(fields[5]),
+                            appID: current.app, position: position, type: type.text,
+                            schemaVersion: version, payload: CopyText.text(line, fields[5]),
                             occurredAt: occurred, recordedAt: recorded)
                     else { continue }
-                    for index in folders.indices { folders[index].apply(event, stream: streamID) }
+                    for index in folders.indices { folders[index].apply(event, stream: current.id) }
                 }
                 try flush()
             }
@@ -215,18 +232,63 @@ package final class SharedSink: @unchecked Sendable {  // safe: every use of `wr
     package func send(_ bytes: [UInt8]) throws { try lock.withLock { try writer.send(bytes) } }
 }
 
-/// Rows on their way into the writers' COPYs, sent in chunks of about 256 kB.
-package struct TableOutput {
+/// Rows on their way into the writers' COPYs, written cell by cell in COPY's text format (`RowSink`), sent in
+/// chunks of about 256 kB.
+package struct TableOutput: RowSink {
     let sinks: [SharedSink]
+    private let columns: [Int]
     private var buffers: [[UInt8]]
+    /// Where the model writing now has its first table: its table `n` is `tableOffset + n` here.
+    var tableOffset = 0
+    private var table = 0
+    private var cells = 0
 
-    init(sinks: [SharedSink]) {
+    init(sinks: [SharedSink], columns: [Int]) {
+        precondition(sinks.count == columns.count, "one sink per table")
         self.sinks = sinks
+        self.columns = columns
         self.buffers = Array(repeating: [], count: sinks.count)
     }
 
-    package mutating func write(_ row: [String?], table: Int) throws {
-        ReadModelTable.copyLine(row, into: &buffers[table])
+    package mutating func begin(table: Int) {
+        self.table = tableOffset + table
+        cells = 0
+    }
+
+    private mutating func separate() {
+        if cells > 0 { buffers[table].append(0x09) }
+        cells += 1
+    }
+
+    package mutating func text(_ value: String?) {
+        separate()
+        guard let value else { return CopyTextCells.null(into: &buffers[table]) }
+        CopyTextCells.text(value, into: &buffers[table])
+    }
+
+    package mutating func instant(_ value: Instant?) {
+        separate()
+        guard let value else { return CopyTextCells.null(into: &buffers[table]) }
+        value.appendRFC3339(to: &buffers[table])
+    }
+
+    package mutating func bool(_ value: Bool?) {
+        separate()
+        guard let value else { return CopyTextCells.null(into: &buffers[table]) }
+        buffers[table].append(UInt8(ascii: value ? "t" : "f"))
+    }
+
+    package mutating func integer(_ value: Int64?) {
+        separate()
+        guard let value else { return CopyTextCells.null(into: &buffers[table]) }
+        CopyTextCells.integer(value, into: &buffers[table])
+    }
+
+    package mutating func textArray(_ values: [String]) { text(Cell.textArray(values)) }
+
+    package mutating func end() throws {
+        precondition(cells == columns[table], "a row of \(cells) cells for a table of \(columns[table]) columns")
+        buffers[table].append(0x0A)
         if buffers[table].count >= 256 * 1024 {
             try sinks[table].send(buffers[table])
             buffers[table].removeAll(keepingCapacity: true)
@@ -348,11 +410,9 @@ package struct ModelFolder<Model: ReadModel> {
     }
 
     package mutating func flush(into output: inout TableOutput, tableOffset: Int, foldStates: Bool) throws {
+        output.tableOffset = tableOffset
         for entry in states {
-            let tables = Model.rows(appID: entry.key.appID, state: entry.state, position: entry.position, foldState: foldStates)
-            for (index, rows) in tables.enumerated() {
-                for row in rows { try output.write(row, table: tableOffset + index) }
-            }
+            try Model.write(appID: entry.key.appID, state: entry.state, position: entry.position, foldState: foldStates, into: &output)
         }
         states.removeAll(keepingCapacity: true)
     }
@@ -398,25 +458,46 @@ enum CopyText {
         return line[...]
     }
 
-    /// The fields of one row (its trailing newline dropped), unescaped; `\N` (NULL) reads as empty.
-    static func fields(_ line: [UInt8]) -> [Substring] {
+    /// Where the fields of one row lie (its trailing newline dropped), escaped as they are, into `fields`.
+    static func fields(_ line: [UInt8], into fields: inout [Range<Int>]) {
+        fields.removeAll(keepingCapacity: true)
         var end = line.count
         if end > 0, line[end - 1] == 0x0A { end -= 1 }
-        var fields: [Substring] = []
         var start = 0
         var index = 0
         while index <= end {
             if index == end || line[index] == 0x09 {
-                fields.append(unescape(line[start..<index]))
+                fields.append(start..<index)
                 start = index + 1
             }
             index += 1
         }
-        return fields
     }
 
-    private static func unescape(_ bytes: ArraySlice<UInt8>) -> Substring {
-        guard bytes.contains(0x5C) else { return Substring(decoding: bytes, as: UTF8.self) }
+    /// A field's text, unescaped; `\N` (NULL) reads as empty.
+    static func text(_ line: [UInt8], _ field: Range<Int>) -> String { unescape(line[field]) }
+
+    /// A field's decimal integer, read from its bytes; nil when it is not one.
+    static func integer(_ line: [UInt8], _ field: Range<Int>) -> Int64? {
+        var index = field.lowerBound
+        let negative = index < field.upperBound && line[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < field.upperBound else { return nil }
+        var value: Int64 = 0
+        while index < field.upperBound {
+            let digit = line[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times.addingReportingOverflow(negative ? -Int64(digit) : Int64(digit))
+            guard !overflow, !overflowSum else { return nil }
+            value = sum
+            index += 1
+        }
+        return value
+    }
+
+    private static func unescape(_ bytes: ArraySlice<UInt8>) -> String {
+        guard bytes.contains(0x5C) else { return String(decoding: bytes, as: UTF8.self) }
         if bytes.elementsEqual([0x5C, UInt8(ascii: "N")]) { return "" }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -439,6 +520,6 @@ enum CopyText {
                 out.append(byte)
             }
         }
-        return Substring(decoding: out, as: UTF8.self)
+        return String(decoding: out, as: UTF8.self)
     }
 }

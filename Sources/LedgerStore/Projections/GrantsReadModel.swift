@@ -24,8 +24,14 @@ package enum GrantsReadModel: ReadModel {
 
     package static func isOwnStream(_ stream: Substring, of key: String) -> Bool { LedgerStreams.isUser(stream, appUserID: key) }
 
-    package static func rows(appID: String, state: UserGrants, position: Int64, foldState: Bool) -> [[[String?]]] {
-        [[[appID, state.appUserID, StateCodec.encode(state.summaries), foldState ? StateCodec.encode(state) : nil, Cell.integer(position)]]]
+    package static func write(appID: String, state: UserGrants, position: Int64, foldState: Bool, into rows: inout some RowSink) throws {
+        rows.begin(table: 0)
+        rows.text(appID)
+        rows.text(state.appUserID)
+        rows.text(StateCodec.encode(state.summaries))
+        rows.text(foldState ? StateCodec.encode(state) : nil)
+        rows.integer(position)
+        try rows.end()
     }
 
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws

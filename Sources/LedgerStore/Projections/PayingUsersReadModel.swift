@@ -27,17 +27,31 @@ package enum PayingUsersReadModel: ReadModel {
 
     package struct Folder: ConcreteFolder { package var folder = ModelFolder<PayingUsersReadModel>() }
 
-    package static func rows(appID: String, state p: PayingPurchase, position: Int64, foldState: Bool) -> [[[String?]]] {
+    package static func write(
+        appID: String, state p: PayingPurchase, position: Int64, foldState: Bool, into rows: inout some RowSink
+    ) throws {
         let owner = p.owner
-        let purchase: [String?] = [
-            appID, p.originalTransactionID, owner?.appUserID, Cell.bool(owner?.strong), Cell.instant(owner?.stamp.at),
-            Cell.integer(owner?.stamp.rank), owner?.stamp.tie, Cell.integer(position)
-        ]
-        let months: [[String?]] = p.months.keys.sorted().compactMap { month in
-            guard let paid = p.months[month], let user = p.payingUser(in: month) else { return nil }
-            return [appID, month, p.originalTransactionID, user, paid.appUserID, paid.transactionID]
+        rows.begin(table: 0)
+        rows.text(appID)
+        rows.text(p.originalTransactionID)
+        rows.text(owner?.appUserID)
+        rows.bool(owner?.strong)
+        rows.instant(owner?.stamp.at)
+        rows.integer(owner?.stamp.rank)
+        rows.text(owner?.stamp.tie)
+        rows.integer(position)
+        try rows.end()
+        for month in p.months.keys.sorted() {
+            guard let paid = p.months[month], let user = p.payingUser(in: month) else { continue }
+            rows.begin(table: 1)
+            rows.text(appID)
+            rows.text(month)
+            rows.text(p.originalTransactionID)
+            rows.text(user)
+            rows.text(paid.appUserID)
+            rows.text(paid.transactionID)
+            try rows.end()
         }
-        return [[purchase], months]
     }
 
     /// Every column of these tables is the state: nothing to fold again.

@@ -35,6 +35,9 @@ public enum ProjectionReplay {
     /// benchmarks time PostgreSQL alone answering it.
     public static func logInStreamOrder(below cut: UInt64 = .max) -> String { FoldPass.logInStreamOrder(below: cut) }
 
+    /// The settings a rebuild reads the log with (`FoldPass.readerSettings`), for a transaction of its own.
+    public static let logReaderSettings = FoldPass.readerSettings
+
     static let rebuildSchema = "ledger_rebuild"
     static let checkSchema = "ledger_check"
 
@@ -185,7 +188,7 @@ public enum ProjectionReplay {
         let reader = try PostgresConnection.connect(configuration)
         let writers = try tables.map { _ in try PostgresConnection.connect(configuration) }
         // One snapshot for the cut and the read: every transaction below the cut has ended before it was taken.
-        try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + FoldPass.readerSettings)
         let cut = try requested ?? CommitHorizon.read(on: reader)
         let pass = FoldPass(models: models, schema: schema, cut: cut, foldStates: foldStates)
         let (events, strays) = try pass.run(reader: reader, writers: writers, progress: progress)

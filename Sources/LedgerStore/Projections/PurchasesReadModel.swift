@@ -23,20 +23,31 @@ package enum PurchasesReadModel: ReadModel {
 
     package struct Folder: ConcreteFolder { package var folder = ModelFolder<PurchasesReadModel>() }
 
-    package static func rows(appID: String, state p: PurchaseRecord, position: Int64, foldState: Bool) -> [[[String?]]] {
+    package static func write(
+        appID: String, state p: PurchaseRecord, position: Int64, foldState: Bool, into rows: inout some RowSink
+    ) throws {
         let d = p.details
-        let source = d?.source.storedValue
-        return [
-            [
-                [
-                    appID, p.originalTransactionID, p.ownerUserID, d?.productID, d?.productType.rawValue, d?.transactionID,
-                    Cell.instant(d?.purchasedAt), Cell.instant(d?.expiresAt), d?.environment.rawValue, Cell.integer(d?.price?.milliunits),
-                    d?.price?.currency, d?.developerPayload, Cell.bool(d?.familyShared ?? false), Cell.integer(d?.quantity), source,
-                    Cell.instant(p.consumedAt),
-                    p.standing?.value.rawValue, foldState ? StateCodec.encode(p) : nil, Cell.integer(position)
-                ]
-            ]
-        ]
+        rows.begin(table: 0)
+        rows.text(appID)
+        rows.text(p.originalTransactionID)
+        rows.text(p.ownerUserID)
+        rows.text(d?.productID)
+        rows.text(d?.productType.rawValue)
+        rows.text(d?.transactionID)
+        rows.instant(d?.purchasedAt)
+        rows.instant(d?.expiresAt)
+        rows.text(d?.environment.rawValue)
+        rows.integer(d?.price?.milliunits)
+        rows.text(d?.price?.currency)
+        rows.text(d?.developerPayload)
+        rows.bool(d?.familyShared ?? false)
+        rows.integer(d?.quantity)
+        rows.text(d?.source.storedValue)
+        rows.instant(p.consumedAt)
+        rows.text(p.standing?.value.rawValue)
+        rows.text(foldState ? StateCodec.encode(p) : nil)
+        rows.integer(position)
+        try rows.end()
     }
 
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws

@@ -20,10 +20,11 @@ package protocol ReadModel: Sendable {
     associatedtype Reducer: ProjectionReducer
     /// The tables, in the order `rows` gives their rows.
     static var tables: [ReadModelTable] { get }
-    /// One state's rows per table; `position` is the greatest log position folded into it. Without `foldState` the
-    /// `fold_state` column (where a table has one) is left NULL: a rebuild writes only what queries read, and the
-    /// state is folded again from the log the first time it is needed (`load`).
-    static func rows(appID: String, state: Reducer.State, position: Int64, foldState: Bool) -> [[[String?]]]
+    /// Writes one state's rows, table by table in `tables`' order, into `rows`; `position` is the greatest log
+    /// position folded into it. Without `foldState` the `fold_state` column (where a table has one) is left NULL: a
+    /// rebuild writes only what queries read, and the state is folded again from the log the first time it is
+    /// needed (`load`).
+    static func write(appID: String, state: Reducer.State, position: Int64, foldState: Bool, into rows: inout some RowSink) throws
     /// The states of `keys` stored in `schema` (keys without a row are left out). A row without its fold state is
     /// folded from its stream, with the events at or before `through` in commit order (all when nil): a row a
     /// rebuild wrote and no event has touched since.
@@ -55,13 +56,11 @@ extension ReadModel {
         on connection: PostgresConnection
     ) throws {
         guard !states.isEmpty else { return }
-        var rows = Array(repeating: [[String?]](), count: tables.count)
+        var rows = TextRows(tables)
         for (key, entry) in states {
-            for (index, tableRows) in Self.rows(appID: key.appID, state: entry.state, position: entry.position, foldState: true).enumerated() {
-                rows[index] += tableRows
-            }
+            try write(appID: key.appID, state: entry.state, position: entry.position, foldState: true, into: &rows)
         }
-        for (table, tableRows) in zip(tables, rows) { try table.upsert(tableRows, schema: schema, on: connection) }
+        for (table, tableRows) in zip(tables, rows.tables) { try table.upsert(tableRows, schema: schema, on: connection) }
     }
 
     /// The states of `keys` folded from the log: their own streams and the events at `outside` (per key, positions of

@@ -56,50 +56,15 @@ package struct ReadModelTable: Sendable {
         try connection.query(prepared: PostgresQuery(unsafeSQL: sql, bindings: bindings))
     }
 
-    /// `COPY … FROM STDIN WITH (FREEZE)` of this table's columns, for `copyLine`'s rows: the caller has created or
+    /// `COPY … FROM STDIN WITH (FREEZE)` of this table's columns, for `TableOutput`'s rows: the caller has created or
     /// emptied the table in the same transaction (`FoldPass`).
     package func copyStatement(schema: String) -> String {
         "COPY \(qualified(schema)) (\(columns.map(\.name).joined(separator: ", "))) FROM STDIN WITH (FREEZE)"
-    }
-
-    /// Appends one row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
-    package static func copyLine(_ row: [String?], into buffer: inout [UInt8]) {
-        for (index, cell) in row.enumerated() {
-            if index > 0 { buffer.append(0x09) }
-            guard var cell else {
-                buffer.append(0x5C)
-                buffer.append(UInt8(ascii: "N"))
-                continue
-            }
-            cell.withUTF8 { bytes in
-                // Most cells need no escape: copied whole, not byte by byte.
-                guard bytes.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
-                    buffer.append(contentsOf: bytes)
-                    return
-                }
-                for byte in bytes {
-                    switch byte {
-                    case 0x5C: buffer.append(0x5C); buffer.append(0x5C)
-                    case 0x09: buffer.append(0x5C); buffer.append(UInt8(ascii: "t"))
-                    case 0x0A: buffer.append(0x5C); buffer.append(UInt8(ascii: "n"))
-                    case 0x0D: buffer.append(0x5C); buffer.append(UInt8(ascii: "r"))
-                    default: buffer.append(byte)
-                    }
-                }
-            }
-        }
-        buffer.append(0x0A)
     }
 }
 
 /// Text cells of the values read models store.
 package enum Cell {
-    package static func text(_ value: String?) -> String? { value }
-    package static func instant(_ value: Instant?) -> String? { value?.rfc3339 }
-    package static func bool(_ value: Bool?) -> String? { value.map { $0 ? "t" : "f" } }
-    package static func integer(_ value: Int64?) -> String? { value.map { String($0) } }
-    package static func integer(_ value: Int?) -> String? { value.map { String($0) } }
-
     /// A `text[]` literal: every element quoted, `"` and `\` escaped within.
     package static func textArray(_ values: [String]) -> String {
         "{"

@@ -28,21 +28,37 @@ package enum SubscriptionsReadModel: ReadModel {
 
     package struct Folder: ConcreteFolder { package var folder = ModelFolder<SubscriptionsReadModel>() }
 
-    package static func rows(appID: String, state: SubscriptionStatus, position: Int64, foldState: Bool) -> [[[String?]]] {
+    package static func write(
+        appID: String, state: SubscriptionStatus, position: Int64, foldState: Bool, into rows: inout some RowSink
+    ) throws {
         let s = state.summary
-        return [
-            [
-                [
-                    appID, s.originalTransactionID, s.ownerUserID, s.productID, s.subscriptionGroupID, s.state?.storedValue,
-                    Cell.instant(s.expiresAt), Cell.instant(s.graceExpiresAt), Cell.bool(s.autoRenew), s.nextProductID,
-                    s.offer?.type.rawValue, s.offer?.identifier, s.offer?.paymentMode, s.offer?.period,
-                    s.environment?.rawValue, s.priceIncrease?.rawValue, s.latestTransactionID,
-                    s.appTransactionID, s.billingPlanType, s.commitment.map(StateCodec.encode), Cell.textArray(s.productsEverPurchased),
-                    Cell.instant(s.activatedAt), Cell.bool(s.familyShared),
-                    foldState ? StateCodec.encode(state) : nil, Cell.integer(position)
-                ]
-            ]
-        ]
+        rows.begin(table: 0)
+        rows.text(appID)
+        rows.text(s.originalTransactionID)
+        rows.text(s.ownerUserID)
+        rows.text(s.productID)
+        rows.text(s.subscriptionGroupID)
+        rows.text(s.state?.storedValue)
+        rows.instant(s.expiresAt)
+        rows.instant(s.graceExpiresAt)
+        rows.bool(s.autoRenew)
+        rows.text(s.nextProductID)
+        rows.text(s.offer?.type.rawValue)
+        rows.text(s.offer?.identifier)
+        rows.text(s.offer?.paymentMode)
+        rows.text(s.offer?.period)
+        rows.text(s.environment?.rawValue)
+        rows.text(s.priceIncrease?.rawValue)
+        rows.text(s.latestTransactionID)
+        rows.text(s.appTransactionID)
+        rows.text(s.billingPlanType)
+        rows.text(s.commitment.map(StateCodec.encode))
+        rows.textArray(s.productsEverPurchased)
+        rows.instant(s.activatedAt)
+        rows.bool(s.familyShared)
+        rows.text(foldState ? StateCodec.encode(state) : nil)
+        rows.integer(position)
+        try rows.end()
     }
 
     package static func load(_ keys: [StateKey], schema: String, through: LogCheckpoint?, on connection: PostgresConnection) throws
