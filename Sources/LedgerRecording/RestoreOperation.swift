@@ -34,7 +34,7 @@ package struct RestoreOperation: Sendable {
                 purchases.append(fold(PurchaseRecordReducer.self, key: id, events: events, asOf: nil).summary)
             }
             let owners = Set((subscriptions.compactMap(\.ownerUserID) + purchases.compactMap(\.ownerUserID)).filter { $0 != appUserID })
-            let others = try await UserQueries(pool: store.pool).summaries(app: appID, owners: owners, excluding: Set(ids))
+            let others = try await UserQueries(pool: store.pool).summaries(app: appID, owners: owners).excluding(Set(ids))
             let events = try RestoreRules.restore(
                 originalTransactionIDs: ids, to: appUserID, policy: policy,
                 subscriptions: subscriptions + others.subscriptions,

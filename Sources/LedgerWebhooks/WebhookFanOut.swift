@@ -215,7 +215,11 @@ package struct WebhookFanOut: Sendable {
         }
         var sequences = try SequenceCounter.read(
             changes.flatMap { change in
-                change.targets.map { (change.recorded.appID, $0.endpointID, Self.orderKey(change.change.appUserID, change.subject)) }
+                change.targets.map { target in
+                    SequenceCounter.Key(
+                        endpoint: .init(app: change.recorded.appID, endpoint: target.endpointID),
+                        key: Self.orderKey(change.change.appUserID, change.subject))
+                }
             }, on: connection)
         var catalogs: [String: [ProductRecord]] = [:]
         var rows: [Row] = []
@@ -225,11 +229,9 @@ package struct WebhookFanOut: Sendable {
             // by `WebhookStore` where it is sent or shown; unreadable once they are erased); the row names the pseudonym.
             var sealedFor: String?
             if let owner = pseudonym {
-                let others = held[recorded.appID]?[owner] ?? OwnedSummaries()
-                let purchase = change.originalTransactionID
-                change.owned.subscriptions =
-                    others.subscriptions.filter { $0.originalTransactionID != purchase } + (change.subscription.map { [$0] } ?? [])
-                change.owned.purchases = others.purchases.filter { $0.originalTransactionID != purchase } + (change.purchase.map { [$0] } ?? [])
+                let others = (held[recorded.appID]?[owner] ?? OwnedSummaries()).excluding(Set([change.originalTransactionID].compactMap { $0 }))
+                change.owned.subscriptions = others.subscriptions + (change.subscription.map { [$0] } ?? [])
+                change.owned.purchases = others.purchases + (change.purchase.map { [$0] } ?? [])
                 if case .purchase = subject { change.owned.grants = others.grants }
                 let id = userIDs[recorded.appID]?[owner]
                 (change.appUserID, sealedFor) = (id ?? owner, id == nil ? nil : owner)
@@ -244,7 +246,7 @@ package struct WebhookFanOut: Sendable {
             change.catalog = catalogs[recorded.appID] ?? []
             let orderKey = Self.orderKey(pseudonym, subject)
             for endpoint in targets {
-                let (sequence, previous) = sequences.next(app: recorded.appID, endpoint: endpoint.endpointID, key: orderKey)
+                let (sequence, previous) = sequences.next(.init(endpoint: .init(app: recorded.appID, endpoint: endpoint.endpointID), key: orderKey))
                 let envelope = WebhookEnvelope(deliveryID: RandomToken.identifier(prefix: "msg_"), sequence: sequence, previousSequence: previous)
                 let body = try render(change, envelope)
                 rows.append(
@@ -334,27 +336,33 @@ package struct WebhookFanOut: Sendable {
     /// Per (endpoint, order key) sequence numbers: the stored last ones, read once for the batch, then counted in
     /// memory through it.
     struct SequenceCounter {
-        private var last: [String: Int64] = [:]
+        struct Endpoint: Hashable {
+            var app: String
+            var endpoint: String
+        }
 
-        private static func id(app: String, endpoint: String, key: String) -> String { app + "\u{0}" + endpoint + "\u{0}" + key }
+        struct Key: Hashable {
+            var endpoint: Endpoint
+            var key: String
+        }
+
+        private var last: [Key: Int64] = [:]
 
         /// The stored last sequence of each (app, endpoint, order key): one statement per endpoint, each key's
         /// newest read backwards from the sequence index.
-        static func read(_ keys: [(app: String, endpoint: String, key: String)], on connection: PostgresConnection) throws -> SequenceCounter {
+        static func read(_ keys: [Key], on connection: PostgresConnection) throws -> SequenceCounter {
             var counter = SequenceCounter()
-            let byEndpoint = Dictionary(grouping: keys) { $0.app + "\u{0}" + $0.endpoint }
-            for group in byEndpoint.values {
-                guard let (app, endpoint) = group.first.map({ ($0.app, $0.endpoint) }) else { continue }
+            for (endpoint, group) in Dictionary(grouping: keys, by: \.endpoint) {
                 let rows = try connection.query(
                     prepared: """
                         SELECT k.key, (SELECT d.sequence FROM ledger.webhook_deliveries d
-                                       WHERE d.app_id = \(app) AND d.endpoint_id = \(endpoint) AND d.order_key = k.key
+                                       WHERE d.app_id = \(endpoint.app) AND d.endpoint_id = \(endpoint.endpoint) AND d.order_key = k.key
                                        ORDER BY d.sequence DESC LIMIT 1)
                         FROM unnest(\(TextArray(Set(group.map(\.key)).sorted()))) AS k(key)
                         """)
                 for row in rows {
                     if let sequence = try row.decode(Int64?.self, at: 1) {
-                        counter.last[id(app: app, endpoint: endpoint, key: try row.decode(String.self, at: 0))] = sequence
+                        counter.last[Key(endpoint: endpoint, key: try row.decode(String.self, at: 0))] = sequence
                     }
                 }
             }
@@ -362,11 +370,10 @@ package struct WebhookFanOut: Sendable {
         }
 
         /// The next sequence of the key and the one before it (nil for the key's first delivery).
-        mutating func next(app: String, endpoint: String, key: String) -> (Int64, Int64?) {
-            let id = Self.id(app: app, endpoint: endpoint, key: key)
-            let previous = last[id]
+        mutating func next(_ key: Key) -> (Int64, Int64?) {
+            let previous = last[key]
             let next = (previous ?? 0) + 1
-            last[id] = next
+            last[key] = next
             return (next, previous)
         }
     }

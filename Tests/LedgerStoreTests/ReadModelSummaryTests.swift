@@ -92,7 +92,7 @@ import UTCTime
         try await expectTheFold("written by a rebuild")
         // Another owner sees none of it; an excluded id is left out.
         #expect(try await queries.summaries(app: "app", owners: ["u2"]) == OwnedSummaries())
-        let excluding = try await queries.summaries(app: "app", owners: ["u1"], excluding: ["s1", "c1"])
+        let excluding = try await queries.summaries(app: "app", owners: ["u1"]).excluding(["s1", "c1"])
         #expect(!excluding.subscriptions.contains { $0.originalTransactionID == "s1" })
         #expect(excluding.purchases.map(\.originalTransactionID).sorted() == ["c2", "n1", "pay-1"])
         await fixture.close()

@@ -60,6 +60,14 @@ public struct OwnedSummaries: Sendable, Equatable {
     /// by, which `UserView` and `UserSnapshot` select by; nil when there are none.
     public var owner: String? { subscriptions.first?.ownerUserID ?? purchases.first?.ownerUserID ?? grants.first?.appUserID }
 
+    /// These summaries without the purchases `originalTransactionIDs` names: what an owner holds besides the purchases
+    /// a change or a restore is about (those it folds itself).
+    public func excluding(_ originalTransactionIDs: Set<String>) -> OwnedSummaries {
+        OwnedSummaries(
+            subscriptions: subscriptions.filter { !originalTransactionIDs.contains($0.originalTransactionID) },
+            purchases: purchases.filter { !originalTransactionIDs.contains($0.originalTransactionID) }, grants: grants)
+    }
+
     /// Summaries read for several owners in one statement, split by owner (the purchases' owner, the grants' user).
     public var byOwner: [String: OwnedSummaries] {
         var owners: [String: OwnedSummaries] = [:]

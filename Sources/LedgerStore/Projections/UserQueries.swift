@@ -45,13 +45,10 @@ public struct UserQueries: Sendable {
         return try rows.map { try $0.decode(String.self, at: 0) }
     }
 
-    /// What the per-user views read of the subscriptions and purchases owned by any of `owners` (leaving out the
-    /// original transaction ids in `excluding`) and of their grants: one prepared statement on the typed columns
-    /// (`ownedSummariesSQL`).
-    public func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = []) async throws -> OwnedSummaries {
-        try await pool.withConnection { connection in
-            try Self.summaries(app: appID, owners: owners, excluding: excluding, on: connection)
-        }
+    /// What the per-user views read of the subscriptions and purchases owned by any of `owners` and of their grants:
+    /// one prepared statement on the typed columns (`ownedSummariesSQL`).
+    public func summaries(app appID: String, owners: Set<String>) async throws -> OwnedSummaries {
+        try await pool.withConnection { connection in try Self.summaries(app: appID, owners: owners, on: connection) }
     }
 
     /// The summaries of what the user whose id has the blind index `userIndex` owns (`IdentityStore.blindIndex`): one
@@ -67,8 +64,8 @@ public struct UserQueries: Sendable {
         try decode(try connection.query(prepared: statusReadQuery(app: appID, userIndex: userIndex)))
     }
 
-    /// `summaries(app:owners:excluding:)` on a connection the caller holds (the webhook fan-out, in its transaction).
-    package static func summaries(app appID: String, owners: Set<String>, excluding: Set<String> = [], on connection: PostgresConnection)
+    /// `summaries(app:owners:)` on a connection the caller holds (the webhook fan-out, in its transaction).
+    package static func summaries(app appID: String, owners: Set<String>, on connection: PostgresConnection)
         throws -> OwnedSummaries
     {
         guard !owners.isEmpty else { return OwnedSummaries() }
@@ -83,26 +80,24 @@ public struct UserQueries: Sendable {
                     unsafeSQL: ownedByAnySQL,
                     bindings: [appID.postgresValue, TextArray(owners.sorted()).postgresValue])
             }
-        return try decode(try connection.query(prepared: query), excluding: excluding)
+        return try decode(try connection.query(prepared: query))
     }
 
-    static func decode(_ rows: PostgresRows, excluding: Set<String> = []) throws -> OwnedSummaries {
+    static func decode(_ rows: PostgresRows) throws -> OwnedSummaries {
         var owned = OwnedSummaries()
-        for row in rows { try add(row, from: 0, to: &owned, excluding: excluding) }
+        for row in rows { try add(row, from: 0, to: &owned) }
         return owned
     }
 
     /// Adds one row of `ownedSummariesSQL`'s layout, its flag at column `first`, to `owned`.
-    static func add(_ row: PostgresRow, from first: Int, to owned: inout OwnedSummaries, excluding: Set<String> = []) throws {
+    static func add(_ row: PostgresRow, from first: Int, to owned: inout OwnedSummaries) throws {
         var cells = PostgresRowCursor(row, from: first)
         switch try cells.next(Bool?.self) {
         case true?:
-            let summary = try SubscriptionsReadModel.summary(&cells)
-            if !excluding.contains(summary.originalTransactionID) { owned.subscriptions.append(summary) }
+            owned.subscriptions.append(try SubscriptionsReadModel.summary(&cells))
         case false?:
             cells = PostgresRowCursor(row, from: first + 1 + SubscriptionsReadModel.summaryColumns.count)
-            let summary = try PurchasesReadModel.summary(&cells)
-            if !excluding.contains(summary.originalTransactionID) { owned.purchases.append(summary) }
+            owned.purchases.append(try PurchasesReadModel.summary(&cells))
         case nil:
             let text = try row.decode(
                 String.self, at: first + 1 + SubscriptionsReadModel.summaryColumns.count + PurchasesReadModel.summaryColumns.count)
