@@ -33,7 +33,17 @@ public protocol ProjectionReducer: Sendable {
     /// The keys (user id, original transaction id, month…) whose state this event changes; [] = not relevant.
     static func keys(for event: DomainEvent) -> [String]
     static func initial(key: String) -> State
-    static func apply(_ state: State, _ event: DomainEvent) -> State
+    /// Folds `event` into `state`, in place (a rebuild folds millions: no copy of the state per event).
+    static func apply(_ state: inout State, _ event: DomainEvent)
+}
+
+extension ProjectionReducer {
+    /// `state` with `event` folded in.
+    public static func apply(_ state: State, _ event: DomainEvent) -> State {
+        var folded = state
+        apply(&folded, event)
+        return folded
+    }
 }
 
 /// The state of one key of a projection, from a list of recorded events, as the ledger knew it at `asOf`.

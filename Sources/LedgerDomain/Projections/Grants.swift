@@ -74,8 +74,7 @@ public enum GrantsReducer: ProjectionReducer {
 
     public static func initial(key: String) -> UserGrants { UserGrants(appUserID: key) }
 
-    public static func apply(_ state: UserGrants, _ event: DomainEvent) -> UserGrants {
-        var s = state
+    public static func apply(_ s: inout UserGrants, _ event: DomainEvent) {
         switch event.event {
         case .grantGiven(let g): s.grants[g.grantID, default: GrantState()].given = g
         case .grantRevoked(let r):
@@ -88,6 +87,5 @@ public enum GrantsReducer: ProjectionReducer {
             .transferred, .appStoreNotification:
             break
         }
-        return s
     }
 }

@@ -58,16 +58,14 @@ public enum PayingUsersReducer: ProjectionReducer {
         PayingPurchase(originalTransactionID: key)
     }
 
-    public static func apply(_ state: PayingPurchase, _ event: DomainEvent) -> PayingPurchase {
-        var s = state
+    public static func apply(_ s: inout PayingPurchase, _ event: DomainEvent) {
         s.owner = OwnerClaim.merge(s.owner, event.event.ownerClaim)
-        guard let paid = payment(event.event), paid.originalTransactionID == s.originalTransactionID else { return s }
+        guard let paid = payment(event.event), paid.originalTransactionID == s.originalTransactionID else { return }
         let month = CalendarMonth(containing: paid.at).description
         let known = s.months[month]
         s.months[month] = PayingPurchase.PaidMonth(
             appUserID: [known?.appUserID, paid.appUserID].compactMap { $0 }.min(),
             transactionID: known.map { min($0.transactionID, paid.transactionID) } ?? paid.transactionID)
-        return s
     }
 
     /// The distinct paying users per app and month of the purchases in `states` (app id → states).

@@ -93,8 +93,7 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         PurchaseRecord(originalTransactionID: key)
     }
 
-    public static func apply(_ state: PurchaseRecord, _ event: DomainEvent) -> PurchaseRecord {
-        var s = state
+    public static func apply(_ s: inout PurchaseRecord, _ event: DomainEvent) {
         s.owner = OwnerClaim.merge(s.owner, event.event.ownerClaim)
         switch event.event {
         case .subscriptionStarted, .subscriptionRenewed, .billingRecovered, .billingFailed, .gracePeriodExpired,
@@ -121,7 +120,6 @@ public enum PurchaseRecordReducer: ProjectionReducer {
         case .refundReversed(let e):
             s.standing = .merge(s.standing, .valid, Stamp(at: e.subscription.signedDate, rank: 2, tie: "valid"))
         }
-        return s
     }
 }
 

@@ -29,8 +29,7 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
         SubscriptionStatus(originalTransactionID: key)
     }
 
-    public static func apply(_ state: SubscriptionStatus, _ event: DomainEvent) -> SubscriptionStatus {
-        var s = state
+    public static func apply(_ s: inout SubscriptionStatus, _ event: DomainEvent) {
         s.owner = OwnerClaim.merge(s.owner, event.event.ownerClaim)
         switch event.event {
         case .purchaseConsumable, .purchaseNonConsumable, .purchaseNonRenewing, .externalPurchase, .consumed,
@@ -81,7 +80,6 @@ public enum SubscriptionStatusReducer: ProjectionReducer {
         case .refundReversed(let e):
             s.setStanding(e.transactionID, .valid, Stamp(at: e.subscription.signedDate, rank: 2, tie: "valid"))
         }
-        return s
     }
 }
 

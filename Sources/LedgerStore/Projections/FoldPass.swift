@@ -401,7 +401,7 @@ package struct ModelFolder<Model: ReadModel> {
                 continue
             }
             if let slot = states.firstIndex(where: { $0.key.key == key && $0.key.appID == event.appID }) {
-                states[slot].state = Model.Reducer.apply(states[slot].state, event)
+                Model.Reducer.apply(&states[slot].state, event)
                 states[slot].position = max(states[slot].position, event.position)
             } else {
                 states.append((StateKey(appID: event.appID, key: key), Model.Reducer.apply(Model.Reducer.initial(key: key), event), event.position))
