@@ -56,6 +56,7 @@ package enum StrayFolds {
     }
 }
 
+/// One model's `StrayFold`: per key, the positions of the events about it outside its stream.
 package struct Strays<Model: ReadModel>: StrayFold {
     let positions: [StateKey: [Int64]]
 
