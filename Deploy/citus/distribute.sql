@@ -60,7 +60,7 @@ SELECT citus_add_local_table_to_metadata('ledger.schema_migrations');
 
 -- The append functions run on the coordinator and send each statement to the app's worker; Citus routes a statement
 -- by the app's value, which a generic plan does not have (it refuses to plan one), so these functions plan each
--- call as PostgreSQL chooses rather than always generically (schema/012, 031). The set-based group function (017)
+-- call as PostgreSQL chooses rather than always generically (schema/012, 031). The set-based group function (034)
 -- is not called on Citus (GroupCommitter).
 ALTER FUNCTION ledger.append_events(text, text, bigint, text[], bigint[], text[], text[], text[], bigint[])
     RESET plan_cache_mode;

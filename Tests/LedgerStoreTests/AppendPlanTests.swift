@@ -1,5 +1,6 @@
 import LedgerDomain
 import LedgerStore
+import LedgerStoreTestSupport
 import PostgresClient
 import PostgresTestSupport
 import Testing
@@ -72,6 +73,48 @@ import UTCTime
         #expect(scans["events_idempotency_lookup"] ?? 0 >= 300, "one probe per key: \(scans)")
         #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
         #expect(scans["events_pkey"] == 0, "\(scans)")
+        await superuser.shutdown()
+        await pool.shutdown()
+    }
+
+    /// A group of appends is one statement (schema/034) planned once per connection: made on an empty log, its
+    /// lookups (keys, heads, the chain's previous hash) must still use their indexes once the log has grown.
+    @Test(.disabled(if: CitusTestCluster.isActive, "on Citus a group runs append by append (GroupCommitter)"))
+    func groupsOnAConnectionThatStartedOnAnEmptyLogUseTheirIndexes() async throws {
+        let url = try await TestDatabase.makeDatabase(prefix: "append_plans")
+        let pool = try await LedgerDatabase.open(connectionString: url, poolSize: 1, migrations: try SchemaLocation.migrations())
+        func appendGroups(_ range: Range<Int>) async throws {
+            try await pool.withConnection { connection in
+                for group in range {
+                    let requests = (0..<4).map { member in
+                        let n = group * 4 + member
+                        return (
+                            appID: "app-a",
+                            append: EventStore.StreamAppend(
+                                streamID: "s\(n % 200)", expected: .any,
+                                events: [
+                                    NewEvent(
+                                        type: "test.happened", payload: #"{"n":\#(n)}"#, idempotencyKey: "k\(n)",
+                                        occurredAt: Instant(microsecondsSinceEpoch: 0))
+                                ])
+                        )
+                    }
+                    for result in AppendStatements.appendGroup(on: connection, requests) { _ = try result.get() }
+                }
+            }
+        }
+        try await appendGroups(0..<250)
+        try await EventIndexScans.flush(pool)
+        let superuser = PostgresPool(configuration: PostgresConfiguration(connectionString: url), size: 1)
+        try await EventIndexScans.reset(superuser)
+        try await appendGroups(250..<275)
+        try await EventIndexScans.flush(pool)
+        let scans = try await EventIndexScans.counts(superuser)
+        #expect(scans["events_idempotency_lookup"] ?? 0 >= 25, "\(scans)")
+        #expect(scans["events_stream_version_key"] ?? 0 >= 200, "\(scans)")  // the heads, and the previous hashes
+        #expect(scans["events_app_transaction_order"] == 0, "\(scans)")
+        #expect(scans["events_pkey"] == 0, "\(scans)")
+        #expect(try await superuser.query("SELECT count(*) FROM ledger.events").first?.decode(Int64.self, at: 0) == 1_100)
         await superuser.shutdown()
         await pool.shutdown()
     }

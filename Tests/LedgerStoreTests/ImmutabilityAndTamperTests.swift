@@ -32,6 +32,32 @@ import Testing
         await fixture.close()
     }
 
+    /// The chain trigger links each event to the version just below it in its stream, whoever writes the row: a
+    /// version that skips one is refused, and a row written by hand gets the previous event's hash (schema/035).
+    @Test func theChainTriggerLinksTheVersionJustBelowAndRefusesAGap() async throws {
+        let fixture = try await StoreFixture.make()
+        _ = try await fixture.store.append(app: "app", stream: "s", events: (1...300).map { event("k\($0)") })
+        func insert(version: Int64, key: String) async throws {
+            try await fixture.superuser.query(
+                """
+                INSERT INTO ledger.events (app_id, stream_id, stream_version, event_type, payload, idempotency_key, occurred_at, previous_hash, hash)
+                VALUES ('app', 's', \(version), 'test.happened', '{}', \(key), now(), ''::bytea, ''::bytea)
+                """)
+        }
+        await #expect {
+            try await insert(version: 302, key: "gap")
+        } throws: { error in
+            guard case .server(let server) = error as? PostgresError else { return false }
+            return server.sqlState == "P0002" && server.message.contains("no version 301")
+        }
+        try await insert(version: 301, key: "next")
+        let stream = try await fixture.store.readStream(app: "app", stream: "s")
+        #expect(stream.count == 301)
+        #expect(stream[300].previousHash == stream[299].hash && stream[299].previousHash == stream[298].hash)
+        #expect(try await fixture.superuser.withConnection { try LogVerifier().verify(on: $0) }.isIntact)
+        await fixture.close()
+    }
+
     @Test func verifyConfirmsAnIntactChainWithAwkwardPayloads() async throws {
         let fixture = try await StoreFixture.make()
         let payloads = [#"{"b": 1, "a": [1.50, -0, 1e3]}"#, #"{"ünï": "✓ \"quoted\" \\ \n", "emoji": "🧾"}"#, #"{}"#]

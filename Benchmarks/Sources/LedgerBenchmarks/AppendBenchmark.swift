@@ -42,6 +42,8 @@ struct AppendBenchmark {
         // LEDGER_BENCH_LINGER_US compares group commit's linger (GroupCommitQueue) with another, 0 for none.
         var limits = EventStore.defaultGroupCommit
         if let micros = ProcessInfo.processInfo.environment["LEDGER_BENCH_LINGER_US"].flatMap(Int.init) { limits.linger = .microseconds(micros) }
+        if let groups = ProcessInfo.processInfo.environment["LEDGER_BENCH_GROUPS"].flatMap(Int.init) { limits.maximumGroups = groups }
+        if let appends = ProcessInfo.processInfo.environment["LEDGER_BENCH_GROUP_APPENDS"].flatMap(Int.init) { limits.maximumAppends = appends }
         // LEDGER_BENCH_NOTIFY_SPACING_MS compares the NOTIFYs' spacing (AppendAnnouncer) with another, 0 for none.
         let spacing = ProcessInfo.processInfo.environment["LEDGER_BENCH_NOTIFY_SPACING_MS"].flatMap(Int.init).map { Duration.milliseconds($0) }
         let store = EventStore(pool: pool, groupCommit: limits, notifySpacing: spacing ?? .milliseconds(5))

@@ -89,7 +89,10 @@ struct Suite {
         let single = try await append.single()
         log(single)
         log(try await append.batched(batches: options.batches))
-        if options.appendOnly { return report }
+        if options.appendOnly {
+            FileHandle.standardError.write(Data(cluster.topStatements().utf8))
+            return report
+        }
 
         let (dataset, loadSeconds) = try await Dataset.load(cluster: cluster, accounts: options.accounts, usersPerApp: options.usersPerApp)
         FileHandle.standardError.write(Data("bench: data set of \(dataset.payingUsers) paying users loaded in \(Int(loadSeconds)) s\n".utf8))

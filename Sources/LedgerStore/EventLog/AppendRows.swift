@@ -1,6 +1,6 @@
 import PostgresClient
 
-/// The rows `ledger.append_events` (or `ledger.append_events_group`, after its append number) answers for one append,
+/// The rows `ledger.append_events` (or a group function, after its append number) answers for one append,
 /// folded into its result: one row per event (its key, position, stream version, and whether this call wrote it), or
 /// one row without a key for a version conflict.
 struct AppendRows {

@@ -6,7 +6,7 @@ import Tracing
 
 /// Commits concurrent appends together: appends that arrive while the database is busy with earlier ones wait and
 /// then go in one statement, one transaction and one WAL flush. Runs `GroupCommitQueue` to form the groups and
-/// `AppendStatements.appendGroup` to write each (`ledger.append_events_group`, schema/017); each append keeps its own
+/// `AppendStatements.appendGroup` to write each (`ledger.append_events_set`, schema/034); each append keeps its own
 /// result or error. It never calls `EventStore`, which submits to it.
 package final class GroupCommitter: Sendable {
     /// The appends of one caller, to streams of one app, committed in one group in this order (each on its own:
