@@ -1,11 +1,13 @@
 /// PostgreSQL's COPY text format, read.
 enum CopyText {
-    /// The first `count` fields of a row, escaped as they are: enough to tell two rows' streams apart.
-    static func leadingFields(_ line: [UInt8], count: Int) -> ArraySlice<UInt8> {
+    /// A log row's stream as the rebuild reads the log (`FoldPass.logInStreamOrder`: app and stream id first): its
+    /// first two fields, escaped as they came, with the tab between. Rows of one stream have equal keys; the reader
+    /// cuts chunks and the workers end states where it changes.
+    static func streamKey(_ line: [UInt8]) -> ArraySlice<UInt8> {
         var seen = 0
         for (index, byte) in line.enumerated() where byte == 0x09 {
             seen += 1
-            if seen == count { return line[..<index] }
+            if seen == 2 { return line[..<index] }
         }
         return line[...]
     }

@@ -85,7 +85,7 @@ struct FoldPass: Sendable {
             var chunk: [[UInt8]] = []
             var stream: [UInt8] = []
             try reader.copyOut("COPY (\(Self.logInStreamOrder(below: cut))) TO STDOUT") { line in
-                let key = CopyText.leadingFields(line, count: 2)
+                let key = CopyText.streamKey(line)
                 if !key.elementsEqual(stream) {
                     if chunk.count >= 1_000 {
                         guard queue.put(chunk) else { throw outcomes.firstError ?? PostgresError.copyFailed(message: "the fold stopped") }
@@ -129,7 +129,7 @@ struct FoldPass: Sendable {
                 for line in chunk {
                     CopyText.fields(line, into: &fields)
                     guard fields.count == 8 else { throw PostgresError.copyFailed(message: "a COPY row of the log has \(fields.count) fields") }
-                    let key = line[..<fields[1].upperBound]
+                    let key = CopyText.streamKey(line)
                     if stream == nil || !key.elementsEqual(stream!.raw) {
                         if stream != nil { try flush() }
                         stream = (key, CopyText.text(line, fields[0]), Substring(CopyText.text(line, fields[1])))

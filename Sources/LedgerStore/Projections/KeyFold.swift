@@ -16,7 +16,13 @@ package struct KeyFold<Model: ReadModel> {
         for key in Set(Model.Reducer.keys(for: event)) {
             let stateKey = StateKey(appID: event.appID, key: key)
             guard wanted.contains(stateKey) else { continue }
-            states[stateKey] = (Model.Reducer.apply(states[stateKey]?.state ?? Model.Reducer.initial(key: key), event), event.position)
+            // In place: the dictionary's entry is the state folded, not a copy taken out and put back per event.
+            Self.fold(event, into: &states[stateKey, default: (Model.Reducer.initial(key: key), event.position)])
         }
+    }
+
+    private static func fold(_ event: DomainEvent, into entry: inout (state: Model.Reducer.State, position: Int64)) {
+        Model.Reducer.apply(&entry.state, event)
+        entry.position = event.position
     }
 }
