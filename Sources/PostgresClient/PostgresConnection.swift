@@ -38,6 +38,7 @@ public final class PostgresConnection: Sendable {
 
     /// Opens a connection and runs the configuration's setup statements. Blocks for at most the connect timeout.
     public static func connect(_ configuration: PostgresConfiguration) throws(PostgresError) -> PostgresConnection {
+        _ = CryptoAtExit.isKept
         let pairs = configuration.keywordValuePairs
         let pointer: OpaquePointer? = withCStrings(pairs.map(\.0)) { keywords in
             withCStrings(pairs.map(\.1)) { values in

@@ -1,5 +1,6 @@
 import LedgerDomain
 import PostgresClient
+import UTCTime
 
 /// The statements that write `ledger.events`: one append (`ledger.append_events`, current version in
 /// schema/031_append_routable.sql) and a group of appends (`ledger.append_events_set`,
