@@ -112,24 +112,15 @@ package enum AppendStatements {
     private static func appendSet(
         on connection: PostgresConnection, _ requests: [(appID: String, append: EventStore.StreamAppend)]
     ) throws -> [Result<AppendResult, any Error>]? {
-        let events = requests.flatMap(\.append.events)
+        // Each event's append, numbered from 1.
         var owners: [Int64] = []
-        owners.reserveCapacity(events.count)
         for (index, request) in requests.enumerated() {
             owners.append(contentsOf: repeatElement(Int64(index + 1), count: request.append.events.count))
         }
-        let rows = try connection.query(
-            prepared: """
-                SELECT out_append, out_key, out_position, out_version, out_appended FROM ledger.append_events_set(
-                    \(TextArray(requests.map(\.appID))), \(TextArray(requests.map(\.append.streamID))),
-                    \(NullableInt64Array(requests.map(\.append.expected.expectedHead))), \(Int64Array(owners))::integer[],
-                    \(TextArray(events.map(\.type))), \(Int64Array(events.map { Int64($0.schemaVersion) })),
-                    \(TextArray(events.map(\.payload))), \(TextArray(events.map(\.metadata))),
-                    \(TextArray(events.map(\.idempotencyKey))), \(Int64Array(events.map(\.occurredAt.microsecondsSinceEpoch))))
-                """)
+        let rows = try groupStatement(on: connection, "ledger.append_events_set", requests, perAppendOrEvent: owners)
         if rows.isEmpty { return nil }
-        guard rows.count == events.count else {
-            throw PostgresError.decoding(column: "out_key", message: "\(rows.count) rows for a group of \(events.count) events")
+        guard rows.count == owners.count else {
+            throw PostgresError.decoding(column: "out_key", message: "\(rows.count) rows for a group of \(owners.count) events")
         }
         return try answers(rows, requests)
     }
@@ -138,18 +129,26 @@ package enum AppendStatements {
     private static func appendOneByOneInDatabase(
         on connection: PostgresConnection, _ requests: [(appID: String, append: EventStore.StreamAppend)]
     ) throws -> [Result<AppendResult, any Error>] {
+        let counts = requests.map { Int64($0.append.events.count) }
+        return try answers(try groupStatement(on: connection, "ledger.append_events_one_by_one", requests, perAppendOrEvent: counts), requests)
+    }
+
+    /// A group function's call: the appends' apps, streams and expected heads, `perAppendOrEvent` (what ties events
+    /// to appends: each append's event count, or each event's append), then the events' columns.
+    private static func groupStatement(
+        on connection: PostgresConnection, _ function: StaticString, _ requests: [(appID: String, append: EventStore.StreamAppend)],
+        perAppendOrEvent: [Int64]
+    ) throws -> PostgresRows {
         let events = requests.flatMap(\.append.events)
-        let rows = try connection.query(
+        return try connection.query(
             prepared: """
-                SELECT out_append, out_key, out_position, out_version, out_appended FROM ledger.append_events_one_by_one(
+                SELECT out_append, out_key, out_position, out_version, out_appended FROM \(unescaped: "\(function)")(
                     \(TextArray(requests.map(\.appID))), \(TextArray(requests.map(\.append.streamID))),
-                    \(NullableInt64Array(requests.map(\.append.expected.expectedHead))),
-                    \(Int64Array(requests.map { Int64($0.append.events.count) }))::integer[],
+                    \(NullableInt64Array(requests.map(\.append.expected.expectedHead))), \(Int64Array(perAppendOrEvent))::integer[],
                     \(TextArray(events.map(\.type))), \(Int64Array(events.map { Int64($0.schemaVersion) })),
                     \(TextArray(events.map(\.payload))), \(TextArray(events.map(\.metadata))),
                     \(TextArray(events.map(\.idempotencyKey))), \(Int64Array(events.map(\.occurredAt.microsecondsSinceEpoch))))
                 """)
-        return try answers(rows, requests)
     }
 
     /// Folds a group function's rows (each tagged with its append's number, from 1) into each append's result.
