@@ -22,7 +22,7 @@ Deploy/citus/up.sh "$dir"
 trap 'Deploy/citus/down.sh "$dir" >/dev/null 2>&1' EXIT
 # The API scenario suite whole (LedgerServerTests: every route, the console, webhooks, erasure, invoices, live
 # streams), and the store's scenarios: appends, group commit, projections and their rebuild, the chain and digests.
-scenarios="LedgerServerTests|LedgerStoreTests\.(EventStoreAppendTests|GroupCommitTests|ProjectionRuntimeTests|ChainDigestTests|ImmutabilityAndTamperTests)"
+scenarios="LedgerServerTests|LedgerStoreTests\.(EventStoreAppendTests|GroupCommitTests|ProjectionRuntimeTests|ProjectionCheckpointVisibilityTests|ChainDigestTests|ImmutabilityAndTamperTests)"
 log=$(mktemp)
 set +e
 # The scenarios, then the rehearsal in a run of its own: its figures must not share the machine with other tests.

@@ -94,14 +94,15 @@ package struct WebhookFanOut: Sendable {
             // Behind the per-user projections: the payload reads the owner's other purchases and grants from them.
             // Only the events of apps with an enabled endpoint can make a delivery, so only those are read; while no
             // endpoint is enabled none is, and the checkpoint moves to the slower projection's (read in the same
-            // snapshot). Otherwise a ledger without webhooks read its whole log once at its first start (a core's
-            // worth of work for minutes on a large log), and one app's endpoint made the fan-out read every app's.
+            // snapshot, each once its batch's rows are visible on every node: schema/036). Otherwise a ledger
+            // without webhooks read its whole log once at its first start (a core's worth of work for minutes on a
+            // large log), and one app's endpoint made the fan-out read every app's.
             let frontier = try connection.query(
                 prepared: """
-                    SELECT count(*) OVER (), transaction_id, position,
+                    SELECT count(*) OVER (), out_transaction_id, out_position,
                            ARRAY(SELECT DISTINCT app_id FROM ledger.webhook_endpoints WHERE status = 'enabled' ORDER BY app_id)
-                    FROM ledger.projection_checkpoints
-                    WHERE projection = ANY(\(TextArray(Self.projections))) ORDER BY transaction_id, position LIMIT 1
+                    FROM ledger.visible_projection_checkpoints(\(TextArray(Self.projections)))
+                    ORDER BY out_transaction_id, out_position LIMIT 1
                     """)
             guard let row = frontier.first, try row.decode(Int64.self, at: 0) == Int64(Self.projections.count) else { return (0, 0) }
             let slowest = LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))

@@ -21,13 +21,11 @@ public struct LiveQueries: Sendable {
 
     /// The point of the log up to which both purchase projections have applied every event (nil: not built yet).
     public func frontier() async throws -> LogCheckpoint? {
-        let rows = try await pool.query(
-            prepared: """
-                SELECT transaction_id, position FROM ledger.projection_checkpoints WHERE projection = ANY(\(TextArray(Self.projections)))
-                ORDER BY transaction_id, position
-                """)
-        guard rows.count == Self.projections.count, let row = rows.first else { return nil }
-        return LogCheckpoint(transactionID: try row.decode(UInt64.self, at: 0), position: try row.decode(Int64.self, at: 1))
+        let checkpoints = try await pool.query(prepared: ProjectionCheckpoints.visible(Self.projections)).map {
+            LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 1), position: try $0.decode(Int64.self, at: 2))
+        }
+        guard checkpoints.count == Self.projections.count else { return nil }
+        return checkpoints.min()
     }
 
     /// The purchases and users of `apps` with events after `after` and up to `through`, in the log's commit-safe

@@ -35,14 +35,24 @@ package enum ProjectionCheckpoints {
         try !connection.query("SELECT 1 FROM ledger.projection_checkpoints WHERE projection = \(projection)").isEmpty
     }
 
+    /// Writes the checkpoint, and holds a lock named after this transaction until the transaction has ended
+    /// everywhere (`ledger.set_projection_checkpoint`, schema/036): on Citus the checkpoint commits before the read
+    /// models' rows on the workers, and `visible` waits for that lock.
     package static func set(_ projection: String, _ checkpoint: LogCheckpoint, on connection: PostgresConnection) throws {
         try connection.query(
             prepared: """
-                INSERT INTO ledger.projection_checkpoints (projection, transaction_id, position, updated_at)
-                VALUES (\(projection), \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position), now())
-                ON CONFLICT (projection) DO UPDATE
-                SET transaction_id = EXCLUDED.transaction_id, position = EXCLUDED.position, updated_at = EXCLUDED.updated_at
+                SELECT ledger.set_projection_checkpoint(\(projection), \(TransactionIDValue(value: checkpoint.transactionID)), \(checkpoint.position))
                 """)
+    }
+
+    /// The checkpoints of `projections` (nil: all) for a reader that goes on to read the read models: each once the
+    /// batch that wrote it is visible everywhere (`ledger.visible_projection_checkpoints`, schema/036). Columns:
+    /// projection, transaction id, position.
+    package static func visible(_ projections: [String]?) -> PostgresQuery {
+        let names = projections.map(TextArray.init)
+        return """
+            SELECT out_projection, out_transaction_id, out_position FROM ledger.visible_projection_checkpoints(\(names)::text[])
+            """
     }
 
     /// The checkpoint of a rebuild that folded every event of transactions below `cut`: past all of them, before

@@ -90,7 +90,7 @@ actor ProjectionFrontier {
 
     private static func read(pool: PostgresPool) async throws -> [String: LogCheckpoint] {
         var checkpoints: [String: LogCheckpoint] = [:]
-        for row in try await pool.query("SELECT projection, transaction_id, position FROM ledger.projection_checkpoints") {
+        for row in try await pool.query(prepared: ProjectionCheckpoints.visible(nil)) {
             checkpoints[try row.decode(String.self, at: 0)] = LogCheckpoint(
                 transactionID: try row.decode(UInt64.self, at: 1), position: try row.decode(Int64.self, at: 2))
         }

@@ -78,15 +78,11 @@ public struct ProjectionWorker: Sendable {
         var total = 0
         while true {
             total += try await catchUp(progress: progress)
-            let reached =
-                try await pool.query(
-                    """
-                    SELECT count(*) FROM ledger.projection_checkpoints
-                    WHERE projection = ANY(\(TextArray(names)))
-                      AND (transaction_id, position) >= (\(TransactionIDValue(value: target.0)), \(target.1))
-                    """
-                ).first?.decode(Int64.self, at: 0) ?? 0
-            if reached == Int64(names.count) { return total }
+            let reached = try await pool.query(prepared: ProjectionCheckpoints.visible(names)).filter {
+                LogCheckpoint(transactionID: try $0.decode(UInt64.self, at: 1), position: try $0.decode(Int64.self, at: 2))
+                    >= LogCheckpoint(transactionID: target.0, position: target.1)
+            }
+            if reached.count == names.count { return total }
             guard ContinuousClock.now < deadline else {
                 throw EventStoreError.invalidEvent(
                     "projections did not reach the newest event within \(timeout): a long transaction on the " + "server holds the horizon back")
