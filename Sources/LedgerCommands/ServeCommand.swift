@@ -65,6 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     mutating func run() async throws {
         let logger = CommandLogging.logger("ledger.serve")
+        // Before the pool, the workers and the stores make their metrics: swift-metrics binds each to the backend in
+        // place when it is made (the status cache's counted into nothing when the router set the backend up).
+        LedgerMetrics.bootstrap()
         // Before the router is made: it installs the request span only when a tracer is bootstrapped.
         let tracing = try Observability.tracing(logger: logger)
         let environment = ProcessInfo.processInfo.environment

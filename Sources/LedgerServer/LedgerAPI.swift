@@ -118,6 +118,8 @@ package struct LedgerAPI: Sendable {
         configuration: Configuration, pool: PostgresPool, replica: PostgresPool? = nil, tenancy: TenancyStore, identities: IdentityStore,
         cookieKey: [UInt8], progress: ProjectionProgress, logger: Logger
     ) {
+        // Before the stores below make their metrics: swift-metrics binds each to the backend in place when it is made.
+        LedgerMetrics.bootstrap()
         self.configuration = configuration
         self.pool = pool
         self.store = EventStore(pool: pool, logger: logger)

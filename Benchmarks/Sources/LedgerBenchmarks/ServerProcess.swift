@@ -78,6 +78,17 @@ final class ServerProcess: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The sum of the server's `/metrics` samples of `series` whose labels contain `labels` (e.g.
+    /// `ledger_status_cache_reads`, `answer="hit"`).
+    func metric(_ series: String, labels: String = "") async throws -> Double {
+        let exposition = try await ExternalTool.run(["curl", "-sSf", baseURL + "/metrics"])
+        return exposition.split(separator: "\n").reduce(0) { sum, line in
+            guard line.hasPrefix(series + "{") || line.hasPrefix(series + " "), labels.isEmpty || line.contains(labels),
+                  let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { return sum }
+            return sum + value
+        }
+    }
+
     /// Starts a new peak-memory window (writing 5 to clear_refs resets VmHWM to the current RSS).
     func resetPeak() { try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8) }
 
