@@ -253,7 +253,7 @@ let package = Package(
         .target(
             name: "LedgerWebhooks",
             dependencies: [
-                "UTCTime", "LedgerWire", "LedgerTenancy",
+                "UTCTime", "LedgerWire", "LedgerTenancy", "ExactJSON",
                 "LedgerConcurrency",
                 "LedgerDomain",
                 "LedgerPrivacy",

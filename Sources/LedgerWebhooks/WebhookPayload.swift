@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 import LedgerDomain
 import LedgerStore
@@ -32,9 +33,7 @@ package enum WebhookPayload {
                 purchase: Nullable(change.purchase.flatMap { PurchaseBody($0, at: at) }),
                 grant: Nullable(change.grant.map { GrantBody($0, at: at) }),
                 user: Nullable(user)))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(message), as: UTF8.self)
+        return String(decoding: try SortedKeysEncoder().encode(message), as: UTF8.self)
     }
 
     struct Message: Encodable {

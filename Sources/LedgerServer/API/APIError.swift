@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -81,11 +82,7 @@ enum JSONResponse {
     }
 
     /// An answer's bytes: `body` with sorted keys, then a newline.
-    static func encode(_ body: some Encodable) throws -> ByteBuffer {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return line(try encoder.encode(body))
-    }
+    static func encode(_ body: some Encodable) throws -> ByteBuffer { line(try SortedKeysEncoder().encode(body)) }
 
     private static func line(_ json: some Collection<UInt8>) -> ByteBuffer {
         var buffer = ByteBuffer()

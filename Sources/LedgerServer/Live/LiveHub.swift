@@ -1,3 +1,4 @@
+import ExactJSON
 import Foundation
 import LedgerConcurrency
 import LedgerDomain
@@ -185,8 +186,6 @@ package final class LiveHub: Sendable {
         }
         state.withLock { $0.cursor = frontier }
         let text = Self.cursor(frontier)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for (app, ids) in Dictionary(grouping: concerned, by: \.app).mapValues({ $0.map(\.id).sorted() }).sorted(by: { $0.key < $1.key }) {
             let products = try await catalog(app)
             // The users' states in one statement per slice, not one per user: a round after a burst concerns many.
@@ -197,7 +196,7 @@ package final class LiveHub: Sendable {
                     let user = LiveRegistry.User(app: app, id: id)
                     guard let appUserID = appUserIDs[user] else { continue }  // its streams closed meanwhile
                     let (json, held) = try Self.state(
-                        of: appUserID, pseudonym: id, owned: owned[id] ?? OwnedSummaries(), catalog: products, at: clock.now(), encoder: encoder)
+                        of: appUserID, pseudonym: id, owned: owned[id] ?? OwnedSummaries(), catalog: products, at: clock.now())
                     let sends = state.withLock { $0.registry.read(user, state: json, purchases: held) }
                     for (id, snapshot) in sends {
                         send(.state(type: snapshot ? "snapshot" : "change", cursor: text, json: json), to: id)
@@ -212,15 +211,14 @@ package final class LiveHub: Sendable {
 
     /// The user's state as the API shows it, and the purchases it was read from.
     private static func state(
-        of user: String, pseudonym: String, owned: OwnedSummaries, catalog products: [ProductRecord], at now: Instant,
-        encoder: JSONEncoder
+        of user: String, pseudonym: String, owned: OwnedSummaries, catalog products: [ProductRecord], at now: Instant
     ) throws -> (String, Set<String>) {
         let snapshot = UserSnapshot(appUserID: pseudonym, owned: owned, catalog: products.catalog, at: now)
         let body = LiveState(
             appUserID: user, entitlements: EntitlementBody.list(snapshot.entitlements),
             productsStatus: ProductStatusBody.list(snapshot.productsStatus, catalog: products))
         let held = Set(owned.subscriptions.map(\.originalTransactionID) + owned.purchases.map(\.originalTransactionID))
-        return (String(decoding: try encoder.encode(body), as: UTF8.self), held)
+        return (String(decoding: try SortedKeysEncoder().encode(body), as: UTF8.self), held)
     }
 
     private func send(_ message: LiveMessage, to id: Int) {
