@@ -37,6 +37,7 @@ package enum LedgerMetrics {
         Gauge(label: "ledger_live_streams").record(0)
         for name in ["ledger_rebuild_running", "ledger_rebuild_events_done", "ledger_rebuild_events_estimated"] { Gauge(label: name).record(0) }
         Counter(label: "ledger_events_appended_total").increment(by: 0)
+        for answer in ["hit", "miss"] { Counter(label: "ledger_status_cache_reads", dimensions: [("answer", answer)]).increment(by: 0) }
     }
 
     /// Makes sure the backend is in place before anything records a metric.

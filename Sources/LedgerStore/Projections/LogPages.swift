@@ -5,18 +5,13 @@ import PostgresClient
 /// order, all when nil) and the events at some positions, in position order, each once, a page at a time so a key
 /// with a great many events is folded without holding them all.
 package enum LogPages {
-    package struct Stream: Hashable, Sendable {
-        package var app: String
-        package var id: String
-    }
-
     package struct Position: Hashable, Sendable {
         package var app: String
         package var position: Int64
     }
 
     package static func forEach(
-        streams: Set<Stream>, outside: Set<Position>, through: LogCheckpoint?,
+        streams: Set<AppScopedID>, outside: Set<Position>, through: LogCheckpoint?,
         pageSize: Int = 5_000, on connection: PostgresConnection, _ body: (DomainEvent) throws -> Void
     ) throws {
         guard !streams.isEmpty || !outside.isEmpty else { return }

@@ -77,7 +77,7 @@ extension ReadModel {
         guard !keys.isEmpty else { return [:] }
         var fold = KeyFold<Self>(Set(keys).union(outside.keys))
         try LogPages.forEach(
-            streams: Set(keys.map { LogPages.Stream(app: $0.appID, id: ownStream(of: $0.key)) }),
+            streams: Set(keys.map { AppScopedID(app: $0.appID, id: ownStream(of: $0.key)) }),
             outside: Set(outside.flatMap { key, positions in positions.map { LogPages.Position(app: key.appID, position: $0) } }),
             through: through, pageSize: pageSize, on: connection
         ) { fold.apply($0) }

@@ -10,7 +10,7 @@ package protocol StrayFold: Sendable {
     /// Both parts of one model's: `other` is the same model's, from another worker.
     func merged(with other: any StrayFold) -> any StrayFold
     /// The keys' own streams.
-    var streams: Set<LogPages.Stream> { get }
+    var streams: Set<AppScopedID> { get }
     /// The events about the keys outside their own streams.
     var outside: Set<LogPages.Position> { get }
     /// An empty fold of the keys.
@@ -72,8 +72,8 @@ package struct Strays<Model: ReadModel>: StrayFold {
         return Strays(positions: positions.merging(other.positions, uniquingKeysWith: +))
     }
 
-    package var streams: Set<LogPages.Stream> {
-        Set(positions.keys.map { LogPages.Stream(app: $0.appID, id: Model.ownStream(of: $0.key)) })
+    package var streams: Set<AppScopedID> {
+        Set(positions.keys.map { AppScopedID(app: $0.appID, id: Model.ownStream(of: $0.key)) })
     }
 
     package var outside: Set<LogPages.Position> {
