@@ -36,9 +36,7 @@ struct ReadBenchmark {
                     value: result.perSecond, unit: "requests/s", reference: reference, referenceValue: value,
                     target: target,
                     detail: ["p50 ms": result.p50Ms, "p99 ms": result.p99Ms, "non-200": Double(result.failures + result.socketErrors),
-                             "server peak RSS MiB": memory,
-                             "server CPU µs/read": (1e6 * (end.cpu - start.cpu) / Double(max(1, result.requests))).rounded(),
-                             "database transactions/read": ((end.transactions - start.transactions) / Double(max(1, result.requests)) * 100).rounded() / 100]))
+                             "server peak RSS MiB": memory].merging(end.perRead(since: start, reads: result.requests)) { $1 }))
             }
             // The same reads for a set of users the status cache holds: what an app's users reading their status
             // again (every launch, every paywall) cost. A first pass fills the cache; the second is measured.
@@ -50,7 +48,6 @@ struct ReadBenchmark {
             let repeated = try await wrk(mode, usersPerApp: hot)
             let after = try await costs()
             let repeatedMemory = server.peakRSSMiB()
-            let (hits, misses) = (after.hits - before.hits, after.misses - before.misses)
             guard repeated.failures + repeated.socketErrors == 0 else {
                 throw ExternalTool.Failed(command: "wrk \(mode) repeat", output: "\(repeated.failures + repeated.socketErrors) of \(repeated.requests) answers were not 200")
             }
@@ -59,22 +56,40 @@ struct ReadBenchmark {
                 workload: "random users of \(dataset.accounts * hot) read again and again (\(hot) per app), wrk \(connections) connections, \(seconds) s",
                 value: repeated.perSecond, unit: "requests/s", reference: "GET /health of the same server", referenceValue: health.perSecond,
                 target: "≥ 50% of /health, p99 ≤ 5 ms",
-                detail: ["p50 ms": repeated.p50Ms, "p99 ms": repeated.p99Ms, "server peak RSS MiB": repeatedMemory,
-                         "cache hit %": hits + misses > 0 ? (100 * hits / (hits + misses)).rounded() : 0,
-                         "server CPU µs/read": (1e6 * (after.cpu - before.cpu) / Double(max(1, repeated.requests))).rounded(),
-                         "database transactions/read": ((after.transactions - before.transactions) / Double(max(1, repeated.requests)) * 100).rounded() / 100]))
+                detail: ["p50 ms": repeated.p50Ms, "p99 ms": repeated.p99Ms, "server peak RSS MiB": repeatedMemory]
+                    .merging(after.perRead(since: before, reads: repeated.requests, cacheShare: true)) { $1 }))
         }
         return figures
     }
 
     /// The status cache's answers so far, the server's CPU seconds, and the database's committed transactions (all
     /// sessions, as PostgreSQL's statistics have them; they lag by up to a second).
-    private func costs() async throws -> (hits: Double, misses: Double, cpu: Double, transactions: Double) {
+    struct Costs {
+        var hits: Double
+        var misses: Double
+        var cpu: Double
+        var transactions: Double
+
+        /// What each of `reads` cost since `start`, as a figure's detail (with the cache's share when asked).
+        func perRead(since start: Costs, reads: Int, cacheShare: Bool = false) -> [String: Double] {
+            let reads = Double(max(1, reads))
+            var detail = ["server CPU µs/read": (1e6 * (cpu - start.cpu) / reads).rounded(),
+                          "database transactions/read": ((transactions - start.transactions) / reads * 100).rounded() / 100]
+            if cacheShare {
+                let (hits, misses) = (self.hits - start.hits, self.misses - start.misses)
+                detail["cache hit %"] = hits + misses > 0 ? (100 * hits / (hits + misses)).rounded() : 0
+            }
+            return detail
+        }
+    }
+
+    private func costs() async throws -> Costs {
         let transactions = try cluster.connect().query("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
             .first?.decode(Int64.self, at: 0) ?? 0
-        return (try await server.metric("ledger_status_cache_reads", labels: #"answer="hit""#),
-                try await server.metric("ledger_status_cache_reads", labels: #"answer="miss""#),
-                server.cpuSeconds(), Double(transactions))
+        let metrics = try await server.metrics()
+        return Costs(hits: ServerProcess.sum(in: metrics, "ledger_status_cache_reads", labels: #"answer="hit""#),
+                     misses: ServerProcess.sum(in: metrics, "ledger_status_cache_reads", labels: #"answer="miss""#),
+                     cpu: server.cpuSeconds(), transactions: Double(transactions))
     }
 
     /// Users per app of the repeated reads: 10,000 users with the full data set's 1,000 apps, which the status cache's

@@ -78,11 +78,13 @@ final class ServerProcess: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// The sum of the server's `/metrics` samples of `series` whose labels contain `labels` (e.g.
-    /// `ledger_status_cache_reads`, `answer="hit"`).
-    func metric(_ series: String, labels: String = "") async throws -> Double {
-        let exposition = try await ExternalTool.run(["curl", "-sSf", baseURL + "/metrics"])
-        return exposition.split(separator: "\n").reduce(0) { sum, line in
+    /// The server's `/metrics` exposition.
+    func metrics() async throws -> String { try await ExternalTool.run(["curl", "-sSf", baseURL + "/metrics"]) }
+
+    /// The sum of `exposition`'s samples of `series` whose labels contain `labels` (e.g. `ledger_status_cache_reads`,
+    /// `answer="hit"`).
+    static func sum(in exposition: String, _ series: String, labels: String = "") -> Double {
+        exposition.split(separator: "\n").reduce(0) { sum, line in
             guard line.hasPrefix(series + "{") || line.hasPrefix(series + " "), labels.isEmpty || line.contains(labels),
                   let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { return sum }
             return sum + value
