@@ -74,6 +74,18 @@ let package = Package(
         // arithmetic; the one crossing to Foundation's `Date`. Nothing of the ledger, so the verifier can take it too.
         .target(name: "UTCTime", swiftSettings: strict),
 
+        // What every HTTP server here (the ledger's and the tests') shares about its connections: one the server drops
+        // unserved at shutdown is closed instead of trapping NIO (ClosingChildChannel).
+        .target(
+            name: "HTTPServerChannels",
+            dependencies: [
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio")
+            ],
+            swiftSettings: strict
+        ),
+
         // The pure domain: ledger events, projection reducers, rules. No I/O, so it replays and tests exhaustively.
         .target(name: "LedgerDomain", dependencies: ["UTCTime"], swiftSettings: strict),
 
@@ -338,6 +350,7 @@ let package = Package(
                 "LedgerRecording",
                 "AppStoreVerification",
                 "ExactJSON",
+                "HTTPServerChannels",
                 "LedgerBilling",
                 "LedgerConcurrency",
                 "LedgerConsole",
@@ -439,7 +452,7 @@ let package = Package(
         .target(
             name: "AppStoreServerTestSupport",
             dependencies: [
-                "AppStoreSamples", "AppStoreServerAPI",
+                "AppStoreSamples", "AppStoreServerAPI", "HTTPServerChannels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -525,9 +538,19 @@ let package = Package(
         .testTarget(name: "UTCTimeTests", dependencies: ["UTCTime"], swiftSettings: strict),
         .testTarget(name: "ExactJSONTests", dependencies: ["ExactJSON"], swiftSettings: strict),
         .testTarget(
+            name: "HTTPServerChannelsTests",
+            dependencies: [
+                "HTTPServerChannels", .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio")
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "PostgresClientTests",
             dependencies: [
-                "PostgresClient", "PostgresTestSupport", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "EmbeddedPostgres", "PostgresClient", "PostgresTestSupport", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing")
             ],
             swiftSettings: strict
@@ -640,7 +663,10 @@ let package = Package(
         // The SDK against a real `ledger serve` (the `Ledger` executable) on a real PostgreSQL, and its pure parts.
         .testTarget(
             name: "SubscriptionLedgerSDKTests",
-            dependencies: ["Ledger", "SubscriptionLedgerSDKCore", "PostgresTestSupport", "PostgresClient", "AppStoreSamples", "EmbeddedPostgres"],
+            dependencies: [
+                "Ledger", "SubscriptionLedgerSDKCore", "PostgresTestSupport", "PostgresClient", "AppStoreSamples", "EmbeddedPostgres",
+                "AppStoreServerTestSupport", .product(name: "Hummingbird", package: "hummingbird")
+            ],
             swiftSettings: strict
         ),
         // Depends on the `Ledger` executable for the tests that need a real process (progress on a non-terminal stderr).

@@ -8,7 +8,9 @@
 # node's. Prints the figures of both runs (requests, appends/s, status reads/s).
 #
 #   Deploy/citus/rehearse.sh [USERS_PER_APP]     default 8 (CI: 4); the cluster in CITUS_REHEARSAL_DIR (default: a
-#                                                temporary folder), stopped at the end
+#                                                temporary folder), stopped at the end; a temporary folder (about
+#                                                3 GB) is removed when the rehearsal passes, kept for its logs when
+#                                                it fails
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 users=${1:-8}
@@ -16,14 +18,24 @@ users=${1:-8}
 # CITUS_SHARD_TRANSFER_MODE=auto they move by logical replication (about 75 s for ten), which outlasts a load under
 # 16 users per app (Deploy/SCALE-OUT.md, "Growing").
 export CITUS_SHARD_TRANSFER_MODE=${CITUS_SHARD_TRANSFER_MODE:-block_writes}
-dir=${CITUS_REHEARSAL_DIR:-$(mktemp -d)}
+dir=${CITUS_REHEARSAL_DIR:-}
+temporary=0
+[ -n "$dir" ] || { dir=$(mktemp -d); temporary=1; }
+log=$(mktemp)
+status=1
+finish() {
+    Deploy/citus/down.sh "$dir" >/dev/null 2>&1
+    rm -f "$log"
+    if [ "$temporary" = 1 ]; then
+        if [ "$status" = 0 ]; then rm -rf "$dir"; else echo "rehearse: the cluster's logs are kept in $dir" >&2; fi
+    fi
+}
+trap finish EXIT
 swift build --build-tests
 Deploy/citus/up.sh "$dir"
-trap 'Deploy/citus/down.sh "$dir" >/dev/null 2>&1' EXIT
 # The API scenario suite whole (LedgerServerTests: every route, the console, webhooks, erasure, invoices, live
 # streams), and the store's scenarios: appends, group commit, projections and their rebuild, the chain and digests.
 scenarios="LedgerServerTests|LedgerStoreTests\.(EventStoreAppendTests|GroupCommitTests|ProjectionRuntimeTests|ProjectionCheckpointVisibilityTests|ChainDigestTests|ImmutabilityAndTamperTests)"
-log=$(mktemp)
 set +e
 # The scenarios, then the rehearsal in a run of its own: its figures must not share the machine with other tests.
 LEDGER_TEST_CITUS="$dir" swift test --skip-build --filter "$scenarios" 2>&1 | tee "$log"

@@ -20,6 +20,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 swift build --build-tests
 log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 set +e
 LEDGER_CLUSTER_REHEARSAL="$users" swift test --skip-build --filter ClusterRehearsalTests 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}

@@ -1,15 +1,15 @@
+import HTTPServerChannels
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
 /// Stops a test server that runs in `running` under `group`: a graceful shutdown first, a cancellation only if it
 /// has not finished within `patience`.
 ///
-/// Cancelling the serving task can drop a connection the server has accepted but not yet handed out, and NIO traps
-/// on that connection ("Deinited NIOAsyncWriter without calling finish()", apple/swift-nio#2637): a fresh-clone CI
-/// run of the whole suite crashed so. A graceful shutdown closes the listener and still serves what it accepted. The
-/// patience is long because the trap came back with 10 s while the whole suite loaded the machine: the cancellation is
-/// for a server that hangs, not one that is slow.
+/// Cancelling the serving task drops the connections the server has accepted but not yet handed out (closed by
+/// `ClosingChildChannel`, where NIO would trap); a graceful shutdown still serves them. The patience is long: the
+/// cancellation is for a server that hangs, not one that is slow under the whole suite's load.
 package func stopTestServer(_ group: ServiceGroup?, running: Task<Void, any Error>?, patience: Duration = .seconds(60)) async {
     guard let running else { return }
     await group?.triggerGracefulShutdown()
@@ -19,6 +19,14 @@ package func stopTestServer(_ group: ServiceGroup?, running: Task<Void, any Erro
     }
     _ = try? await running.value
     fallback.cancel()
+}
+
+extension HTTPServerBuilder {
+    /// Hummingbird's HTTP/1.1 server, each connection closed if the server drops it unserved as it stops
+    /// (`ClosingChildChannel`): every test server stops while clients may still connect.
+    package static var closingHTTP1: HTTPServerBuilder {
+        HTTPServerBuilder { responder in ClosingChildChannel(HTTP1Channel(responder: responder)) }
+    }
 }
 
 /// A Hummingbird server for a test, on a loopback port chosen by the system, running until `stop`.
@@ -34,7 +42,7 @@ package struct TestServer: Sendable {
         let quiet = Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
         let (ready, readyContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            router: router, server: .closingHTTP1, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in readyContinuation.yield(channel.localAddress?.port ?? 0) }, logger: quiet)
         let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: quiet))
         let running = Task {

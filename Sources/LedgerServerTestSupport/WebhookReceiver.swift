@@ -135,7 +135,7 @@ package final class WebhookReceiver: Sendable {
         }
         let (ready, readyContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            router: router, server: .closingHTTP1, configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { [self] channel in
                 state.withLock { $0.listener = channel }
                 readyContinuation.yield(channel.localAddress?.port ?? 0)

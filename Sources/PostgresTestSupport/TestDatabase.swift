@@ -142,6 +142,7 @@ public actor TestServer {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             return Info(adminConnectionString: url, isURL: url.contains("://"))
         }
+        _ = TestScratch.directory  // sweeps what killed runs left before this one adds a cluster
         let directory = NSTemporaryDirectory() + "ledger-tests-\(getpid())-\(UUID().uuidString.prefix(8))"
         let cluster = EmbeddedCluster(
             directory: directory, installation: try PostgresInstallation.locate(),

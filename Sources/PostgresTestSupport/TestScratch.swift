@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 
 /// Where tests write their files (server logs, root certificates, keys, exports): one folder per test process,
-/// removed when the process exits. A folder left by a killed run is removed by the next run, so repeated test runs
-/// do not pile files up in the temporary folder. `LEDGER_KEEP_TEST_FILES=1` keeps them for a post-mortem.
+/// removed when the process exits. What a killed run left (this folder, its PostgreSQL clusters, the servers it
+/// spawned) is stopped and removed by the next run (`AbandonedTestRuns`), so repeated test runs do not pile files
+/// and processes up. `LEDGER_KEEP_TEST_FILES=1` keeps them for a post-mortem.
 public enum TestScratch {
     static let prefix = "ledger-scratch-"
     static let keep = ProcessInfo.processInfo.environment["LEDGER_KEEP_TEST_FILES"] == "1"
@@ -24,12 +25,9 @@ public enum TestScratch {
         directory + "/" + UUID().uuidString.prefix(8) + "-" + name
     }
 
-    /// Removes the scratch folders of processes that no longer run.
+    /// Stops and removes what test processes that no longer run left in `base`.
     static func sweepAbandoned(in base: String) {
-        guard !keep, let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(atPath: base + name) }
-        }
+        guard !keep else { return }
+        AbandonedTestRuns.sweep(in: base)
     }
 }

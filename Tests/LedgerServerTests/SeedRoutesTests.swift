@@ -62,8 +62,9 @@ import Testing
     /// gives up fails the read's expectation rather than the client.
     @Test func aReadRightAfterAnUploadSeesIt() async throws {
         let harness = try await APIHarness.make(readYourWrites: .seconds(15))
+        let router = LedgerApplication.makeRouter(readiness: ReadinessCheck(pool: harness.pool, migrations: []), api: harness.api)
         let application = Application(
-            router: LedgerApplication.makeRouter(readiness: ReadinessCheck(pool: harness.pool, migrations: []), api: harness.api),
+            router: router, server: LedgerApplication.server(router: router),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             services: [ProjectionService(worker: ProjectionWorker(pool: harness.pool, runners: ProjectionCatalog.runners()))])
         try await application.test(.live) { client in

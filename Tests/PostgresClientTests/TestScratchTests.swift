@@ -1,4 +1,6 @@
+import EmbeddedPostgres
 import Foundation
+import PostgresClient
 @testable import PostgresTestSupport
 import Testing
 
@@ -24,5 +26,55 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: ended))
         #expect(FileManager.default.fileExists(atPath: live))
         #expect(FileManager.default.fileExists(atPath: other))
+    }
+}
+
+/// A test process killed before its `atexit` leaves its PostgreSQL cluster running and its spawned servers polling it;
+/// the next run stops them and removes their folders.
+@Suite struct AbandonedTestRunsTests {
+    @Test func theNamesCarryTheirProcess() {
+        #expect(AbandonedTestRuns.ownerPID(of: "ledger-scratch-4335") == 4335)
+        #expect(AbandonedTestRuns.ownerPID(of: "ledger-tests-14099-7987C0BB") == 14099)
+        #expect(AbandonedTestRuns.ownerPID(of: "ledger-bench-27235") == nil)
+        #expect(AbandonedTestRuns.ownerPID(of: "ledger-tests-") == nil)
+    }
+
+    @Test func aKilledRunsClusterAndServersAreStoppedAndTheirFoldersRemoved() throws {
+        let base = NSTemporaryDirectory() + "abandoned-sweep-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let ended = Int32.max - 7  // above any pid_max: no such process
+        let clusterFolder = base + "/ledger-tests-\(ended)-0A1B2C3D"
+        let scratchFolder = base + "/ledger-scratch-\(ended)"
+        let liveScratch = base + "/ledger-scratch-\(getpid())"
+        for folder in [scratchFolder, liveScratch] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let cluster = EmbeddedCluster(
+            directory: clusterFolder, installation: try PostgresInstallation.locate(), options: .init(unsafeFastWrites: true))
+        let running = try cluster.start()
+        defer { try? cluster.stop() }
+        let postmaster = try #require(AbandonedTestRuns.postmasterPID(inDataDirectory: clusterFolder + "/pgdata"))
+        #expect(AbandonedTestRuns.isRunning(postmaster))
+
+        // A child writing into the ended run's scratch folder, as a spawned `ledger serve` logs there.
+        let logPath = scratchFolder + "/serve.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        server.arguments = ["600"]
+        server.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+
+        AbandonedTestRuns.sweep(in: base)
+
+        server.waitUntilExit()
+        #expect(server.terminationReason == .uncaughtSignal)
+        #expect(server.terminationStatus == SIGKILL)
+        #expect(!AbandonedTestRuns.isRunning(postmaster))
+        #expect(throws: (any Error).self) {
+            try PostgresConnection.connect(PostgresConfiguration(connectionString: running.connectionString(database: "postgres")))
+        }
+        #expect(!FileManager.default.fileExists(atPath: clusterFolder))
+        #expect(!FileManager.default.fileExists(atPath: scratchFolder))
+        #expect(FileManager.default.fileExists(atPath: liveScratch))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerChannels
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -8,14 +9,16 @@ import NIOHTTP1
 
 extension LedgerApplication {
     /// The server of `ledger serve` and of the tests: HTTP/1.1 with the WebSocket upgrade of the live streams
-    /// (routed by `router`, with its authentication), each connection guarded by `FirstRequestGuard`.
+    /// (routed by `router`, with its authentication), each connection guarded by `FirstRequestGuard`, and closed if the
+    /// server drops it unserved at shutdown (`ClosingChildChannel`).
     package static func server(router: Router<LedgerRequestContext>) -> HTTPServerBuilder {
         let webSocketResponder = router.buildResponder()
         return HTTPServerBuilder { responder in
-            FirstRequestGuard(
-                inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init()))
+            ClosingChildChannel(
+                FirstRequestGuard(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder,
+                        configuration: .init())))
         }
     }
 }
