@@ -139,8 +139,7 @@ package struct LedgerAPI: Sendable {
         let statusCache = StatusCache(pool: pool, settings: configuration.statusCache, logger: logger)
         progress.observe { statusCache.wake() }
         self.statusCache = statusCache
-        self.reads = StatusReads(
-            primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities, cache: statusCache)
+
         self.webhooks = WebhookStore(pool: pool, identities: identities)
         self.logger = logger
         let cache = tenancyCache
@@ -149,9 +148,11 @@ package struct LedgerAPI: Sendable {
             settings: configuration.live, logger: logger)
         progress.observe { live.wake() }
         self.live = live
-        self.readYourWrites = ReadYourWrites(
-            visibility: ProjectionVisibility(pool: pool, progress: progress),
-            timeout: configuration.readYourWrites)
+        let visibility = ProjectionVisibility(pool: pool, progress: progress)
+        self.readYourWrites = ReadYourWrites(visibility: visibility, timeout: configuration.readYourWrites)
+        self.reads = StatusReads(
+            primary: pool, replica: replica, wait: configuration.replicaWait, identities: identities, cache: statusCache,
+            visibility: visibility)
     }
 }
 

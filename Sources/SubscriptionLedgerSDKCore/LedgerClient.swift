@@ -113,12 +113,26 @@ public struct LedgerClient: Sendable {
         return StatusAnswer(body: try decode(Wire.ProductsStatusResponse.self, data), snapshot: Self.snapshot(data, response))
     }
 
-    /// `GET /v1/users/{id}`; `readAfter`: a write's `Ledger-Read-After`, so the read includes that write.
+    /// `GET /v1/users/{id}`; `readAfter`: a write's `Ledger-Read-After`, so the read includes that write. The ledger
+    /// refuses such a read (503 `read_after_pending`) until it has applied the write rather than answer an older
+    /// state: the read is sent again after each refusal's `Retry-After`, for up to `readAfterPatience` in all.
     func userState(_ userID: String, cookie: UIDCookie?, readAfter: String? = nil) async throws -> StatusAnswer<Wire.UserState> {
         let headers = readAfter.map { ["Ledger-Read-After": $0] } ?? [:]
-        let (data, response) = try await send("GET", "/v1/users/\(Self.segment(userID))", headers: headers, cookie: cookie)
-        return StatusAnswer(body: try decode(Wire.UserState.self, data), snapshot: Self.snapshot(data, response))
+        let deadline = ContinuousClock.now + Self.readAfterPatience
+        while true {
+            do {
+                let (data, response) = try await send("GET", "/v1/users/\(Self.segment(userID))", headers: headers, cookie: cookie)
+                return StatusAnswer(body: try decode(Wire.UserState.self, data), snapshot: Self.snapshot(data, response))
+            } catch LedgerError.server(let error) where error.code == .readAfterPending {
+                let delay = Duration.seconds(min(max(error.retryAfterSeconds ?? 1, 1), 5))
+                guard ContinuousClock.now + delay < deadline else { throw LedgerError.server(error) }
+                try await Task.sleep(for: delay)  // the server's Retry-After: there is no event a client can await
+            }
+        }
     }
+
+    /// How long a read after a write keeps asking while the ledger has not applied the write.
+    static let readAfterPatience = Duration.seconds(15)
 
     static func snapshot(_ data: Data, _ response: HTTPURLResponse) -> SignedSnapshot? {
         response.value(forHTTPHeaderField: "Ledger-Signature").map { SignedSnapshot(body: data, signature: $0) }
@@ -165,11 +179,11 @@ public struct LedgerClient: Sendable {
         return (try decode(Wire.RestoreResult.self, data), response.value(forHTTPHeaderField: "Ledger-Read-After"))
     }
 
-    /// `POST /v1/users/{id}/purchases/{transaction_id}/consume`.
-    func consume(_ userID: String, transactionID: String, cookie: UIDCookie?) async throws -> Wire.ConsumeResult {
+    /// `POST /v1/users/{id}/purchases/{transaction_id}/consume`: the answer and its `Ledger-Read-After`.
+    func consume(_ userID: String, transactionID: String, cookie: UIDCookie?) async throws -> (Wire.ConsumeResult, readAfter: String?) {
         let path = "/v1/users/\(Self.segment(userID))/purchases/\(Self.segment(transactionID))/consume"
-        let (data, _) = try await send("POST", path, cookie: cookie)
-        return try decode(Wire.ConsumeResult.self, data)
+        let (data, response) = try await send("POST", path, cookie: cookie)
+        return (try decode(Wire.ConsumeResult.self, data), response.value(forHTTPHeaderField: "Ledger-Read-After"))
     }
 
     /// `POST /v1/users/{id}/consumption-consent`.
@@ -202,7 +216,9 @@ public struct LedgerClient: Sendable {
         let (data, response) = try await Self.load(request, on: session, describing: "\(method) \(path)")
         guard let http = response as? HTTPURLResponse else { throw LedgerError.invalidResponse("not an HTTP answer") }
         guard (200..<300).contains(http.statusCode) else {
-            throw LedgerError.fromAnswer(status: http.statusCode, body: data, requestID: http.value(forHTTPHeaderField: "X-Request-Id"))
+            throw LedgerError.fromAnswer(
+                status: http.statusCode, body: data, requestID: http.value(forHTTPHeaderField: "X-Request-Id"),
+                retryAfterSeconds: http.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0) })
         }
         return (data, http)
     }

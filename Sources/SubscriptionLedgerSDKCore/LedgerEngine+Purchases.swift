@@ -65,10 +65,10 @@ extension LedgerEngine {
 
     func consume(transactionID: String) async throws -> ConsumeResult {
         let (user, cookie) = try requireUser()
-        let result = try await client.consume(user, transactionID: transactionID, cookie: cookie)
+        let (result, readAfter) = try await client.consume(user, transactionID: transactionID, cookie: cookie)
         return ConsumeResult(
             originalTransactionID: result.originalTransactionID, consumedAt: try LedgerDates.required(result.consumedAt, "consumed_at"),
-            customerInfo: try? await customerInfoAfterWrite(nil))
+            customerInfo: try? await customerInfoAfterWrite(readAfter))
     }
 
     func recordConsumptionConsent(_ consented: Bool) async throws -> ConsumptionConsentResult {

@@ -45,12 +45,15 @@ public struct LedgerServerError: Sendable, Equatable {
     public var message: String
     /// The `X-Request-Id` to quote when reporting a 5xx.
     public var requestID: String?
+    /// The answer's `Retry-After`, in seconds, when it had one.
+    public var retryAfterSeconds: Int?
 
-    public init(status: Int, code: LedgerErrorCode, message: String, requestID: String? = nil) {
+    public init(status: Int, code: LedgerErrorCode, message: String, requestID: String? = nil, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.requestID = requestID
+        self.retryAfterSeconds = retryAfterSeconds
     }
 }
 
@@ -59,6 +62,8 @@ public struct LedgerServerError: Sendable, Equatable {
 public enum LedgerErrorCode: Sendable, Hashable {
     case unauthorized, forbidden, invalidJSON, invalidRequest, notFound, methodNotAllowed, notAcceptable, payloadTooLarge
     case unsupportedMediaType, tooManyStreams, serviceUnavailable, timeout, internalError
+    /// A read after a write (`Ledger-Read-After`) came before the ledger applied the write: retry shortly.
+    case readAfterPending
     /// Verification of signed App Store data.
     case malformed, unsupportedAlgorithm, invalidSignature, untrustedChain, missingAppleOID, certificateExpired
     case wrongBundleID, wrongAppAppleID, wrongEnvironment, unrecordable
@@ -70,7 +75,8 @@ public enum LedgerErrorCode: Sendable, Hashable {
         "unauthorized": .unauthorized, "forbidden": .forbidden, "invalid_json": .invalidJSON, "invalid_request": .invalidRequest,
         "not_found": .notFound, "method_not_allowed": .methodNotAllowed, "not_acceptable": .notAcceptable,
         "payload_too_large": .payloadTooLarge, "unsupported_media_type": .unsupportedMediaType, "too_many_streams": .tooManyStreams,
-        "service_unavailable": .serviceUnavailable, "timeout": .timeout, "internal_error": .internalError, "malformed": .malformed,
+        "service_unavailable": .serviceUnavailable, "timeout": .timeout, "internal_error": .internalError, "read_after_pending": .readAfterPending,
+        "malformed": .malformed,
         "unsupported_algorithm": .unsupportedAlgorithm, "invalid_signature": .invalidSignature, "untrusted_chain": .untrustedChain,
         "missing_apple_oid": .missingAppleOID, "certificate_expired": .certificateExpired, "wrong_bundle_id": .wrongBundleID,
         "wrong_app_apple_id": .wrongAppAppleID, "wrong_environment": .wrongEnvironment, "unrecordable": .unrecordable,
@@ -101,7 +107,7 @@ public struct RestoreConflict: Sendable, Equatable, Codable {
 
 extension LedgerError {
     /// The typed error for an error answer's body (`{"error":{"code","message","conflicts"}}`).
-    static func fromAnswer(status: Int, body: Data, requestID: String?) -> LedgerError {
+    static func fromAnswer(status: Int, body: Data, requestID: String?, retryAfterSeconds: Int? = nil) -> LedgerError {
         struct Envelope: Decodable {
             struct Body: Decodable {
                 var code: String
@@ -112,10 +118,14 @@ extension LedgerError {
         }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: body) else {
             let text = String(decoding: body.prefix(200), as: UTF8.self)
-            return .server(LedgerServerError(status: status, code: .other("http_\(status)"), message: text, requestID: requestID))
+            return .server(
+                LedgerServerError(
+                    status: status, code: .other("http_\(status)"), message: text, requestID: requestID, retryAfterSeconds: retryAfterSeconds))
         }
         let code = LedgerErrorCode(rawValue: envelope.error.code)
         if code == .restoreRefused { return .restoreRefused(conflicts: envelope.error.conflicts ?? [], message: envelope.error.message) }
-        return .server(LedgerServerError(status: status, code: code, message: envelope.error.message, requestID: requestID))
+        return .server(
+            LedgerServerError(
+                status: status, code: code, message: envelope.error.message, requestID: requestID, retryAfterSeconds: retryAfterSeconds))
     }
 }

@@ -143,6 +143,38 @@ import Testing
         }
     }
 
+    /// A write answered before the projections applied it (its own wait gave up, here: none) gives a token the
+    /// projections are behind; a read with it, cached or not, is refused with 503 `read_after_pending` and Retry-After
+    /// until they include it, never answered with the state before the write.
+    @Test(arguments: [true, false]) func aTokenAheadOfTheProjectionsIsRefusedNotAnsweredOlder(cached: Bool) async throws {
+        var settings = Self.idle
+        if !cached { settings.budgetBytes = 0 }
+        let harness = try await APIHarness.make(statusCache: settings)
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            try await Self.products(api, tenant)
+            _ = try await Self.write(api, tenant, user: "dave", try Self.subscription(harness, "5001"))
+            try await harness.project()
+            try await harness.api.statusCache.look()
+            #expect(try await Self.read(api, tenant, "dave").subscriptions == ["5001"])
+
+            let token = try await Self.write(api, tenant, user: "dave", try Self.subscription(harness, "5002", product: "yearly"))
+            var headers = tenant.secret
+            headers[HTTPField.Name("Ledger-Read-After")!] = token
+            for path in ["/v1/users/dave", "/productsStatus?user-id=dave"] {
+                let refused = try await api.send(.get, path, headers: headers)
+                #expect(refused.status == .serviceUnavailable && refused.errorCode == "read_after_pending", "\(path): \(refused.text)")
+                #expect(refused.headers[.retryAfter] == "1")
+            }
+            // Without the token, the state before the write is what there is to read (the projections are behind).
+            #expect(try await Self.read(api, tenant, "dave").subscriptions == ["5001"])
+
+            try await harness.project()
+            let fresh = try await Self.read(api, tenant, "dave", token: token)
+            #expect(fresh.subscriptions == ["5001", "5002"] && fresh.entitlements == ["max", "pro"], "\(fresh)")
+        }
+    }
+
     @Test func anEntitlementPastItsExpiryReadsExpiredFromTheCache() async throws {
         let harness = try await APIHarness.make(statusCache: Self.idle)
         try await harness.test { api in

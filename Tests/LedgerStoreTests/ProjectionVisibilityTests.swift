@@ -99,6 +99,23 @@ import UTCTime
         await fixture.close()
     }
 
+    /// A wait shorter than one read of the checkpoints still answers what that read found (under load the read alone
+    /// outlasted a status read's remaining wait, which then refused a write the projections had applied); a check
+    /// with no time left reads them once.
+    @Test func aWaitThatEndsDuringItsReadJudgesWhatTheReadFound() async throws {
+        let fixture = try await StoreFixture.make()
+        let position = try await append(fixture, "c0")
+        try await ProjectionWorker(pool: fixture.store.pool, runners: ProjectionCatalog.runners()).catchUpThroughNow()
+        let target = try #require(try await ProjectionVisibility(pool: fixture.store.pool).newest(app: "app", positions: [position]))
+        let waiting = ProjectionVisibility(pool: fixture.store.pool, progress: ProjectionProgress())
+        #expect(try await waiting.wait(for: target, timeout: .nanoseconds(1)))
+        #expect(try await ProjectionVisibility(pool: fixture.store.pool, progress: ProjectionProgress()).includes(target, within: .zero))
+        let ahead = LogCheckpoint(transactionID: target.transactionID + 1_000_000, position: target.position + 1)
+        #expect(!(try await waiting.includes(ahead, within: .zero)))
+        #expect(!(try await waiting.includes(ahead, within: .milliseconds(30))))
+        await fixture.close()
+    }
+
     /// The write's events are found by position even for an app the statistics do not know (not by reading the
     /// app's events backwards in log order).
     @Test(.disabled(if: CitusTestCluster.isActive, "counts the coordinator's index scans; on Citus they run on the workers"))

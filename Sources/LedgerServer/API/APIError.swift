@@ -43,6 +43,11 @@ package struct APIError: Error, HTTPResponseError, Sendable {
     static func invalidJSON(_ message: String) -> APIError { APIError(.badRequest, "invalid_json", message) }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, "not_found", message) }
     /// A read of an erased user: what they had is no longer theirs to read.
+    /// A read whose `Ledger-Read-After` names a write the projections have not applied yet (`StatusReads`).
+    static let readAfterPending = APIError(
+        .serviceUnavailable, "read_after_pending",
+        "the ledger has not yet applied the write this read's Ledger-Read-After names; retry after Retry-After seconds",
+        headers: [.retryAfter: "1"])
     static let userErased = APIError(
         .notFound, "user_erased", "this user was erased; the ledger keeps their purchases' facts but nothing that ties them to this id")
     static func unauthorized(_ message: String) -> APIError {

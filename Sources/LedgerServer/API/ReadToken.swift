@@ -62,7 +62,8 @@ struct ReadToken: Sendable, Equatable {
 }
 
 /// Adds `Ledger-Read-After` to every successful write (any method but GET and HEAD) that has one to give: the newest
-/// event it appended (`WrittenCheckpoint`) and, with a read replica, the primary's WAL position.
+/// event it appended (`WrittenCheckpoint`) and, with a read replica, the primary's WAL position once the projections
+/// include the write.
 struct ReadTokenMiddleware: RouterMiddleware {
     typealias Context = LedgerRequestContext
     /// The primary, when status reads may go to a replica.
@@ -74,8 +75,12 @@ struct ReadTokenMiddleware: RouterMiddleware {
         var response = try await WrittenCheckpoint.$current.withValue(written) { try await next(request, context) }
         guard (200..<300).contains(response.status.code) else { return response }
         var token = ReadToken(checkpoint: written.value)
-        // A write that succeeded is not failed for want of its token: without it, the next read may lag.
-        if let primaryWithReplica { token.walPosition = try? await ReplicaPosition.current(on: primaryWithReplica) }
+        // A write that succeeded is not failed for want of its token: without it, the next read may lag. A replica
+        // that replayed this position holds the write's read models only if the projections had it by now; a token
+        // without one sends its reads to the primary (`StatusReads`).
+        if let primaryWithReplica, !written.answeredBeforeProjections {
+            token.walPosition = try? await ReplicaPosition.current(on: primaryWithReplica)
+        }
         if let text = token.text { response.headers[ReadToken.header] = text }
         return response
     }

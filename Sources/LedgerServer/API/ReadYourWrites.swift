@@ -18,10 +18,14 @@ struct ReadYourWrites: Sendable {
         guard timeout > .zero || WrittenCheckpoint.current != nil else { return }
         guard let target = try await visibility.newest(app: appID, positions: positions) else { return }
         WrittenCheckpoint.current?.record(target)
-        guard timeout > .zero else { return }
+        guard timeout > .zero else {
+            WrittenCheckpoint.current?.recordAnsweredBeforeProjections()
+            return
+        }
         try await TraceContext.inSpan("ledger.projection_wait") { span in
             let caughtUp = try await visibility.wait(for: target, timeout: timeout)
             span?.attributes["ledger.projections.caught_up"] = caughtUp
+            if !caughtUp { WrittenCheckpoint.current?.recordAnsweredBeforeProjections() }
         }
     }
 }
@@ -32,8 +36,15 @@ final class WrittenCheckpoint: Sendable {
     @TaskLocal static var current: WrittenCheckpoint?
 
     private let newest = Mutex<LogCheckpoint?>(nil)
+    private let beforeProjections = Atomic<Bool>(false)
 
     var value: LogCheckpoint? { newest.withLock { $0 } }
 
+    /// Whether the write answers before the projections included it (its wait timed out, or there was none): the
+    /// primary's WAL position at its answer then says nothing of the read models, and its token carries none.
+    var answeredBeforeProjections: Bool { beforeProjections.load(ordering: .relaxed) }
+
     func record(_ checkpoint: LogCheckpoint) { newest.withLock { $0 = max($0 ?? checkpoint, checkpoint) } }
+
+    func recordAnsweredBeforeProjections() { beforeProjections.store(true, ordering: .relaxed) }
 }

@@ -11,7 +11,12 @@ import PostgresClient
 /// Read-your-writes across them: every successful write answers with `Ledger-Read-After` (`ReadToken`). A read that
 /// sends it back is answered by the cache once the cache has followed the log past the write; by the replica once
 /// the replica has replayed the primary's WAL position after the write, waiting at most `wait`; by the primary after
-/// that. A read without it may be answered by the cache (a state at most the cache's `staleness` old) or reads the
+/// that, once the primary's projections include the write. A write answers when its projections include it or when
+/// its own wait gives up (`ReadYourWrites`); in that second case its reads may find the projections still behind it,
+/// and a read that finds them behind when `wait` is over is refused with 503 `read_after_pending` and `Retry-After`
+/// rather than answered with a state older than the caller's own write. Such a write's token carries no WAL
+/// position, so its reads go to the primary.
+/// A read without a token may be answered by the cache (a state at most the cache's `staleness` old) or reads the
 /// replica as it is (behind by the replication delay). A replica that cannot be reached sends the read to the primary.
 /// Every read answers `Ledger-Read-From: cache | primary | replica`.
 struct StatusReads: Sendable {
@@ -30,9 +35,15 @@ struct StatusReads: Sendable {
     let identities: IdentityStore
     /// The status reads' cache (nil: off).
     let cache: StatusCache?
+    /// Whether the primary's projections include a token's write.
+    let visibility: ProjectionVisibility
 
-    init(primary: PostgresPool, replica: PostgresPool?, wait: Duration, identities: IdentityStore, cache: StatusCache?) {
+    init(
+        primary: PostgresPool, replica: PostgresPool?, wait: Duration, identities: IdentityStore, cache: StatusCache?,
+        visibility: ProjectionVisibility
+    ) {
         self.identities = identities
+        self.visibility = visibility
         self.primary = UserQueries(pool: primary, batchingStatusReads: true)
         self.replica = replica.map { Replica(pool: $0, users: UserQueries(pool: $0, batchingStatusReads: true)) }
         self.wait = wait
@@ -48,6 +59,8 @@ struct StatusReads: Sendable {
 
     private func read<T: Sendable>(token: ReadToken?, _ read: (UserQueries) async throws -> T) async throws -> (T, Source) {
         guard let replica else { return (try await read(primary), .primary) }
+        // A write answered before its projections gave no WAL position (`ReadTokenMiddleware`): the replica cannot say.
+        if let token, token.checkpoint != nil, token.walPosition == nil { return (try await read(primary), .primary) }
         do {
             if let wal = token?.walPosition, try await !Self.replayed(wal, on: replica.pool, within: wait) {
                 return (try await read(primary), .primary)
@@ -64,18 +77,21 @@ struct StatusReads: Sendable {
     /// the statement found nothing).
     func owned(_ request: Request, app: String, user: String) async throws -> (OwnedSummaries, Source) {
         let token = try ReadToken.parse(request)
+        let deadline = ContinuousClock.now + wait
         let index = try await identities.blindIndex(app: app, user: user)
         let (owned, source): (OwnedSummaries, Source)
         if let cache, cache.isEnabled {
             // The cache keeps only what the primary answered: a replica's state may be older than the cache's frontier.
             var from = Source.primary
             let (found, cached) = try await cache.summaries(app: app, userIndex: index, token: token?.checkpoint, wait: wait) {
+                try await projectionsInclude(token, by: deadline)
                 let (found, source) = try await read(token: token) { try await $0.summaries(app: app, userIndex: index) }
                 from = source
                 return (found, source == .primary)
             }
             (owned, source) = (found, cached ? .cache : from)
         } else {
+            try await projectionsInclude(token, by: deadline)
             (owned, source) = try await read(token: token) { try await $0.summaries(app: app, userIndex: index) }
         }
         if !owned.isKnown { try await refuseErased(app: app, user: user) }
@@ -90,6 +106,14 @@ struct StatusReads: Sendable {
             guard let pseudonym else { return [] }
             return try await users.timeline(app: app, pseudonym: pseudonym, after: after, limit: limit)
         }
+    }
+
+    /// Returns once the primary's projections include the token's write (at once without a token), waiting until
+    /// `deadline`; throws 503 `read_after_pending` after it. Cheap when they do: this process's projection progress
+    /// answers, else one read of the checkpoints shared by every waiting request (`ProjectionVisibility`).
+    func projectionsInclude(_ token: ReadToken?, by deadline: ContinuousClock.Instant) async throws {
+        guard let checkpoint = token?.checkpoint else { return }
+        guard try await visibility.includes(checkpoint, within: max(deadline - .now, .zero)) else { throw APIError.readAfterPending }
     }
 
     /// Throws 404 `user_erased` when `user` was erased (docs/erasure.md, "After erasure").

@@ -41,10 +41,21 @@ public struct ProjectionVisibility: Sendable {
         if progress.frontier == nil { try await readCheckpoints() }
         while true {
             let left = deadline - .now
-            guard left > .zero else { return false }
+            // Past the deadline, what the last read of the checkpoints found still counts: under load that read
+            // alone can outlast a short wait.
+            guard left > .zero else { return progress.frontier.map { $0 >= target } ?? false }
             if await progress.wait(for: target, timeout: min(left, frontier.interval)) { return true }
             try await readCheckpoints()
         }
+    }
+
+    /// Whether every projection has applied the log through `target`, waiting up to `timeout` for it. Unlike `wait`,
+    /// looks once even with no time left: this process's progress, else the database's checkpoints.
+    package func includes(_ target: LogCheckpoint, within timeout: Duration) async throws -> Bool {
+        if let reached = progress.frontier, reached >= target { return true }
+        if timeout > .zero { return try await wait(for: target, timeout: timeout) }
+        try await readCheckpoints()
+        return progress.frontier.map { $0 >= target } ?? false
     }
 
     /// The database's checkpoints, into `progress` (which wakes the waits they reach).
