@@ -70,8 +70,8 @@ package struct IdentityStore: Sendable {
     /// The blind index of `user` in `app` (`blindIndex(app:user:key:)` under the installation's key): how a read finds
     /// the user's pseudonym in the statement that reads their state.
     package func blindIndex(app appID: String, user: String) async throws -> [UInt8] {
-        if let key = indexKey.known { return Self.blindIndex(app: appID, user: user, key: key) }
-        return try await pool.withConnection { [self] connection in Self.blindIndex(app: appID, user: user, key: try readyKey(on: connection)) }
+        if let key = indexKey.known { return key.index(app: appID, user: user) }
+        return try await pool.withConnection { [self] connection in BlindIndexKey(try readyKey(on: connection)).index(app: appID, user: user) }
     }
 
     /// Makes the identity of `user` (in its own transaction), or finds the one a concurrent first naming made.
@@ -187,7 +187,7 @@ package struct IdentityStore: Sendable {
     /// HMAC-SHA-256 of the app and the user id under the installation's blind-index key: equal ids give equal indexes,
     /// and without the key an index says nothing of the id.
     package static func blindIndex(app appID: String, user: String, key: SymmetricKey) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array(appID.utf8) + [0] + Array(user.utf8), using: key))
+        BlindIndexKey(key).index(app: appID, user: user)
     }
 
     /// The blind-index key, once the users named before pseudonyms are adopted (`LegacyUsers`): what every use of the
@@ -221,14 +221,35 @@ package struct IdentityStore: Sendable {
 
 /// The blind-index key once read: it never changes (rotations re-seal it), so an instance reads it once.
 final class IndexKeyCache: Sendable {
-    private let stored = Mutex<SymmetricKey?>(nil)
+    private let stored = Mutex<BlindIndexKey?>(nil)
 
-    var known: SymmetricKey? { stored.withLock { $0 } }
+    var known: BlindIndexKey? { stored.withLock { $0 } }
 
     func key(_ read: () throws -> SymmetricKey) throws -> SymmetricKey {
-        if let key = known { return key }
+        if let known { return known.key }
         let key = try read()
-        stored.withLock { $0 = key }
+        stored.withLock { $0 = BlindIndexKey(key) }
         return key
+    }
+}
+
+/// The blind-index key with its HMAC already keyed: a status read computes an index per request, and keying HMAC
+/// (hashing the padded key twice) was as much work as the index itself.
+struct BlindIndexKey: Sendable {
+    let key: SymmetricKey
+    private let keyed: HMAC<SHA256>
+
+    init(_ key: SymmetricKey) {
+        self.key = key
+        self.keyed = HMAC<SHA256>(key: key)
+    }
+
+    /// HMAC-SHA-256 of the app, a zero byte and the user id.
+    func index(app appID: String, user: String) -> [UInt8] {
+        var mac = keyed
+        mac.update(data: Array(appID.utf8))
+        mac.update(data: [UInt8(0)])
+        mac.update(data: Array(user.utf8))
+        return Array(mac.finalize())
     }
 }

@@ -1,5 +1,5 @@
 import Crypto
-import LedgerPrivacy
+@testable import LedgerPrivacy
 import LedgerStore
 import PostgresClient
 import PostgresTestSupport
@@ -57,5 +57,21 @@ import UTCTime
         #expect(first?.id == again?.id)
         #expect(first?.key.withUnsafeBytes { Array($0) } == again?.key.withUnsafeBytes { Array($0) })
         await pool.shutdown()
+    }
+}
+
+/// The keyed HMAC a blind index reuses gives what HMAC-SHA-256 of the app, a zero byte and the id gives, call after
+/// call (each index starts from the keyed state, never from the last one's).
+@Suite struct BlindIndexKeyTests {
+    @Test func theKeyedIndexIsTheHMACOfTheAppAZeroAndTheIDEveryTime() {
+        let key = SymmetricKey(size: .bits256)
+        let indexes = BlindIndexKey(key)
+        let pairs = [("app", "u1"), ("app", "u1"), ("", ""), ("ap", "pu1"), ("app_ü", "用户-🙂"), ("a", String(repeating: "x", count: 300))]
+        for (app, user) in pairs {
+            let expected = Array(HMAC<SHA256>.authenticationCode(for: Array(app.utf8) + [0] + Array(user.utf8), using: key))
+            #expect(indexes.index(app: app, user: user) == expected, "\(app) / \(user)")
+            #expect(IdentityStore.blindIndex(app: app, user: user, key: key) == expected)
+        }
+        #expect(indexes.index(app: "ap", user: "pu1") != indexes.index(app: "app", user: "u1"), "the zero byte separates app and id")
     }
 }
