@@ -29,7 +29,8 @@ struct StatusReads: Sendable {
 
     let primary: UserQueries
     let replica: Replica?
-    /// How long a read with a token waits for the replica to replay it, or for the cache to follow it.
+    /// How long a read with a token waits for the cache to follow it and the projections to apply it (the two together),
+    /// and for the replica to replay it.
     let wait: Duration
     /// How a read finds the pseudonym the read models name the request's user by.
     let identities: IdentityStore
