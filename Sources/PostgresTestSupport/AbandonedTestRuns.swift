@@ -38,10 +38,9 @@ enum AbandonedTestRuns {
         }
         var stopped: [pid_t] = []
         for process in runningProcesses() where inside(process.workingDirectory) || inside(process.standardOutput) {
-            let isPostmaster = process.workingDirectory.map { postmasterPID(inDataDirectory: $0) == process.pid } ?? false
-            let isPostgresChild = !isPostmaster && process.workingDirectory.map { postmasterPID(inDataDirectory: $0) != nil } ?? false
-            if isPostgresChild { continue }  // its postmaster's immediate shutdown ends it
-            if kill(process.pid, isPostmaster ? SIGQUIT : SIGKILL) == 0 { stopped.append(process.pid) }
+            let postmaster = process.workingDirectory.flatMap(postmasterPID(inDataDirectory:))
+            if let postmaster, postmaster != process.pid { continue }  // a backend: its postmaster's shutdown ends it
+            if kill(process.pid, postmaster == nil ? SIGKILL : SIGQUIT) == 0 { stopped.append(process.pid) }
         }
         let deadline = ContinuousClock.now + .seconds(5)
         while stopped.contains(where: isRunning) && ContinuousClock.now < deadline {
