@@ -65,6 +65,21 @@ public final class PostgresConnection: Sendable {
 
     public var isOpen: Bool { handle.withLock { PQstatus($0.pointer) == CONNECTION_OK } }
 
+    /// The value libpq uses for a connection keyword (`connect_timeout`, `application_name`, ...): the connection
+    /// string's where it names one, else ``PostgresConfiguration``'s default, else libpq's. Nil for an unset keyword.
+    package func setting(_ keyword: String) -> String? {
+        handle.withLock { handle in
+            guard let options = PQconninfo(handle.pointer) else { return nil }
+            defer { PQconninfoFree(options) }
+            var option = options
+            while let name = option.pointee.keyword {
+                if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+                option += 1
+            }
+            return nil
+        }
+    }
+
     var lastErrorMessage: String {
         handle.withLock { handle in
             String(cString: PQerrorMessage(handle.pointer)).trimmingTrailingWhitespace()

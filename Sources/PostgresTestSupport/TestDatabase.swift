@@ -138,6 +138,9 @@ public actor TestServer {
         return info
     }
 
+    /// libpq's `connect_timeout` for the embedded test clusters' connections (the default is 10 s).
+    static let connectTimeoutSeconds = 60
+
     private static func startCluster() throws -> Info {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             return Info(adminConnectionString: url, isURL: url.contains("://"))
@@ -151,8 +154,12 @@ public actor TestServer {
             options: .init(unsafeFastWrites: true, maxConnections: 400, unixSocketDirectory: directory + "/pgdata"))
         let running = try cluster.start()
         TestClusterRegistry.register(cluster)
+        // connect_timeout: at the suite's start every suite opens its pools at once while the run's other clusters
+        // run initdb, on two cores; backends then took more than libpq's 10 s to start and a hundred tests failed
+        // with "timeout expired" in their first seconds. A slow connection there is load, not a fault under test.
         let info = Info(
-            adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)",
+            adminConnectionString: "host=\(running.host) port=\(running.port) user=\(running.superuser) password=\(running.password)"
+                + " connect_timeout=\(Self.connectTimeoutSeconds)",
             isURL: false, unixSocketDirectory: directory + "/pgdata")
         try prepareServiceRole(info)
         return info

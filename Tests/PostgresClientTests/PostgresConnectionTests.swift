@@ -177,4 +177,20 @@ import Testing
         }
         #expect(ContinuousClock.now - start < .seconds(10))
     }
+
+    /// The connection string wins over the configuration's defaults (libpq takes the last value of a keyword), and
+    /// the test clusters' connections wait longer than the default for a backend that starts slowly under load.
+    @Test func theConnectionStringsKeywordsWinOverTheDefaults() async throws {
+        let database = try await TestDatabase.makeDatabase()
+        try await Blocking.run {
+            let fromTheTestServer = try PostgresConnection.connect(PostgresConfiguration(connectionString: database))
+            #expect(fromTheTestServer.setting("connect_timeout") == "60")
+            #expect(fromTheTestServer.setting("application_name") == "subscription-ledger")
+            let overridden = try PostgresConnection.connect(
+                PostgresConfiguration(connectionString: database + " connect_timeout=7 application_name=mine", connectTimeoutSeconds: 10))
+            #expect(overridden.setting("connect_timeout") == "7")
+            #expect(overridden.setting("application_name") == "mine")
+            #expect(overridden.setting("no_such_keyword") == nil)
+        }
+    }
 }
