@@ -71,6 +71,9 @@ package final class WebhookReceiver: Sendable {
         var group: ServiceGroup?
         var running: Task<Void, any Error>?
         var listener: (any Channel)?
+        /// Requests whose body contains it wait unanswered until `release`.
+        var holding: String?
+        var held: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
@@ -93,6 +96,22 @@ package final class WebhookReceiver: Sendable {
             $0.failureRate = rate
             $0.refusingNext = first
         }
+    }
+
+    /// Leaves every request whose body contains `marker` unanswered until `release()`: a receiver slow for one user.
+    package func hold(bodiesContaining marker: String) { state.withLock { $0.holding = marker } }
+
+    /// How many requests are being held.
+    package var heldCount: Int { state.withLock { $0.held.count } }
+
+    /// Answers the held requests, and holds no more.
+    package func release() {
+        let held = state.withLock { state in
+            state.holding = nil
+            defer { state.held.removeAll() }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
     }
 
     /// Starts listening (on the port it had before, when restarted: the old listener may take a moment to let go of
@@ -121,6 +140,16 @@ package final class WebhookReceiver: Sendable {
                 timestamp: request.headers[HTTPField.Name("webhook-timestamp")!] ?? "",
                 signature: request.headers[HTTPField.Name("webhook-signature")!] ?? "",
                 body: String(buffer: body), traceparent: request.headers[HTTPField.Name("traceparent")!])
+            if let marker = state.withLock({ $0.holding }), message.body.contains(marker) {
+                await withCheckedContinuation { continuation in
+                    let answerNow = state.withLock { state -> Bool in
+                        guard state.holding != nil else { return true }
+                        state.held.append(continuation)
+                        return false
+                    }
+                    if answerNow { continuation.resume() }
+                }
+            }
             let fail = state.withLock { state -> Bool in
                 if state.refusingNext > 0 || Double.random(in: 0..<1) < state.failureRate {
                     state.refusingNext = max(0, state.refusingNext - 1)

@@ -33,8 +33,9 @@ package struct WebhookSettings: Sendable {
 /// Sends webhooks while the server runs: fans the log out into deliveries (`WebhookFanOut`, one instance at a time by
 /// its advisory lock) and dispatches every endpoint whose lease this instance holds, one task per endpoint.
 ///
-/// An endpoint's task sends the due head of each order key (user) at once, up to `concurrencyPerEndpoint`, and
-/// records every attempt before the key's next delivery can be chosen: per user in order, across users in parallel.
+/// An endpoint's task sends the due head of each order key (user), up to `concurrencyPerEndpoint` at once
+/// (`DeliveryWindow`), and records every attempt before the key's next delivery can be chosen: per user in order,
+/// across users in parallel, a slow user holding back no other.
 /// A delivery whose attempt was not recorded (the process died) is still pending and is sent again with the same
 /// `webhook-id`: at least once.
 package final class WebhookDispatcher: Sendable {
@@ -196,36 +197,67 @@ package final class WebhookDispatcher: Sendable {
         for waiter in waiters { waiter.give(.success(())) }
     }
 
+    /// What ended in an endpoint task's group: a delivery's attempt, or a wait for a wake-up.
+    private enum Step: Sendable {
+        case sent(deliveryID: String, recorded: Bool)
+        case wokenUp
+    }
+
+    /// Sends the endpoint's due deliveries through a `DeliveryWindow` until the task is cancelled.
     private func dispatch(_ endpoint: EndpointSlot, signal: WakeSignal) async {
-        while !Task.isCancelled {
-            let current = endpoint.current
-            let due: [WebhookDelivery]
-            do {
-                due = try await store.due(app: current.appID, endpoint: current.endpointID, limit: settings.concurrencyPerEndpoint)
-            } catch {
-                logger.warning("webhook deliveries could not be read; retrying", metadata: ["endpoint": "\(current.endpointID)", "error": "\(error)"])
-                await signal.wait(timeout: settings.pollInterval)
-                continue
-            }
-            if due.isEmpty {
-                await signal.wait(timeout: settings.pollInterval)
-                continue
-            }
-            // Read again before sending, so that a rotated secret, a new URL or a disabling applies to the next message.
-            guard let fresh = try? await store.endpoint(app: current.appID, id: current.endpointID), fresh.status == .enabled else {
-                await signal.wait(timeout: settings.pollInterval)
-                continue
-            }
-            endpoint.current = fresh
-            let recorded = await withTaskGroup(of: Bool.self) { group in
-                for delivery in due {
-                    group.addTask { [self] in await deliver(delivery, to: fresh) }
+        await withTaskGroup(of: Step.self) { group in
+            var window = DeliveryWindow(capacity: settings.concurrencyPerEndpoint)
+            var readDue = true
+            var waitingForWakeUp = false
+            while !Task.isCancelled {
+                if readDue {
+                    readDue = false
+                    let admitted = await admitDue(endpoint, into: &window)
+                    let target = endpoint.current
+                    for delivery in admitted {
+                        group.addTask { [self] in .sent(deliveryID: delivery.deliveryID, recorded: await deliver(delivery, to: target)) }
+                    }
                 }
-                return await group.allSatisfy { $0 }
+                if window.wantsWakeUp && !waitingForWakeUp {
+                    waitingForWakeUp = true
+                    group.addTask { [settings] in
+                        await signal.wait(timeout: settings.pollInterval)
+                        return .wokenUp
+                    }
+                }
+                switch await group.next() {
+                case .sent(let deliveryID, let recorded):
+                    readDue = window.finished(deliveryID, recorded: recorded)
+                case .wokenUp:
+                    waitingForWakeUp = false
+                    window.wokenUp()
+                    readDue = true
+                case nil:
+                    readDue = true  // not reached: a wait for a wake-up is in the group whenever nothing is in flight
+                }
             }
-            // An attempt that could not be recorded is still due: not again at once (the database may be down).
-            if !recorded { await signal.wait(timeout: settings.pollInterval) }
         }
+    }
+
+    /// Reads the due deliveries and admits what the window has room for. The endpoint is read again before anything is
+    /// sent, so that a rotated secret, a new URL or a disabling applies to the next message.
+    private func admitDue(_ endpoint: EndpointSlot, into window: inout DeliveryWindow) async -> [WebhookDelivery] {
+        let current = endpoint.current
+        let due: [WebhookDelivery]
+        do {
+            due = try await store.due(app: current.appID, endpoint: current.endpointID, limit: window.capacity)
+        } catch {
+            logger.warning("webhook deliveries could not be read; retrying", metadata: ["endpoint": "\(current.endpointID)", "error": "\(error)"])
+            window.failed()
+            return []
+        }
+        guard due.contains(where: { !window.sending.contains($0.deliveryID) }) else { return [] }
+        guard let fresh = try? await store.endpoint(app: current.appID, id: current.endpointID), fresh.status == .enabled else {
+            window.failed()
+            return []
+        }
+        endpoint.current = fresh
+        return window.admit(due)
     }
 
     /// One attempt of one delivery, recorded with its outcome; whether the record was written.

@@ -121,6 +121,48 @@ import Testing
         await receiver.stop()
     }
 
+    /// A receiver that is slow for one user holds back no other user's deliveries: the dispatcher's window frees a
+    /// finished delivery's place at once (sent in rounds, the held delivery held its whole round and every round after).
+    @Test(.timeLimit(.minutes(10))) func aUserWhoseDeliveryIsSlowHoldsBackNoOtherUser() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        let slow = "00000000-5105-4c1e-9d3a-1b2c3d4e5f60"
+        let others = (1...20).map { "000000\($0 < 10 ? "0" : "")\($0)-2b7a-4c1e-9d3a-1b2c3d4e5f60" }
+        receiver.hold(bodiesContaining: slow)
+        let harness = try await APIHarness.make()
+        try await harness.test { api in
+            let tenant = try await api.tenant(tokenPolicy: "token_is_app_user_id")
+            let created = try await api.send(
+                .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret, json: #"{"url":"\#(receiver.url)"}"#)
+            #expect(created.status == .created, "\(created.text)")
+            var settings = WebhookSettings.loopback
+            // Only the window lets the others past the held delivery, not the held request's timeout.
+            settings.limits.responseTimeout = .seconds(600)
+            #expect(settings.concurrencyPerEndpoint < others.count)
+            let dispatcher = WebhookDispatcher(pool: harness.pool, identities: harness.identities, settings: settings, render: WebhookPayload.render)
+            let running = Task { await dispatcher.run() }
+            // The slow user's delivery comes first in sending order.
+            for (index, user) in ([slow] + others).enumerated() {
+                try await Self.post(api, app: tenant.appID, try Self.history(harness.signer, user: user, original: 1000 * (index + 1), count: 1))
+            }
+            try await harness.project()
+            dispatcher.wake()
+            let othersArrived = try await eventually(within: .seconds(120)) {
+                Set(receiver.accepted.compactMap { $0.data["app_user_id"] as? String }).isSuperset(of: others)
+            }
+            #expect(othersArrived, "\(receiver.accepted.count) of \(others.count) other users' deliveries arrived")
+            #expect(receiver.heldCount == 1 && !receiver.accepted.contains { $0.body.contains(slow) })
+            receiver.release()
+            #expect(try await Self.allDelivered(harness.pool))
+            running.cancel()
+            await running.value
+            let stored = try await harness.pool.query("SELECT delivery_id FROM ledger.webhook_deliveries")
+            #expect(receiver.accepted.map(\.id).sorted() == (try stored.map { try $0.decode(String.self, at: 0) }).sorted(), "each once")
+            #expect(WebhookReceiver.orderProblems(receiver.accepted).isEmpty, "\(WebhookReceiver.orderProblems(receiver.accepted).prefix(5))")
+        }
+        await receiver.stop()
+    }
+
     /// A refund, like a link or a transfer, names an original transaction id without saying whether it is a
     /// subscription: the message about a one-time purchase's refund carries the purchase, its product and its
     /// environment, so that an endpoint filtering by environment gets it or not like the purchase itself.
