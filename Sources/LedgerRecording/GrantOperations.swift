@@ -8,24 +8,59 @@ import UTCTime
 /// names a fresh id and appends without a version check (nothing it depends on can change under it but the catalog);
 /// a revocation is decided from the user's stream and appended with that stream's version as the expectation, so
 /// two revocations of one grant cannot both land.
+///
+/// A grant given with an idempotency key (the API's `Idempotency-Key`) takes its id from the app, the user's
+/// pseudonym and the key, so a retry finds the grant the first request gave (the log's unique key on the event keeps
+/// two concurrent ones to one event): the same values answer that grant again, other values are refused.
 extension LedgerRecorder {
-    /// Gives `user` the app's `entitlementID` until `expiresAt`; the grant as recorded.
+    /// Gives `user` the app's `entitlementID` until `expiresAt`; the grant as recorded (the first one under
+    /// `idempotencyKey`, when a grant was given under it already).
     package func grant(
         app: AppRecord, user: String, entitlementID: String, expiresAt: Instant, reason: String, by operatorID: String,
-        metadata: EventMetadata
+        metadata: EventMetadata, idempotencyKey: String? = nil
     ) async throws -> (grant: EntitlementGrant, position: Int64) {
         let now = clock.now()
         let user = try await pseudonym(app: app, user)
+        let stream = LedgerStreams.user(appUserID: user)
+        let grantID =
+            idempotencyKey.map { RandomToken.identifier(prefix: "grant_", derivedFrom: ["grant", app.id, user, $0]) }
+            ?? RandomToken.identifier(prefix: "grant_")
+        func given() async throws -> (grant: EntitlementGrant, position: Int64)? {
+            guard let (original, position) = try await grantGiven(grantID, app: app.id, stream: stream) else { return nil }
+            guard original.entitlementID == entitlementID, original.expiresAt == expiresAt, original.reason == reason else {
+                throw GrantError.idempotencyKeyReused(grantID: grantID)
+            }
+            return (original, position)
+        }
         let catalog = try await tenancy.products(app: app.id).catalog
-        let grant = try GrantRules.give(
-            grantID: RandomToken.identifier(prefix: "grant_"), appUserID: user, entitlementID: entitlementID,
-            expiresAt: expiresAt, reason: reason, by: operatorID, at: now, catalog: catalog
-        ).get()
+        let grant: EntitlementGrant
+        do {
+            grant = try GrantRules.give(
+                grantID: grantID, appUserID: user, entitlementID: entitlementID,
+                expiresAt: expiresAt, reason: reason, by: operatorID, at: now, catalog: catalog
+            ).get()
+        } catch {
+            // A retry the rules would refuse now (its expiry has passed, the catalog changed) still finds its grant.
+            if idempotencyKey != nil, let earlier = try await given() { return earlier }
+            throw error
+        }
         let event = LedgerEvent.grantGiven(grant)
         let result = try await store.append(
-            app: app.id, stream: LedgerStreams.user(appUserID: user), expected: .any,
+            app: app.id, stream: stream, expected: .any,
             events: [NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: now, metadata: metadata)])
+        // A retry (or a request racing the first one): the log's unique key kept the first event, which answers.
+        if result.isDuplicate, let earlier = try await given() { return earlier }
         return (grant, result.positions[0])
+    }
+
+    /// The grant `grantID` as given in `stream`, and the position of the event that gave it.
+    private func grantGiven(_ grantID: String, app: String, stream: String) async throws -> (EntitlementGrant, Int64)? {
+        for recorded in try await store.readStream(app: app, stream: stream) {
+            if case .grantGiven(let grant) = DomainEventDecoding.decode(recorded)?.event, grant.grantID == grantID {
+                return (grant, recorded.position)
+            }
+        }
+        return nil
     }
 
     /// Ends `user`'s grant `grantID` now; the revocation as recorded. `GrantError` says why not (no such grant,

@@ -37,14 +37,19 @@ import UTCTime
             json: #"{"entitlement_id":"\#(entitlement)","expires_at":"\#(start.adding(days: days).rfc3339)","reason":"Ticket 4411: outage"}"#)
     }
 
+    /// Sells `pro.monthly` with `entitlements` in the tenant's catalog.
+    static func sellProMonthly(_ api: APIClient, _ tenant: APIClient.Tenant, entitlements: String = "pro") async throws {
+        let product = try await api.send(
+            .put, "/v1/apps/\(tenant.appID)/products/pro.monthly", headers: tenant.secret,
+            json: #"{"type":"auto_renewable","entitlements":["\#(entitlements)"]}"#)
+        #expect(product.status == .ok, "\(product.text)")
+    }
+
     @Test(.timeLimit(.minutes(10))) func aGrantAppearsExpiresAndIsRevokedThroughEveryReadPath() async throws {
         let harness = try await APIHarness.make(now: Self.start)
         try await harness.test { api in
             let tenant = try await api.tenant()
-            let product = try await api.send(
-                .put, "/v1/apps/\(tenant.appID)/products/pro.monthly", headers: tenant.secret,
-                json: #"{"type":"auto_renewable","entitlements":["pro"]}"#)
-            #expect(product.status == .ok, "\(product.text)")
+            try await Self.sellProMonthly(api, tenant)
             let endpoint = try await api.send(
                 .post, "/v1/apps/\(tenant.appID)/webhooks", headers: tenant.secret, json: #"{"url":"http://127.0.0.1:9/hook"}"#)
             #expect(endpoint.status == .created, "\(endpoint.text)")
@@ -191,9 +196,7 @@ import UTCTime
         let harness = try await APIHarness.make(now: Self.start)
         try await harness.test { api in
             let tenant = try await api.tenant()
-            _ = try await api.send(
-                .put, "/v1/apps/\(tenant.appID)/products/pro.monthly", headers: tenant.secret,
-                json: #"{"type":"auto_renewable","entitlements":["pro"]}"#)
+            try await Self.sellProMonthly(api, tenant)
             let path = "/v1/users/u1/grants"
             func give(_ body: String, _ headers: HTTPFields = tenant.secret) async throws -> APIResponse {
                 try await api.send(.post, path, headers: headers, json: body)
@@ -220,6 +223,71 @@ import UTCTime
             #expect(refused.status == .forbidden && refused.text.contains("support"), "\(refused.text)")
             let written = try await harness.pool.query("SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID)")
             #expect(try written[0].decode(Int64.self, at: 0) == 0)
+        }
+    }
+
+    /// A grant POST with an `Idempotency-Key` may be retried: the same key and values answer the first grant again (one
+    /// event, one entitlement), concurrent retries too; other values under the key are refused; another key, or
+    /// another user under the same key, gives another grant; a malformed key is a 400.
+    @Test func aRetriedGrantWithItsIdempotencyKeyGivesOneGrant() async throws {
+        let harness = try await APIHarness.make(now: Self.start)
+        try await harness.test { api in
+            let tenant = try await api.tenant()
+            try await Self.sellProMonthly(api, tenant)
+            let until = Self.start.adding(days: 3).rfc3339
+            let body = #"{"entitlement_id":"pro","expires_at":"\#(until)","reason":"Ticket 7: outage"}"#
+            func give(user: String = "u1", key: String?, _ json: String = body) async throws -> APIResponse {
+                var headers = tenant.secret
+                if let key { headers[HTTPField.Name("Idempotency-Key")!] = key }
+                return try await api.send(.post, "/v1/users/\(user)/grants", headers: headers, json: json)
+            }
+            let first = try await give(key: "ticket-7-a")
+            #expect(first.status == .created, "\(first.text)")
+            let grantID = try #require((first.json["grant"] as? [String: Any])?["grant_id"] as? String)
+            let position = try #require(first.json["position"] as? Int)
+            let retries = try await withThrowingTaskGroup(of: APIResponse.self) { group in
+                for _ in 0..<4 { group.addTask { try await give(key: "ticket-7-a") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for retry in retries {
+                #expect(retry.status == .created, "\(retry.text)")
+                #expect((retry.json["grant"] as? [String: Any])?["grant_id"] as? String == grantID)
+                #expect(retry.json["position"] as? Int == position)
+                #expect(
+                    NSDictionary(dictionary: retry.json["grant"] as? [String: Any] ?? [:])
+                        == NSDictionary(dictionary: first.json["grant"] as? [String: Any] ?? ["": 0]), "the first grant, as given")
+            }
+            let otherValues = try await give(key: "ticket-7-a", #"{"entitlement_id":"pro","expires_at":"\#(until)","reason":"Ticket 8"}"#)
+            #expect(otherValues.status == .unprocessableContent && otherValues.errorCode == "idempotency_key_reused", "\(otherValues.text)")
+            #expect(otherValues.text.contains(grantID))
+            // First requests racing each other: one appends, the others find its event by the log's unique key.
+            let racing = try await withThrowingTaskGroup(of: APIResponse.self) { group in
+                for _ in 0..<5 { group.addTask { try await give(key: "ticket-9") } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(racing.allSatisfy { $0.status == .created }, "\(racing.map(\.text))")
+            #expect(Set(racing.map { ($0.json["grant"] as? [String: Any])?["grant_id"] as? String }).count == 1)
+            #expect(Set(racing.map { ($0.json["grant"] as? [String: Any])?["granted_at"] as? String }).count == 1, "the first one's")
+            #expect(Set(racing.map { $0.json["position"] as? Int }).count == 1)
+            // A retry the rules would refuse now (the catalog no longer names the entitlement) still finds its grant.
+            try await Self.sellProMonthly(api, tenant, entitlements: "premium")
+            let afterRename = try await give(key: "ticket-7-a")
+            #expect(afterRename.status == .created && afterRename.json["position"] as? Int == position, "\(afterRename.text)")
+            let refusedNow = try await give(key: "ticket-7-c")
+            #expect(refusedNow.errorCode == "unknown_entitlement", "\(refusedNow.text)")
+            try await Self.sellProMonthly(api, tenant)
+            let otherKey = try await give(key: "ticket-7-b")
+            let noKey = try await give(key: nil)
+            let otherUser = try await give(user: "u2", key: "ticket-7-a")
+            let ids = [otherKey, noKey, otherUser].map { ($0.json["grant"] as? [String: Any])?["grant_id"] as? String }
+            #expect(Set(ids.compactMap { $0 } + [grantID]).count == 4, "\([otherKey, noKey, otherUser].map(\.text))")
+            for bad in ["", "a b", String(repeating: "k", count: 256), "caf\u{e9}"] {
+                let refused = try await give(key: bad)
+                #expect(refused.status == .badRequest && refused.text.contains("Idempotency-Key"), "\(bad): \(refused.text)")
+            }
+            let given = try await harness.pool.query(
+                "SELECT count(*) FROM ledger.events WHERE app_id = \(tenant.appID) AND event_type = 'user.grant_given'")
+            #expect(try given[0].decode(Int64.self, at: 0) == 5, "u1: ticket-7-a, ticket-9, ticket-7-b, no key; u2: ticket-7-a")
         }
     }
 }

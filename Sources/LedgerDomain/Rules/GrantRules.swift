@@ -17,6 +17,8 @@ public enum GrantError: Error, Sendable, Equatable {
     /// A grant ends once: revoked before, or past its expiry.
     case alreadyRevoked(grantID: String, revokedAt: Instant)
     case alreadyExpired(grantID: String, expiredAt: Instant)
+    /// A grant was given under this `Idempotency-Key` with another entitlement, expiry or reason.
+    case idempotencyKeyReused(grantID: String)
 }
 
 extension GrantError: CustomStringConvertible {
@@ -35,6 +37,8 @@ extension GrantError: CustomStringConvertible {
         case .unknownGrant(let id): "the user has no grant \(id)"
         case .alreadyRevoked(let id, let at): "grant \(id) was already revoked at \(at.rfc3339)"
         case .alreadyExpired(let id, let at): "grant \(id) already expired at \(at.rfc3339); there is nothing to revoke"
+        case .idempotencyKeyReused(let id):
+            "this Idempotency-Key gave grant \(id) with another entitlement_id, expires_at or reason; send a new key for a new grant"
         }
     }
 }

@@ -55,6 +55,7 @@ extension APIError {
             case .unknownGrant: (.notFound, "unknown_grant")
             case .alreadyRevoked: (.conflict, "already_revoked")
             case .alreadyExpired: (.conflict, "already_expired")
+            case .idempotencyKeyReused: (.unprocessableContent, "idempotency_key_reused")
             }
         self = APIError(status, code, error.description)
     }

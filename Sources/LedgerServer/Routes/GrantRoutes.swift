@@ -12,6 +12,8 @@ import UTCTime
 /// under `/v1/admin/apps/{app_id}/users/{user_id}/grants` for operators with the support role. Each is an event in
 /// the user's own stream naming who acted (the operator's id, or the secret key's); the grant then shows in every
 /// per-user read (status, entitlements, live streams, webhooks, timeline, as-of) until it expires or is revoked.
+/// A POST with an `Idempotency-Key` may be retried: the same key and values answer the grant the first request gave
+/// (201 again, its `grant_id` and `position`), the same key with other values is a 422 `idempotency_key_reused`.
 struct GrantRoutes {
     let recorder: LedgerRecorder
     let cache: TenancyCache
@@ -62,7 +64,8 @@ struct GrantRoutes {
             let expiresAt = try ExternalPurchaseInput.instant(input.expiresAt, "expires_at")
             let (grant, position) = try await recorder.grant(
                 app: who.app, user: who.user, entitlementID: entitlement, expiresAt: expiresAt, reason: input.reason, by: who.actor,
-                metadata: EventMetadata(source: "grant", requestID: context.requestID, actor: who.actor))
+                metadata: EventMetadata(source: "grant", requestID: context.requestID, actor: who.actor),
+                idempotencyKey: try Check.idempotencyKey(request))
             try await readYourWrites.wait(app: who.app.id, positions: [position])
             return try JSONResponse.make(
                 status: .created,
