@@ -73,8 +73,9 @@ for block in "$work"/block-*.sh; do
         echo ". '$block'" >>"$script"
     fi
 done
-# The block's own `&` jobs (the receiver) belong to the walkthrough's process group, stopped at the end.
-setsid bash "$script" >"$work/walkthrough.log" 2>&1 &
+# The block's own `&` jobs (the receiver) belong to the walkthrough's process group, stopped at the end. Its
+# temporary files (the README's cookie jar, `mktemp`) go into the work folder, removed with it.
+setsid env TMPDIR="$work" bash "$script" >"$work/walkthrough.log" 2>&1 &
 walkthrough=$!
 pids+=($walkthrough)
 wait "$walkthrough" || fail "a walkthrough block failed"

@@ -295,13 +295,16 @@ extension Console {
                 fields: """
                     <label>Entitlement <select name=entitlement id=grant-entitlement>\(options)</select></label> \
                     <label>Days <input name=days id=grant-days type=number min=1 max=\(GrantRules.longestDays) value=30 required></label> \
-                    <label>Reason <input name=reason id=grant-reason maxlength=500 required></label>
+                    <label>Reason <input name=reason id=grant-reason maxlength=500 required></label> \
+                    <input type=hidden name=form_key value=\(RandomToken.identifier(prefix: "form_"))>
                     """, button: "Give grant")
         }
         return html
     }
 
-    /// Support gives a customer a promotional entitlement (`LedgerRecorder.grant`, the API's operation).
+    /// Support gives a customer a promotional entitlement (`LedgerRecorder.grant`, the API's operation). The form's
+    /// `form_key` is the grant's idempotency key and its expiry is counted from the whole minute, so a form sent twice
+    /// (a double click, a reload) gives one grant; sent again after that minute, it is refused with what to do.
     func giveGrant(_ request: ConsoleRequest) async throws -> Response {
         let (appID, user) = (try request.path("app"), try request.path("user"))
         guard let app = try await tenancy.app(id: appID) else { throw ConsoleError(.notFound, "There is no app \(appID).") }
@@ -309,20 +312,27 @@ extension Console {
         guard let days = Int64(try request.field("days")), (1...GrantRules.longestDays).contains(days) else {
             throw ConsoleError(.badRequest, "Days must be a whole number from 1 to \(GrantRules.longestDays).")
         }
+        let formKey = request.form["form_key"].flatMap { GrantRules.isIdempotencyKey($0) ? $0 : nil }
+        let minute = Instant(epochMilliseconds: clock.now().epochMilliseconds / 60_000 * 60_000)
         let by = actor.eventActor
-        let grant: EntitlementGrant
+        let (grant, given): (EntitlementGrant, Bool)
         do {
-            grant = try await recorder.grant(
-                app: app, user: user, entitlementID: try request.field("entitlement"), expiresAt: clock.now().adding(days: days),
-                reason: try request.field("reason"), by: by, metadata: EventMetadata(source: "console", requestID: request.requestID, actor: by)
-            ).grant
+            (grant, _, given) = try await recorder.grant(
+                app: app, user: user, entitlementID: try request.field("entitlement"), expiresAt: minute.adding(days: days),
+                reason: try request.field("reason"), by: by, metadata: EventMetadata(source: "console", requestID: request.requestID, actor: by),
+                idempotencyKey: formKey)
+        } catch GrantError.idempotencyKeyReused(let grantID) {
+            throw ConsoleError(
+                .conflict, "This form was sent already and gave grant \(grantID). Open the customer's page again to give another.")
         } catch let error as GrantError {
             throw ConsoleError(.badRequest, "Not given: \(error.description).")
         }
         // The operator record names the user by pseudonym, like the log (an erased user's id must not stay in it).
-        await recordDone(
-            "grant.give", target: grant.grantID, detail: "\(grant.entitlementID) to user:\(grant.appUserID) in \(appID) for \(days) days",
-            by: actor)
+        if given {
+            await recordDone(
+                "grant.give", target: grant.grantID, detail: "\(grant.entitlementID) to user:\(grant.appUserID) in \(appID) for \(days) days",
+                by: actor)
+        }
         return Self.redirect("/console/customers/\(HTML.urlComponent(appID))/\(HTML.urlComponent(user))")
     }
 

@@ -13,24 +13,24 @@ import UTCTime
 /// pseudonym and the key, so a retry finds the grant the first request gave (the log's unique key on the event keeps
 /// two concurrent ones to one event): the same values answer that grant again, other values are refused.
 extension LedgerRecorder {
-    /// Gives `user` the app's `entitlementID` until `expiresAt`; the grant as recorded (the first one under
-    /// `idempotencyKey`, when a grant was given under it already).
+    /// Gives `user` the app's `entitlementID` until `expiresAt`; the grant as recorded, and whether this call gave it
+    /// (false: the grant an earlier call gave under `idempotencyKey`).
     package func grant(
         app: AppRecord, user: String, entitlementID: String, expiresAt: Instant, reason: String, by operatorID: String,
         metadata: EventMetadata, idempotencyKey: String? = nil
-    ) async throws -> (grant: EntitlementGrant, position: Int64) {
+    ) async throws -> (grant: EntitlementGrant, position: Int64, given: Bool) {
         let now = clock.now()
         let user = try await pseudonym(app: app, user)
         let stream = LedgerStreams.user(appUserID: user)
         let grantID =
             idempotencyKey.map { RandomToken.identifier(prefix: "grant_", derivedFrom: ["grant", app.id, user, $0]) }
             ?? RandomToken.identifier(prefix: "grant_")
-        func given() async throws -> (grant: EntitlementGrant, position: Int64)? {
+        func given() async throws -> (grant: EntitlementGrant, position: Int64, given: Bool)? {
             guard let (original, position) = try await grantGiven(grantID, app: app.id, stream: stream) else { return nil }
             guard original.entitlementID == entitlementID, original.expiresAt == expiresAt, original.reason == reason else {
                 throw GrantError.idempotencyKeyReused(grantID: grantID)
             }
-            return (original, position)
+            return (original, position, false)
         }
         let catalog = try await tenancy.products(app: app.id).catalog
         let grant: EntitlementGrant
@@ -50,7 +50,7 @@ extension LedgerRecorder {
             events: [NewEvent(event, idempotencyKey: event.idempotencyKey, occurredAt: now, metadata: metadata)])
         // A retry (or a request racing the first one): the log's unique key kept the first event, which answers.
         if result.isDuplicate, let earlier = try await given() { return earlier }
-        return (grant, result.positions[0])
+        return (grant, result.positions[0], true)
     }
 
     /// The grant `grantID` as given in `stream`, and the position of the event that gave it.

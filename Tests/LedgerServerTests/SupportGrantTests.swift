@@ -168,13 +168,24 @@ import UTCTime
             // The console (signed in again: eight days ended the session): support's form gives one, and the customer's
             // page shows it with a revoke form.
             let renewed = try #require(try await ConsoleTests.signIn(api).1)
-            let form = try await ConsoleTests.post(
+            // The form carries a key of its own: sent twice (a double click), it gives one grant.
+            let empty = try await api.send(.get, "/console/customers/\(tenant.appID)/bob", headers: [.cookie: renewed.cookie])
+            let formKey = try #require(
+                empty.text.firstRange(of: #/name=form_key value=(form_[0-9a-f]{24})/#).map { String(empty.text[$0].dropFirst(20)) })
+            for _ in 0..<2 {
+                let form = try await ConsoleTests.post(
+                    api, "/console/customers/\(tenant.appID)/bob/grants", cookie: renewed.cookie,
+                    [("csrf", renewed.csrf), ("entitlement", "pro"), ("days", "3"), ("reason", "reviewer"), ("form_key", formKey)])
+                #expect(form.status == .seeOther, "\(form.text)")
+            }
+            let changed = try await ConsoleTests.post(
                 api, "/console/customers/\(tenant.appID)/bob/grants", cookie: renewed.cookie,
-                [("csrf", renewed.csrf), ("entitlement", "pro"), ("days", "3"), ("reason", "reviewer")])
-            #expect(form.status == .seeOther, "\(form.text)")
+                [("csrf", renewed.csrf), ("entitlement", "pro"), ("days", "4"), ("reason", "reviewer"), ("form_key", formKey)])
+            #expect(changed.status == .conflict && changed.text.contains("sent already"), "\(changed.text)")
             try await harness.project()
             let bob = try await api.send(.get, "/v1/users/bob", headers: tenant.secret)
             #expect(Self.entitlement(bob, "pro")?["is_active"] as? Bool == true, "\(bob.text)")
+            #expect(bob.array("grants").count == 1, "\(bob.text)")
             let bobGrant = try #require(bob.array("grants").first?["grant_id"] as? String)
             let bobPage = try await api.send(.get, "/console/customers/\(tenant.appID)/bob", headers: [.cookie: renewed.cookie])
             #expect(bobPage.text.contains("/grants/\(bobGrant)/revoke"))

@@ -45,6 +45,12 @@ extension GrantError: CustomStringConvertible {
 
 /// Support grants (promotional entitlements): what an operator may give and take back.
 public enum GrantRules {
+    /// What a grant's idempotency key may be (the API's `Idempotency-Key`, the console form's key): 1 to 255 visible
+    /// ASCII characters, so that it fits any header and log line unescaped.
+    public static func isIdempotencyKey(_ key: String) -> Bool {
+        (1...255).contains(key.utf8.count) && key.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
     /// The longest a grant may last: ten years. Longer is a lifetime product, which belongs in the catalog.
     public static let longestDays: Int64 = 3_660
     public static let longestReason = 500

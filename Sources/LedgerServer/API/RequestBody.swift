@@ -1,6 +1,5 @@
 import ExactJSON
 import Foundation
-import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -135,17 +134,6 @@ enum Check {
         }
         return value
     }
-
-    /// The request's `Idempotency-Key` (nil without one): 1 to 255 visible ASCII characters (a UUID serves well).
-    static func idempotencyKey(_ request: Request) throws(APIError) -> String? {
-        guard let key = request.headers[Self.idempotencyKeyField] else { return nil }
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw .badRequest("`Idempotency-Key` must be 1 to 255 visible ASCII characters, no spaces; a UUID serves well")
-        }
-        return key
-    }
-
-    static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
 
     static func items<T>(_ values: [T], _ field: String, max: Int, min: Int = 0) throws(APIError) -> [T] {
         guard values.count >= min else { throw .badRequest("`\(field)` needs at least \(min) item(s)") }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerOperators
@@ -47,6 +48,17 @@ struct GrantRoutes {
         }
     }
 
+    /// The request's `Idempotency-Key` (nil without one), as `GrantRules.isIdempotencyKey` allows.
+    static func idempotencyKey(_ request: Request) throws(APIError) -> String? {
+        guard let key = request.headers[idempotencyKeyField] else { return nil }
+        guard GrantRules.isIdempotencyKey(key) else {
+            throw .badRequest("`Idempotency-Key` must be 1 to 255 visible ASCII characters, no spaces; a UUID serves well")
+        }
+        return key
+    }
+
+    static let idempotencyKeyField = HTTPField.Name("Idempotency-Key")!
+
     func register(on routes: RouteTable, auth: Authenticator) {
         let backend = routes.group("/v1/users/{user_id}/grants", UserAuthentication(auth: auth, timeout: routes.timeout, secretOnly: true))
         register(backend, path: "/v1/users/{user_id}/grants") { try UserActor.byBackend($0) }
@@ -62,10 +74,10 @@ struct GrantRoutes {
             let input = try await body.json(GrantInput.self, from: request)
             let entitlement = try Check.text(input.entitlementID, "entitlement_id", max: 200)
             let expiresAt = try ExternalPurchaseInput.instant(input.expiresAt, "expires_at")
-            let (grant, position) = try await recorder.grant(
+            let (grant, position, _) = try await recorder.grant(
                 app: who.app, user: who.user, entitlementID: entitlement, expiresAt: expiresAt, reason: input.reason, by: who.actor,
                 metadata: EventMetadata(source: "grant", requestID: context.requestID, actor: who.actor),
-                idempotencyKey: try Check.idempotencyKey(request))
+                idempotencyKey: try Self.idempotencyKey(request))
             try await readYourWrites.wait(app: who.app.id, positions: [position])
             return try JSONResponse.make(
                 status: .created,
