@@ -12,10 +12,13 @@ public struct LedgerClient: Sendable {
     public let baseURL: URL
     let apiKey: String
     let session: URLSession
+    /// How long a read after a write keeps asking while the ledger has not applied the write (`read_after_pending`).
+    let readAfterPatience: Duration
 
-    public init(baseURL: URL, apiKey: String, requestTimeout: TimeInterval = 30) {
+    public init(baseURL: URL, apiKey: String, requestTimeout: TimeInterval = 30, readAfterPatience: Duration = .seconds(15)) {
         self.baseURL = baseURL
         self.apiKey = apiKey
+        self.readAfterPatience = readAfterPatience
         session = URLSession(configuration: Self.sessionConfiguration(timeout: requestTimeout))
     }
 
@@ -118,7 +121,7 @@ public struct LedgerClient: Sendable {
     /// state: the read is sent again after each refusal's `Retry-After`, for up to `readAfterPatience` in all.
     func userState(_ userID: String, cookie: UIDCookie?, readAfter: String? = nil) async throws -> StatusAnswer<Wire.UserState> {
         let headers = readAfter.map { ["Ledger-Read-After": $0] } ?? [:]
-        let deadline = ContinuousClock.now + Self.readAfterPatience
+        let deadline = ContinuousClock.now + readAfterPatience
         while true {
             do {
                 let (data, response) = try await send("GET", "/v1/users/\(Self.segment(userID))", headers: headers, cookie: cookie)
@@ -130,9 +133,6 @@ public struct LedgerClient: Sendable {
             }
         }
     }
-
-    /// How long a read after a write keeps asking while the ledger has not applied the write.
-    static let readAfterPatience = Duration.seconds(15)
 
     static func snapshot(_ data: Data, _ response: HTTPURLResponse) -> SignedSnapshot? {
         response.value(forHTTPHeaderField: "Ledger-Signature").map { SignedSnapshot(body: data, signature: $0) }

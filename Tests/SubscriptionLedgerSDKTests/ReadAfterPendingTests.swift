@@ -41,11 +41,27 @@ import Testing
 
     @Test func aPendingReadIsSentAgainWithItsTokenUntilAnswered() async throws {
         let (server, tokens) = try await Self.ledger(refusals: 2, code: "read_after_pending")
-        let client = LedgerClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: "pk_test")
+        // Patience far beyond the two refusals' Retry-After: a loaded machine's slow requests must not end it (the
+        // default 15 s did once, with the whole suite running).
+        let client = LedgerClient(
+            baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: "pk_test", readAfterPatience: .seconds(600))
         let answer = try await client.userState("buyer", cookie: nil, readAfter: "7514-1203")
         await server.stop()
         #expect(answer.body.appUserID == "buyer")
         #expect(tokens.sent.withLock { $0 } == ["7514-1203", "7514-1203", "7514-1203"])
+    }
+
+    @Test func aReadStillPendingWhenItsPatienceEndsIsRefused() async throws {
+        let (server, tokens) = try await Self.ledger(refusals: 1, code: "read_after_pending")
+        let client = LedgerClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, apiKey: "pk_test", readAfterPatience: .zero)
+        await #expect {
+            try await client.userState("buyer", cookie: nil, readAfter: "7514-1203")
+        } throws: { error in
+            guard case LedgerError.server(let refusal) = error else { return false }
+            return refusal.code == .readAfterPending && refusal.retryAfterSeconds == 1
+        }
+        await server.stop()
+        #expect(tokens.sent.withLock { $0.count } == 1, "no Retry-After fits in no patience")
     }
 
     @Test func anotherUnavailableAnswerIsNotSentAgain() async throws {
