@@ -29,4 +29,7 @@ if ! "$VENV/bin/python" -c "import selenium, sys; sys.exit(selenium.__version__ 
     [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "selenium==$SELENIUM_VERSION"
 fi
+# Chromium leaves its profile folders in the temporary folder; keep them in SCREENSHOTS, which the caller removes.
+export TMPDIR="$SCREENSHOTS/tmp"
+mkdir -p "$TMPDIR"
 exec "$VENV/bin/python" "$REPO/scripts/console_browser.py" "$BASE_URL"

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import LedgerPrivacy
 import PostgresClient
+import PostgresTestSupport
 
 /// The master key every test installation uses: harnesses and servers on one database must share one (it seals the
 /// users' identities), and a test that compares two logs reads both with it.
@@ -11,7 +12,7 @@ package enum TestMasterKey {
 
     /// A key file holding it (`LEDGER_MASTER_KEY_FILE` for a server process), written once per test process.
     package static let file: String = {
-        let path = NSTemporaryDirectory() + "ledger-test-master-key-\(ProcessInfo.processInfo.processIdentifier)"
+        let path = TestScratch.path("test-master-key")
         let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
         FileManager.default.createFile(atPath: path, contents: Data((hex + "\n").utf8), attributes: [.posixPermissions: 0o600])
         return path

@@ -46,7 +46,7 @@ struct SyncWorld: Sendable {
     static let masterKey = MasterKeySource(key: SymmetricKey(data: [UInt8](repeating: 7, count: 32)))
     /// A key file of it, for the `ledger` commands a test runs on a world's database (`--master-key`).
     static let masterKeyFile: String = {
-        let path = NSTemporaryDirectory() + "ledger-syncworld-master-key-\(ProcessInfo.processInfo.processIdentifier)"
+        let path = TestScratch.path("syncworld-master-key")
         FileManager.default.createFile(
             atPath: path, contents: Data((String(repeating: "07", count: 32) + "\n").utf8), attributes: [.posixPermissions: 0o600])
         return path

@@ -1,16 +1,14 @@
 import Crypto
 import Foundation
 import LedgerPrivacy
+import PostgresTestSupport
 import Testing
 
 /// Sealing under the master key: each sealed value names its key, opens under whichever key of the ring sealed it, and
 /// the key file is replaced whole and read again by a running service when it changes.
 @Suite struct SecretBoxTests {
-    static func scratch(_ name: String) -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-privacy-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder.appendingPathComponent(name).path
-    }
+    /// A path of its own in the test process's scratch folder (removed when the process exits).
+    static func scratch(_ name: String) -> String { TestScratch.path(name) }
 
     @Test func aSealedValueNamesItsKeyAndOpensUnderTheRingThatHoldsIt() throws {
         let (old, new) = (SymmetricKey(size: .bits256), SymmetricKey(size: .bits256))

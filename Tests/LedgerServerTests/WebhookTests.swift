@@ -95,7 +95,7 @@ import Testing
             #expect(((last.data["user"] as? [String: Any])?["products_status"] as? [[String: Any]])?.first?["id"] as? String == "monthly")
 
             // An independent receiver's check (the `standardwebhooks` package from PyPI).
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
+            let scratch = URL(fileURLWithPath: TestScratch.path("webhooks"))
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             let before = WebhookReceiver.subset(messages.prefix(firstRound))
             let after = WebhookReceiver.subset(messages.dropFirst(firstRound))
