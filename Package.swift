@@ -165,7 +165,7 @@ let package = Package(
         ),
 
         // The JSON of a user's purchases and state, one shape for the API's answers, the live streams and webhook payloads.
-        .target(name: "LedgerWire", dependencies: ["UTCTime", "LedgerDomain", "LedgerStore", "LedgerTenancy"], swiftSettings: strict),
+        .target(name: "LedgerWire", dependencies: ["UTCTime", "LedgerDomain", "LedgerStore", "LedgerTenancy", "ExactJSON"], swiftSettings: strict),
 
         // Jobs that run on one instance at a time across the service's instances (a PostgreSQL advisory lock each).
         .target(
@@ -630,7 +630,7 @@ let package = Package(
         .testTarget(
             name: "LedgerServerTests",
             dependencies: [
-                "UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators", "LedgerPrivacy",
+                "UTCTime", "LedgerTenancy", "LedgerWire", "LedgerOperators", "LedgerPrivacy", "ExactJSON",
                 "LedgerServer", "LedgerServerTestSupport", "LedgerStore", "LedgerDomain", "LedgerWebhooks", "PostgresTestSupport",
                 "AppStoreSamples", "AppStoreVerification", "EmbeddedPostgres", "PostgresClient",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

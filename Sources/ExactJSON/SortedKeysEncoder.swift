@@ -9,11 +9,12 @@ import Foundation
 /// `Double`, `Float`, `Date`, `Data` or `URL` is encoded by `JSONEncoder` instead, so that such a value is formatted
 /// exactly as before rather than by a second implementation of its rules. Members are sorted by their keys' UTF-8
 /// bytes, as `JSONEncoder` sorts them; a key written twice keeps its last value, as there. `SortedKeysEncoderTests`
-/// compares the two byte for byte.
+/// compares the two byte for byte. A value that writes its own JSON (`JSONWritable`) writes it.
 package struct SortedKeysEncoder: Sendable {
     package init() {}
 
     package func encode(_ value: some Encodable) throws -> [UInt8] {
+        if let writable = value as? any JSONWritable { return writable.jsonBytes }
         do {
             let node = try Node.of(value, codingPath: [])
             var output: [UInt8] = []
@@ -67,10 +68,10 @@ private enum Node {
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .signed(let integer):
             if integer < 0 { output.append(UInt8(ascii: "-")) }
-            Self.write(digits: integer.magnitude, to: &output)
-        case .unsigned(let integer): Self.write(digits: integer, to: &output)
+            JSONOutput.append(digits: integer.magnitude, to: &output)
+        case .unsigned(let integer): JSONOutput.append(digits: integer, to: &output)
         case .number(let text): output.append(contentsOf: text.utf8)
-        case .string(let text): Self.write(string: text, to: &output)
+        case .string(let text): JSONOutput.append(string: text, to: &output)
         case .slot(let slot): (slot.node ?? .object(ObjectBox())).write(to: &output)
         case .array(let box):
             output.append(UInt8(ascii: "["))
@@ -83,50 +84,12 @@ private enum Node {
             output.append(UInt8(ascii: "{"))
             for (index, member) in box.sortedMembers().enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.write(string: member.key, to: &output)
+                JSONOutput.append(string: member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 member.node.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
-    }
-
-    static func write(digits value: UInt64, to output: inout [UInt8]) {
-        guard value >= 10 else { return output.append(UInt8(ascii: "0") + UInt8(value)) }
-        write(digits: value / 10, to: &output)
-        output.append(UInt8(ascii: "0") + UInt8(value % 10))
-    }
-
-    /// `text` quoted, escaped as `JSONEncoder` escapes (slashes not, as `.withoutEscapingSlashes` asks); runs that
-    /// need no escape are copied in one piece.
-    static func write(string text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            var run = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
-                run = index + 1
-                output.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-                case UInt8(ascii: "\n"): output.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): output.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): output.append(UInt8(ascii: "t"))
-                case 0x08: output.append(UInt8(ascii: "b"))
-                case 0x0C: output.append(UInt8(ascii: "f"))
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    output.append(contentsOf: "u00".utf8)
-                    output.append(hex[Int(byte >> 4)])
-                    output.append(hex[Int(byte & 0x0F)])
-                }
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<bytes.count]))
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }
 

@@ -52,7 +52,9 @@ package struct SubscriptionBody: Encodable {
         case billingPlanType = "billing_plan_type"
         case commitment
     }
+}
 
+extension SubscriptionBody {
     package init(_ s: SubscriptionSummary, at instant: Instant) {
         let state = s.state(at: instant)
         originalTransactionID = s.originalTransactionID
@@ -114,7 +116,9 @@ package struct OfferBody: Encodable {
         case paymentMode = "payment_mode"
         case period
     }
+}
 
+extension OfferBody {
     package init(_ offer: Offer) {
         type =
             switch offer.type {
@@ -143,7 +147,9 @@ package struct CommitmentBody: Encodable {
         case priceAfterMilliunits = "price_after_milliunits"
         case currency
     }
+}
 
+extension CommitmentBody {
     package init(_ c: Commitment) {
         billingPeriodNumber = Nullable(c.billingPeriodNumber)
         totalBillingPeriods = Nullable(c.totalBillingPeriods)
@@ -184,7 +190,9 @@ package struct EntitlementBody: Encodable {
         case expiresAt = "expires_at"
         case productID = "product_id"
     }
+}
 
+extension EntitlementBody {
     package init(_ e: Entitlement) {
         id = e.entitlementID
         isActive = e.isActive
@@ -221,7 +229,9 @@ package struct PurchaseBody: Encodable {
         case refunded
         case environment
     }
+}
 
+extension PurchaseBody {
     package init?(_ record: PurchaseSummary, at instant: Instant) {
         guard let d = record.details else { return nil }
         originalTransactionID = record.originalTransactionID
@@ -253,7 +263,9 @@ package struct UnconsumedBody: Encodable {
         case quantity
         case developerPayload = "developer_payload"
     }
+}
 
+extension UnconsumedBody {
     package init(_ u: UnconsumedPurchase) {
         originalTransactionID = u.originalTransactionID
         transactionID = u.transactionID
@@ -267,6 +279,11 @@ package struct UnconsumedBody: Encodable {
 package struct ProductStatusBody: Encodable {
     var id: String
     var status: String
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case status
+    }
 
     /// The products status the seed's `/productsStatus` lists: every product the user ever bought, sorted by id.
     /// When the app has a catalog, only products in it (the seed's "products of the app"); an app that
@@ -297,7 +314,9 @@ package struct GrantBody: Encodable {
         case revokedAt = "revoked_at"
         case isActive = "is_active"
     }
+}
 
+extension GrantBody {
     package init(_ grant: GrantSummary, at instant: Instant) {
         (grantID, entitlementID) = (grant.grantID, grant.entitlementID)
         (grantedAt, expiresAt, revokedAt) = (grant.grantedAt.rfc3339, grant.expiresAt.rfc3339, Nullable(grant.revokedAt.map(\.rfc3339)))

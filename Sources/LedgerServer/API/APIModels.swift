@@ -1,3 +1,4 @@
+import ExactJSON
 import LedgerDomain
 import LedgerStore
 import LedgerTenancy
@@ -148,5 +149,21 @@ struct UserBody: Encodable {
         case unconsumed
         case productsStatus = "products_status"
         case introOfferEligibility = "intro_offer_eligibility"
+    }
+}
+
+extension UserBody: JSONWritable {
+    func write(to json: inout JSONOutput) {
+        json.object { json in
+            json.member(CodingKeys.appUserID, appUserID)
+            json.member(CodingKeys.entitlements, entitlements)
+            json.member(CodingKeys.grants, grants)
+            json.member(CodingKeys.introOfferEligibility, introOfferEligibility)
+            json.member(CodingKeys.known, known)
+            json.member(CodingKeys.oneTimePurchases, oneTimePurchases)
+            json.member(CodingKeys.productsStatus, productsStatus)
+            json.member(CodingKeys.subscriptions, subscriptions)
+            json.member(CodingKeys.unconsumed, unconsumed)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreVerification
+import ExactJSON
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -169,11 +170,21 @@ struct SeedRoutes {
 
 /// Exactly the seed's shape: `{"_embedded":{"products":[…]}}`. Byte for byte, so no `known` here (unlike
 /// `GET /v1/users/{id}`): the seed's clients and the answers recorded from earlier versions compare it whole.
-struct ProductsStatusAnswer: Encodable {
-    struct Embedded: Encodable { var products: [ProductStatusBody] }
+struct ProductsStatusAnswer: Encodable, JSONWritable {
+    struct Embedded: Encodable, JSONWritable {
+        var products: [ProductStatusBody]
+
+        enum CodingKeys: String, CodingKey {
+            case products
+        }
+
+        func write(to json: inout JSONOutput) { json.object { $0.member(CodingKeys.products, products) } }
+    }
     var embedded: Embedded
 
     enum CodingKeys: String, CodingKey {
         case embedded = "_embedded"
     }
+
+    func write(to json: inout JSONOutput) { json.object { $0.member(CodingKeys.embedded, embedded) } }
 }
