@@ -8,7 +8,7 @@
 /// builds), with the keys of its `CodingKeys`, and every member `Encodable` writes; its tests compare the two
 /// encodings byte for byte. Absent values are `Nullable` members (written as `null`), never an `Optional` one, which
 /// `Encodable` would leave out.
-package protocol JSONWritable: Encodable {
+@usableFromInline package protocol JSONWritable: Encodable {
     func write(to json: inout JSONOutput)
 }
 
@@ -22,44 +22,47 @@ extension JSONWritable {
 }
 
 /// JSON being written: values, and objects and arrays opened and closed around them.
-package struct JSONOutput {
-    package private(set) var bytes: [UInt8] = []
+@usableFromInline package struct JSONOutput {
+    @usableFromInline package internal(set) var bytes: [UInt8] = []
     /// Whether the next value or member follows another in its container (a comma first).
-    private var follows = false
+    @usableFromInline var follows = false
     #if DEBUG
         /// The last key of each open object, to check that members come in order.
-        private var lastKeys: [String?] = []
+        @usableFromInline var lastKeys: [String?] = []
     #endif
 
     package init() { bytes.reserveCapacity(512) }
 
-    package mutating func string(_ text: String) {
+    // The writing functions are inlinable so that callers in other modules get them specialized for their keys and
+    // values: unspecialized, each call looked up generic metadata (`Nullable<String>`, arrays of bodies) at run time.
+
+    @inlinable package mutating func string(_ text: String) {
         separate()
         Self.append(string: text, to: &bytes)
         follows = true
     }
 
-    package mutating func bool(_ flag: Bool) {
+    @inlinable package mutating func bool(_ flag: Bool) {
         separate()
         bytes.append(contentsOf: (flag ? "true" : "false").utf8)
         follows = true
     }
 
-    package mutating func integer(_ value: Int64) {
+    @inlinable package mutating func integer(_ value: Int64) {
         separate()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         Self.append(digits: value.magnitude, to: &bytes)
         follows = true
     }
 
-    package mutating func null() {
+    @inlinable package mutating func null() {
         separate()
         bytes.append(contentsOf: "null".utf8)
         follows = true
     }
 
     /// An object whose members `members` writes, each with `member(_:_:)`, in the order of their keys.
-    package mutating func object(_ members: (inout JSONOutput) -> Void) {
+    @inlinable package mutating func object(_ members: (inout JSONOutput) -> Void) {
         separate()
         bytes.append(UInt8(ascii: "{"))
         follows = false
@@ -75,7 +78,7 @@ package struct JSONOutput {
     }
 
     /// A member of the object being written; its key must follow the previous member's.
-    package mutating func member(_ key: some CodingKey, _ value: some JSONWritable) {
+    @inlinable package mutating func member(_ key: some CodingKey, _ value: some JSONWritable) {
         let name = key.stringValue
         #if DEBUG
             if let previous = lastKeys[lastKeys.count - 1] {
@@ -91,7 +94,7 @@ package struct JSONOutput {
         follows = true
     }
 
-    package mutating func array<Elements: Sequence>(_ elements: Elements) where Elements.Element: JSONWritable {
+    @inlinable package mutating func array<Elements: Sequence>(_ elements: Elements) where Elements.Element: JSONWritable {
         separate()
         bytes.append(UInt8(ascii: "["))
         follows = false
@@ -100,21 +103,21 @@ package struct JSONOutput {
         follows = true
     }
 
-    private mutating func separate() {
+    @usableFromInline mutating func separate() {
         if follows { bytes.append(UInt8(ascii: ",")) }
     }
 
-    static func append(digits value: UInt64, to output: inout [UInt8]) {
+    @usableFromInline static func append(digits value: UInt64, to output: inout [UInt8]) {
         guard value >= 10 else { return output.append(UInt8(ascii: "0") + UInt8(value)) }
         append(digits: value / 10, to: &output)
         output.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `text` quoted, escaped as `JSONEncoder` escapes (slashes not, as `.withoutEscapingSlashes` asks); runs that
     /// need no escape are copied in one piece.
-    static func append(string text: String, to output: inout [UInt8]) {
+    @usableFromInline static func append(string text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
@@ -145,21 +148,21 @@ package struct JSONOutput {
 }
 
 extension String: JSONWritable {
-    package func write(to json: inout JSONOutput) { json.string(self) }
+    @inlinable package func write(to json: inout JSONOutput) { json.string(self) }
 }
 
 extension Bool: JSONWritable {
-    package func write(to json: inout JSONOutput) { json.bool(self) }
+    @inlinable package func write(to json: inout JSONOutput) { json.bool(self) }
 }
 
 extension Int: JSONWritable {
-    package func write(to json: inout JSONOutput) { json.integer(Int64(self)) }
+    @inlinable package func write(to json: inout JSONOutput) { json.integer(Int64(self)) }
 }
 
 extension Int64: JSONWritable {
-    package func write(to json: inout JSONOutput) { json.integer(self) }
+    @inlinable package func write(to json: inout JSONOutput) { json.integer(self) }
 }
 
 extension Array: JSONWritable where Element: JSONWritable {
-    package func write(to json: inout JSONOutput) { json.array(self) }
+    @inlinable package func write(to json: inout JSONOutput) { json.array(self) }
 }

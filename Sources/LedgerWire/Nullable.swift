@@ -13,7 +13,7 @@ package struct Nullable<Value: Encodable & Sendable>: Encodable, Sendable {
 }
 
 extension Nullable: JSONWritable where Value: JSONWritable {
-    package func write(to json: inout JSONOutput) {
+    @inlinable package func write(to json: inout JSONOutput) {
         if let value { value.write(to: &json) } else { json.null() }
     }
 }

@@ -146,7 +146,7 @@ import Testing
     }
 
     /// Without its listener (a lost notification), a cached key is still refused once its fallback time to live (a
-    /// second) is over.
+    /// second) is over, also by the lookup that answers without reading the database.
     @Test func aCachedKeyOutlivesItsRevocationByAtMostItsTimeToLive() async throws {
         let harness = try await APIHarness.make()
         let pool = harness.pool
@@ -154,12 +154,19 @@ import Testing
             let tenant = try await api.tenant()
             let clock = Mutex(ContinuousClock.now)
             let cache = TenancyCache(tenancy: TenancyStore(pool: pool), fallbackTimeToLive: .seconds(1), now: { clock.withLock { $0 } })
+            #expect(cache.cachedKeyAndApp(tenant.secretKey) == nil)
             #expect(try await cache.key(tenant.secretKey)?.appID == tenant.appID)
+            // What authentication answers without a deadline of its own: the key and its app, both cached.
+            #expect(cache.cachedKeyAndApp(tenant.secretKey) == nil)
+            #expect(try await cache.app(id: tenant.appID) != nil)
+            #expect(cache.cachedKeyAndApp(tenant.secretKey)?.1.id == tenant.appID)
             try await Self.revokeSecretKey(of: tenant, through: api)
             #expect(try await cache.key(tenant.secretKey) != nil)  // answered from memory, not the database
             clock.withLock { $0 += .milliseconds(999) }
             #expect(try await cache.key(tenant.secretKey) != nil)
+            #expect(cache.cachedKeyAndApp(tenant.secretKey) != nil)
             clock.withLock { $0 += .milliseconds(1) }
+            #expect(cache.cachedKeyAndApp(tenant.secretKey) == nil)
             #expect(try await cache.key(tenant.secretKey) == nil)
             #expect(try await api.send(.get, "/v1/apps/\(tenant.appID)/products", headers: tenant.secret).status == .unauthorized)
         }

@@ -122,12 +122,9 @@ struct AppKeyAuthentication: RouterMiddleware {
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let (auth, secretOnly) = (auth, secretOnly)
         let app = appFromPath ? try context.path("app_id") : nil
-        context.appCaller = try await withRequestTimeout(timeout) {
-            if let app { return try await auth.requireSecretKey(request, forApp: app) }
-            return try await auth.requireAppKey(request, secretOnly: secretOnly)
-        }
+        let caller = try await auth.appKey(request, secretOnly: secretOnly || app != nil, timeout: timeout)
+        context.appCaller = if let app { try Authenticator.owned(caller, by: app) } else { caller }
         return try await next(request, context)
     }
 }
@@ -144,8 +141,7 @@ struct UserAuthentication: RouterMiddleware {
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        let (auth, secretOnly) = (auth, secretOnly)
-        let caller = try await withRequestTimeout(timeout) { try await auth.requireAppKey(request, secretOnly: secretOnly) }
+        let caller = try await auth.appKey(request, secretOnly: secretOnly, timeout: timeout)
         let claimed = try Check.text(try context.path("user_id"), "user_id", max: 256)
         context.appCaller = caller
         context.user = try auth.user(request, caller: caller, claimed: claimed)

@@ -85,12 +85,33 @@ struct Authenticator: Sendable {
 
     /// Requires a live app key (public or secret); `secretOnly` refuses public keys.
     func requireAppKey(_ request: Request, secretOnly: Bool) async throws -> AppCaller {
-        guard let presented = request.headers[Self.apiKeyHeader] ?? Self.bearer(request) else {
+        let presented = try Self.presentedKey(request)
+        guard let key = try await cache.key(presented), let app = try await cache.app(id: key.appID) else { throw Self.invalidKey }
+        return try Self.caller(key: key, app: app, secretOnly: secretOnly)
+    }
+
+    /// `requireAppKey` for a middleware, which runs outside the handler's deadline: answered from the tenancy cache
+    /// without suspending when the key and its app are cached (most requests), else under a deadline of its own (a
+    /// database that does not answer is a 504, `withRequestTimeout`), whose task and wait each request paid before.
+    func appKey(_ request: Request, secretOnly: Bool, timeout: Duration) async throws -> AppCaller {
+        if let (key, app) = cache.cachedKeyAndApp(try Self.presentedKey(request)) {
+            return try Self.caller(key: key, app: app, secretOnly: secretOnly)
+        }
+        return try await withRequestTimeout(timeout) { try await self.requireAppKey(request, secretOnly: secretOnly) }
+    }
+
+    /// The app key a request presents, as the tenancy store looks it up.
+    private static func presentedKey(_ request: Request) throws(APIError) -> String {
+        guard let presented = request.headers[apiKeyHeader] ?? bearer(request) else {
             throw APIError.unauthorized("send an app key as `Authorization: Bearer <key>` or in the `APIKey` header")
         }
-        guard let key = try await cache.key(Self.trimmingOptionalWhitespace(presented)),
-            let app = try await cache.app(id: key.appID)
-        else { throw APIError.unauthorized("the app key is not valid (unknown or revoked); create one with POST /v1/admin/apps/{app_id}/keys") }
+        return trimmingOptionalWhitespace(presented)
+    }
+
+    private static let invalidKey = APIError.unauthorized(
+        "the app key is not valid (unknown or revoked); create one with POST /v1/admin/apps/{app_id}/keys")
+
+    private static func caller(key: APIKeyRecord, app: AppRecord, secretOnly: Bool) throws(APIError) -> AppCaller {
         let caller = AppCaller(key: key, app: app)
         if secretOnly && !caller.isSecret {
             throw APIError.forbidden("this endpoint needs the app's secret key; public keys (pk_…) are for the app itself")
@@ -98,9 +119,8 @@ struct Authenticator: Sendable {
         return caller
     }
 
-    /// Requires a secret key of the app named in the path.
-    func requireSecretKey(_ request: Request, forApp appID: String) async throws -> AppCaller {
-        let caller = try await requireAppKey(request, secretOnly: true)
+    /// `caller`, a secret key of the app named in the path.
+    static func owned(_ caller: AppCaller, by appID: String) throws(APIError) -> AppCaller {
         guard caller.app.id == appID else { throw APIError.forbidden("this key belongs to another app") }
         return caller
     }

@@ -57,6 +57,16 @@ package final class TenancyCache: Sendable {
         try await cached(id, in: apps) { try await tenancy.app(id: id) }
     }
 
+    /// The key record and its app when both are cached and fresh (nil otherwise: `key` and `app` read the database):
+    /// answered without suspending, so an authenticated request on a warm cache needs no deadline of its own.
+    package func cachedKeyAndApp(_ presented: String) -> (APIKeyRecord, AppRecord)? {
+        let instant = now()
+        guard let key = keys.withLock({ $0.value(for: presented, now: instant) }),
+            let app = apps.withLock({ $0.value(for: key.appID, now: instant) })
+        else { return nil }
+        return (key, app)
+    }
+
     /// The app's products (its catalog).
     package func products(app appID: String) async throws -> [ProductRecord] {
         try await cached(appID, in: catalogs) { try await tenancy.products(app: appID) } ?? []
