@@ -86,17 +86,22 @@ final class KnownRoutes: Sendable {
     }
 }
 
+/// `text` percent-decoded; nil when it is not valid percent-encoded UTF-8. Text without a `%` is its own decoding,
+/// and is not handed to Foundation's decoder, which cost a status read 1–2% of its server time on every request.
+func percentDecoded(_ text: some StringProtocol) -> String? {
+    text.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : String(text)
+}
+
 extension LedgerRequestContext {
     /// A path parameter, percent-decoded.
     func path(_ name: String) throws(APIError) -> String {
         guard let raw = parameters.get(name) else { throw .badRequest("the path needs `\(name)`") }
-        guard let decoded = raw.removingPercentEncoding else { throw .badRequest("`\(name)` is not valid percent-encoding") }
+        guard let decoded = percentDecoded(raw) else { throw .badRequest("`\(name)` is not valid percent-encoding") }
         // PostgreSQL text cannot hold NUL; anything else is looked up as it is (and simply not found). Ids that get
         // stored (users, products) are checked further by their routes.
-        guard !decoded.unicodeScalars.contains("\u{0}") else { throw .badRequest("`\(name)` must not contain NUL characters") }
+        guard !decoded.utf8.contains(0) else { throw .badRequest("`\(name)` must not contain NUL characters") }
         return decoded
     }
-
 }
 
 extension Request {
@@ -108,10 +113,10 @@ extension Request {
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts[0] == name else { continue }
-            guard let value = (parts.count > 1 ? String(parts[1]) : "").removingPercentEncoding else {
+            guard let value = percentDecoded(parts.count > 1 ? parts[1] : "") else {
                 throw .badRequest("`\(name)` is not valid percent-encoded UTF-8")
             }
-            guard !value.unicodeScalars.contains("\u{0}") else { throw .badRequest("`\(name)` must not contain NUL characters") }
+            guard !value.utf8.contains(0) else { throw .badRequest("`\(name)` must not contain NUL characters") }
             return value
         }
         return nil
